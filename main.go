@@ -1,0 +1,151 @@
+// Command outboxlab is a terminal simulator of reliable event delivery: it
+// boots an embedded PostgreSQL and runs a real transactional outbox, relay,
+// broker and inbox against it while the learner pauses, steps and breaks them.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+const usage = `outboxlab: learn reliable event delivery (transactional outbox, relay, inbox)
+by breaking a real one.
+
+Usage:
+  outboxlab [flags]             open the simulator
+  outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 or 1)
+
+Flags:
+`
+
+// exit codes: 0 ok, 1 the check or scene failed, 2 bad input.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// pgFlags are the database flags every command shares.
+type pgFlags struct {
+	binDir, dataDir, databaseURL string
+	fresh                        bool
+}
+
+func (p *pgFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.binDir, "pg-bin", "", "PostgreSQL installation to use (a directory with bin/initdb, bin/pg_ctl, bin/postgres); also $"+pg.EnvBinDir)
+	fs.StringVar(&p.dataDir, "data-dir", "", "data directory (default: the user cache directory's outboxlab/data)")
+	fs.StringVar(&p.databaseURL, "database-url", "", "use this external PostgreSQL instead of booting one (postgres://user:pass@host:port/db)")
+	fs.BoolVar(&p.fresh, "fresh", false, "start from initdb: delete the cluster in the data directory first")
+}
+
+func (p *pgFlags) options(progress func(pg.Progress)) pg.Options {
+	return pg.Options{BinDir: p.binDir, DataDir: p.dataDir, DatabaseURL: p.databaseURL, Fresh: p.fresh, Progress: progress}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "doctor":
+		return doctor(args, stdout, stderr)
+	case "", "sim":
+		return simulator(args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "outboxlab: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags and refuses stray arguments, so a typo is not ignored.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "outboxlab %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return errors.New("unexpected argument")
+	}
+	return nil
+}
+
+// signalContext is cancelled by SIGINT, SIGTERM or SIGHUP, so every path stops
+// the server it booted instead of leaving it running.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+}
+
+func doctor(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("doctor", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pg.Boot(ctx, pf.options(nil))
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab doctor: %v\n", err)
+		fmt.Fprintln(stdout, "not ok")
+		return exitFail
+	}
+	for _, f := range srv.Facts() {
+		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	if err := srv.Stop(); err != nil {
+		fmt.Fprintf(stderr, "outboxlab doctor: stop: %v\n", err)
+		fmt.Fprintln(stdout, "not ok")
+		return exitFail
+	}
+	fmt.Fprintln(stdout, "ok")
+	return exitOK
+}
+
+// simulator boots the database and reports; the terminal UI builds on it.
+func simulator(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("outboxlab", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pg.Boot(ctx, pf.options(func(p pg.Progress) { fmt.Fprintf(stdout, "… %s %s\n", p.Stage, p.Detail) }))
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab: %v\n", err)
+		return exitFail
+	}
+	defer srv.Stop()
+	for _, f := range srv.Facts() {
+		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	return exitOK
+}

