@@ -43,14 +43,14 @@ type Options struct {
 
 // Server is a running PostgreSQL that outboxlab booted (or an external one).
 type Server struct {
-	Binaries Binaries
-	DataDir  string // outboxlab's data directory
-	PGData   string // the cluster directory
-	Port     int
-	Cold     bool          // initdb ran on this boot
-	BootTime time.Duration // from Boot's call to ready
-	Account  string        // who the server runs as
-	Recovered string       // what was recovered from a killed run, if anything
+	Binaries  Binaries
+	DataDir   string // outboxlab's data directory
+	PGData    string // the cluster directory
+	Port      int
+	Cold      bool          // initdb ran on this boot
+	BootTime  time.Duration // from Boot's call to ready
+	Account   string        // who the server runs as
+	Recovered string        // what was recovered from a killed run, if anything
 
 	external string
 	acct     account
@@ -90,12 +90,18 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 	if opts.CacheDir == "" {
 		opts.CacheDir = state
 	}
-	if opts.DataDir == "" {
-		opts.DataDir = filepath.Join(state, "data")
-	}
-	dataDir, err := filepath.Abs(opts.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
+	defaultData := opts.DataDir == ""
+	if defaultData {
+		if err := os.MkdirAll(state, 0o700); err != nil {
+			return nil, fmt.Errorf("state directory %s: %w (pass --data-dir)", state, err)
+		}
+		if os.Geteuid() == 0 {
+			// Root's server account must pass through the state directory to
+			// its data directory and cached binaries: search, not read.
+			if err := os.Chmod(state, 0o711); err != nil {
+				return nil, fmt.Errorf("state directory %s: %w", state, err)
+			}
+		}
 	}
 	acct, err := currentAccount()
 	if err != nil {
@@ -113,6 +119,15 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 	bins, err := resolveBinaries(ctx, explicit, from, opts.CacheDir, !opts.NoDownload, new([]string))
 	if err != nil {
 		return nil, err
+	}
+	if defaultData {
+		// One cluster per major version: switching binaries (a system 15, a
+		// downloaded 18) boots its own cluster instead of refusing the other's.
+		opts.DataDir = filepath.Join(state, fmt.Sprintf("data-%d", bins.Major))
+	}
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data directory %s: %w", opts.DataDir, err)
 	}
 
 	s := &Server{

@@ -1,0 +1,90 @@
+package pg
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+func benchDataDir(b *testing.B) string {
+	dir, err := os.MkdirTemp("", "outboxlab-pgbench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// BenchmarkBootWarm measures Boot on an existing cluster, up to ready
+// (binaries resolved, server started, schema checked); Stop is not timed.
+func BenchmarkBootWarm(b *testing.B) {
+	dir := benchDataDir(b)
+	srv, err := Boot(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		srv, err := Boot(context.Background(), Options{DataDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := srv.Stop(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkBootCold measures Boot from an empty data directory (initdb,
+// databases, migrations).
+func BenchmarkBootCold(b *testing.B) {
+	dir := benchDataDir(b)
+	for b.Loop() {
+		srv, err := Boot(context.Background(), Options{DataDir: dir, Fresh: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := srv.Stop(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkSceneReset measures Reset of a database holding a scene's worth of
+// rows (a few hundred per table).
+func BenchmarkSceneReset(b *testing.B) {
+	srv, err := Boot(context.Background(), Options{DataDir: benchDataDir(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Stop()
+	ctx := context.Background()
+	pool, err := srv.Pool(ctx, appDatabase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	const fill = `
+WITH p AS (
+  INSERT INTO payments (id, client_id, amount_cents, currency, created_at)
+  SELECT gen_random_uuid(), 'c', 100, 'EUR', '2026-01-01' FROM generate_series(1, 300) RETURNING id
+)
+INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type, payload, occurred_at, next_attempt_at)
+SELECT gen_random_uuid(), 'payment', p.id::text, 1, 'payment.created', '{}', '2026-01-01', '2026-01-01' FROM p`
+	for b.Loop() {
+		b.StopTimer()
+		if _, err := pool.Exec(ctx, fill); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := Reset(ctx, pool); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

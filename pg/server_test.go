@@ -1,0 +1,501 @@
+package pg
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Each test here boots servers of its own on temporary data directories:
+// what is under test is the boot itself.
+
+const childEnv = "OUTBOXLAB_PG_TEST_CHILD_DATADIR"
+
+func TestMain(m *testing.M) {
+	// A child "outboxlab" for the SIGKILL test: boot, say so, wait to be killed.
+	if dir := os.Getenv(childEnv); dir != "" {
+		srv, err := Boot(context.Background(), Options{DataDir: dir})
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("ready %d\n", srv.Port)
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+// tempDataDir gives a data directory the server's account can reach even when
+// the tests run as root (t.TempDir's parents are 0700 and owned by root).
+func tempDataDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "outboxlab-pgtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The directory itself is the data directory: Boot gives it to the
+	// server's account, and /tmp above it is world-searchable.
+	return dir
+}
+
+func boot(t *testing.T, opts Options) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := Boot(ctx, opts)
+	if err != nil {
+		t.Fatalf("boot: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return srv
+}
+
+func connect(t *testing.T, srv *Server) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), srv.URL())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func TestColdThenWarmBootKeepsData(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	ctx := context.Background()
+
+	srv, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("cold boot: %v", err)
+	}
+	if !srv.Cold {
+		t.Errorf("first boot on an empty data directory: Cold = false, want true")
+	}
+	conn, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO payments (id, client_id, amount_cents, currency, created_at) VALUES ('018f0000-0000-7000-8000-000000000001', 'c1', 1250, 'EUR', '2026-01-01T00:00:00Z')`); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	conn.Close(ctx)
+	if err := srv.Stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if srv.Running() {
+		t.Errorf("Running() after Stop = true")
+	}
+
+	warm := boot(t, Options{DataDir: dir})
+	if warm.Cold {
+		t.Errorf("second boot on the same data directory: Cold = true, want warm")
+	}
+	var amount int64
+	if err := connect(t, warm).QueryRow(ctx, `SELECT amount_cents FROM payments WHERE client_id = 'c1'`).Scan(&amount); err != nil {
+		t.Fatalf("the payment did not survive the restart: %v", err)
+	}
+	if amount != 1250 {
+		t.Errorf("amount after restart = %d, want 1250", amount)
+	}
+	var tables int
+	if err := connect(t, warm).QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('payments','idempotency_keys','outbox_messages','inbox_messages','ledger_entries','notifications')`).Scan(&tables); err != nil || tables != 6 {
+		t.Errorf("schema tables = %d (%v), want 6", tables, err)
+	}
+}
+
+func TestFreshStartsFromInitdb(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	first, err := Boot(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connect(t, first).Exec(context.Background(), `CREATE TABLE leftover (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	srv := boot(t, Options{DataDir: dir, Fresh: true})
+	if !srv.Cold {
+		t.Errorf("--fresh boot: Cold = false, want true")
+	}
+	var n int
+	if err := connect(t, srv).QueryRow(context.Background(), `SELECT count(*) FROM pg_tables WHERE tablename = 'leftover'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("--fresh kept the old cluster (leftover tables = %d, err %v)", n, err)
+	}
+}
+
+// The server never runs as root, whoever runs outboxlab; as a non-root user it
+// runs as that user.
+func TestServerNeverRunsAsRoot(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	pid := postmasterPID(t, srv)
+	uid := processUID(t, pid)
+	if uid == 0 {
+		t.Fatalf("postmaster %d runs as root", pid)
+	}
+	if os.Geteuid() != 0 && uid != os.Geteuid() {
+		t.Errorf("postmaster uid = %d, want the invoking user's %d", uid, os.Geteuid())
+	}
+	for _, f := range []struct {
+		path string
+		mode os.FileMode
+	}{{srv.DataDir, 0o700}, {filepath.Join(srv.DataDir, passwordFile), 0o600}} {
+		st, err := os.Stat(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != f.mode {
+			t.Errorf("%s mode = %v, want %v", f.path, st.Mode().Perm(), f.mode)
+		}
+	}
+}
+
+func TestListensOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	ctx := context.Background()
+	conn := connect(t, srv)
+	var listen, sockets string
+	if err := conn.QueryRow(ctx, `SHOW listen_addresses`).Scan(&listen); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(ctx, `SHOW unix_socket_directories`).Scan(&sockets); err != nil {
+		t.Fatal(err)
+	}
+	if listen != "127.0.0.1" || sockets != "" {
+		t.Errorf("listen_addresses = %q, unix_socket_directories = %q; want 127.0.0.1 and none", listen, sockets)
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, a := range addrs {
+		ipnet, ok := a.(*net.IPNet)
+		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		tried++
+		target := net.JoinHostPort(ipnet.IP.String(), strconv.Itoa(srv.Port))
+		if c, err := net.DialTimeout("tcp", target, time.Second); err == nil {
+			c.Close()
+			t.Errorf("the server accepted a connection on %s", target)
+		}
+	}
+	t.Logf("checked %d non-loopback addresses", tried)
+	// And a wrong password is refused: authentication is on.
+	bad := strings.Replace(srv.URL(), srv.password, "wrong", 1)
+	if c, err := pgx.Connect(ctx, bad); err == nil {
+		c.Close(ctx)
+		t.Errorf("connected with a wrong password")
+	}
+}
+
+func TestTwoInstancesSideBySide(t *testing.T) {
+	t.Parallel()
+	a := boot(t, Options{DataDir: tempDataDir(t)})
+	b := boot(t, Options{DataDir: tempDataDir(t)})
+	if a.Port == b.Port {
+		t.Fatalf("both servers on port %d", a.Port)
+	}
+	ctx := context.Background()
+	if _, err := connect(t, a).Exec(ctx, `CREATE TABLE only_in_a (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := connect(t, b).QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE tablename = 'only_in_a'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("second instance sees the first's table (n=%d, err=%v)", n, err)
+	}
+}
+
+func TestSystemBinariesFallback(t *testing.T) {
+	t.Setenv(EnvBinDir, "")
+	var tried []string
+	bins, err := resolveBinaries(context.Background(), "", "", t.TempDir(), false, &tried)
+	if errors.Is(err, ErrNoBinaries) {
+		t.Fatalf("no system PostgreSQL on this machine (install one, e.g. apt-get install postgresql): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(bins.Source, "system ") {
+		t.Fatalf("with no flag, cache or download the source is %q, want a system installation", bins.Source)
+	}
+	srv := boot(t, Options{DataDir: tempDataDir(t), BinDir: bins.Dir, NoDownload: true})
+	var ver string
+	if err := connect(t, srv).QueryRow(context.Background(), `SHOW server_version`).Scan(&ver); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ver, strconv.Itoa(bins.Major)) {
+		t.Errorf("server_version %q, want major %d", ver, bins.Major)
+	}
+}
+
+func TestMissingBinDirIsAClearError(t *testing.T) {
+	t.Parallel()
+	_, err := Boot(context.Background(), Options{DataDir: tempDataDir(t), BinDir: "/nonexistent/pg"})
+	if err == nil {
+		t.Fatal("boot with --pg-bin pointing at nothing succeeded")
+	}
+	for _, want := range []string{"--pg-bin /nonexistent/pg", "no such directory", "bin/pg_ctl"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	empty := t.TempDir()
+	_, err = Boot(context.Background(), Options{DataDir: tempDataDir(t), BinDir: empty})
+	if err == nil || !strings.Contains(err.Error(), "no bin/pg_ctl") {
+		t.Errorf("boot with an empty --pg-bin: %v, want a message naming bin/pg_ctl", err)
+	}
+}
+
+func TestDataDirMadeByAnotherMajorIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	srv := boot(t, Options{DataDir: dir})
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	other := strconv.Itoa(srv.Binaries.Major - 1)
+	if err := os.WriteFile(filepath.Join(srv.PGData, "PG_VERSION"), []byte(other+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Boot(context.Background(), Options{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "--fresh") {
+		t.Fatalf("boot on a data directory of PostgreSQL %s: %v, want advice to use --fresh", other, err)
+	}
+}
+
+// A killed outboxlab leaves its server running; the next start on the same
+// data directory recovers by itself and ends with exactly one server.
+func TestRecoversFromKilledParent(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ready") {
+		_ = cmd.Process.Kill()
+		t.Fatalf("child boot: %q %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	pgdata := filepath.Join(dir, "pgdata")
+	if n := len(postmastersOn(t, pgdata)); n != 1 {
+		t.Fatalf("after SIGKILL of outboxlab, %d servers run on its data directory; want the orphan (1)", n)
+	}
+
+	srv, err := Boot(context.Background(), Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("boot after SIGKILL: %v", err)
+	}
+	if !strings.Contains(srv.Recovered, "orphan") {
+		t.Errorf("Recovered = %q, want it to say an orphan server was stopped", srv.Recovered)
+	}
+	if n := len(postmastersOn(t, pgdata)); n != 1 {
+		t.Errorf("after recovery %d servers run on the data directory, want 1", n)
+	}
+	if err := connect(t, srv).Ping(context.Background()); err != nil {
+		t.Errorf("recovered server does not answer: %v", err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(postmastersOn(t, pgdata)); n != 0 {
+		t.Errorf("after Stop %d servers still run", n)
+	}
+}
+
+func TestStalePIDFileIsRemoved(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	srv := boot(t, Options{DataDir: dir})
+	if err := srv.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	// An immediate stop removes postmaster.pid; put back one that names a
+	// process that is not a server (this test process), as after a reboot
+	// with PID reuse.
+	pidFile := filepath.Join(srv.PGData, "postmaster.pid")
+	if err := os.WriteFile(pidFile, []byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), srv.PGData)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again := boot(t, Options{DataDir: dir})
+	if !strings.Contains(again.Recovered, "stale") {
+		t.Errorf("Recovered = %q, want a stale postmaster.pid removed", again.Recovered)
+	}
+}
+
+func TestCrashAndRestartKeepCommittedData(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE TABLE kept (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO kept VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO kept VALUES (2)`); err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Port
+	if err := srv.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if err := srv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Port != port {
+		t.Errorf("restart moved the port %d → %d", port, srv.Port)
+	}
+	rows, err := connect(t, srv).Query(ctx, `SELECT x FROM kept ORDER BY x`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != 1 {
+		t.Errorf("rows after crash = %v, want [1] (committed kept, in-flight gone)", got)
+	}
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	conn := connect(t, srv)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if err := Migrate(ctx, conn); err != nil {
+			t.Fatalf("migrate #%d: %v", i+1, err)
+		}
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != SchemaVersion() {
+		t.Errorf("schema_migrations rows = %d (%v), want %d", n, err, SchemaVersion())
+	}
+}
+
+func TestCreateDatabaseAndReset(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	ctx := context.Background()
+	if err := srv.CreateDatabase(ctx, "scene_a"); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := srv.Pool(ctx, "scene_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `INSERT INTO payments (id, client_id, amount_cents, currency, created_at) VALUES (gen_random_uuid(), 'c', 1, 'EUR', '2026-01-01T00:00:00Z')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Reset(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM payments`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("payments after reset = %d (%v), want 0", n, err)
+	}
+}
+
+func postmasterPID(t *testing.T, srv *Server) int {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(srv.PGData, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func processUID(t *testing.T, pid int) int {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
+			uid, _ := strconv.Atoi(f[1])
+			return uid
+		}
+	}
+	t.Fatalf("no Uid in /proc/%d/status", pid)
+	return -1
+}
+
+// postmastersOn lists the PIDs of postmasters running on pgdata.
+func postmastersOn(t *testing.T, pgdata string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		if len(args) < 3 || filepath.Base(args[0]) != "postgres" {
+			continue
+		}
+		for i, a := range args {
+			if a == "-D" && i+1 < len(args) && filepath.Clean(args[i+1]) == filepath.Clean(pgdata) {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
