@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// Connect opens a new connection for an actor. Actors call it lazily and
+// again after a crash or a lost connection, so it must return a fresh one.
+type Connect func(ctx context.Context) (*pgx.Conn, error)
+
+// ConnectURL returns a Connect that dials url each time.
+func ConnectURL(url string) Connect {
+	return func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, url) }
+}
+
+// actor is what every engine actor shares: its name, clock and hook, its own
+// connection, and the statements run since its previous checkpoint.
+type actor struct {
+	name    string
+	clock   Clock
+	hook    Hook
+	connect Connect
+	db      *pgx.Conn
+	ran     []*Statement
+	last    *Statement
+}
+
+func newActor(name string, clock Clock, hook Hook, connect Connect) actor {
+	return actor{name: name, clock: clockOrSystem(clock), hook: hook, connect: connect}
+}
+
+// conn returns the actor's connection, opening a new one when it has none or
+// the old one died (a crash, a server restart).
+func (a *actor) conn(ctx context.Context) (*pgx.Conn, error) {
+	if a.db != nil && !a.db.IsClosed() {
+		return a.db, nil
+	}
+	if a.connect == nil {
+		return nil, fmt.Errorf("%s: no Connect configured", a.name)
+	}
+	c, err := a.connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connect: %w", a.name, mapDBError(err))
+	}
+	a.db = c
+	return c, nil
+}
+
+// Close closes the actor's connection cleanly (a graceful shutdown).
+func (a *actor) Close(ctx context.Context) error {
+	if a.db == nil {
+		return nil
+	}
+	err := a.db.Close(ctx)
+	a.db = nil
+	return err
+}
+
+// note records that st ran, for the next checkpoint's Event.
+func (a *actor) note(st *Statement) {
+	a.ran = append(a.ran, st)
+	a.last = st
+}
+
+func (a *actor) exec(ctx context.Context, c *pgx.Conn, st *Statement, args ...any) (pgconn.CommandTag, error) {
+	a.note(st)
+	tag, err := c.Exec(ctx, st.SQL, args...)
+	if err != nil {
+		return tag, fmt.Errorf("%s: %w", st.Name, mapDBError(err))
+	}
+	return tag, nil
+}
+
+// checkpoint reports ev to the hook. The returned error is the hook's, as is.
+func (a *actor) checkpoint(ctx context.Context, ev Event) error {
+	ev.Actor = a.name
+	if ev.Statement == nil {
+		ev.Statement = a.last
+	}
+	ev.Ran = a.ran
+	a.ran, a.last = nil, nil
+	if a.hook == nil {
+		return nil
+	}
+	return a.hook(ctx, ev)
+}
+
+// die is a process death as PostgreSQL sees it: the socket closes with no
+// COMMIT and no Terminate message, so the server rolls back whatever was open.
+func (a *actor) die() {
+	if a.db == nil {
+		return
+	}
+	if nc := a.db.PgConn().Conn(); nc != nil {
+		_ = nc.Close()
+	}
+	_ = a.db.Close(context.Background())
+	a.db = nil
+}
+
+// crashed kills the actor and returns the error it reports.
+func (a *actor) crashed(at Checkpoint, hookErr error) error {
+	a.die()
+	return fmt.Errorf("%s died at %s: %w", a.name, at, hookErr)
+}
+
+// stopAt handles a hook error at a checkpoint that does not precede a COMMIT:
+// ErrCrash kills the actor, ErrFailCommit and ErrLoseCommitReply do not
+// apply there and are ignored, anything else stops the operation (rolling
+// back an open transaction).
+func (a *actor) stopAt(ctx context.Context, at Checkpoint, hookErr error) error {
+	switch {
+	case hookErr == nil, errors.Is(hookErr, ErrFailCommit), errors.Is(hookErr, ErrLoseCommitReply):
+		return nil
+	case errors.Is(hookErr, ErrCrash):
+		return a.crashed(at, hookErr)
+	default:
+		a.rollback(ctx)
+		return fmt.Errorf("%s stopped at %s: %w", a.name, at, hookErr)
+	}
+}
+
+var (
+	stmtBegin    = &Statement{Name: "begin", SQL: "BEGIN"}
+	stmtCommit   = &Statement{Name: "commit", SQL: "COMMIT"}
+	stmtRollback = &Statement{Name: "rollback", SQL: "ROLLBACK"}
+)
+
+func (a *actor) begin(ctx context.Context, c *pgx.Conn) error {
+	_, err := a.exec(ctx, c, stmtBegin)
+	return err
+}
+
+// rollback ends an open transaction, if any; a broken connection is dropped.
+func (a *actor) rollback(ctx context.Context) {
+	if a.db == nil || a.db.IsClosed() {
+		return
+	}
+	if a.db.PgConn().TxStatus() == 'I' {
+		return
+	}
+	a.note(stmtRollback)
+	if _, err := a.db.Exec(context.WithoutCancel(ctx), stmtRollback.SQL); err != nil {
+		a.die()
+	}
+}
+
+// finish ends the open transaction as the hook's answer at the checkpoint
+// before COMMIT (at) says: commit, roll back (ErrFailCommit), commit with the
+// reply lost (ErrLoseCommitReply), or die (ErrCrash).
+func (a *actor) finish(ctx context.Context, at Checkpoint, hookErr error) error {
+	switch {
+	case hookErr == nil:
+		_, err := a.exec(ctx, a.db, stmtCommit)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, ErrConnection) {
+			// The COMMIT may have reached the server before the connection died.
+			a.die()
+			return fmt.Errorf("%w: %w", ErrAmbiguousCommit, err)
+		}
+		a.rollback(ctx)
+		return err
+	case errors.Is(hookErr, ErrCrash):
+		return a.crashed(at, hookErr)
+	case errors.Is(hookErr, ErrFailCommit):
+		a.rollback(ctx)
+		return fmt.Errorf("%s at %s: %w", a.name, at, ErrCommitFailed)
+	case errors.Is(hookErr, ErrLoseCommitReply):
+		a.commitAndDrop()
+		return fmt.Errorf("%s at %s: connection dropped during COMMIT: %w", a.name, at, ErrAmbiguousCommit)
+	default:
+		a.rollback(ctx)
+		return fmt.Errorf("%s stopped at %s: %w", a.name, at, hookErr)
+	}
+}
+
+// commitAndDrop writes COMMIT on the wire and closes the socket before the
+// reply can be read. The COMMIT is ahead of the FIN in the byte stream, so
+// the server executes it; the client never learns the outcome.
+func (a *actor) commitAndDrop() {
+	a.note(stmtCommit)
+	pc := a.db.PgConn()
+	fe := pc.Frontend()
+	fe.Send(&pgproto3.Query{String: stmtCommit.SQL})
+	_ = fe.Flush()
+	a.die()
+}

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func testMessage(key string, version int64) Message {
+	env := Envelope{ID: newEventID(), AggregateType: AggregatePayment, AggregateID: key, AggregateVersion: version,
+		Type: EventPaymentCreated, SchemaVersion: 1, Payload: json.RawMessage(`{}`)}
+	return newMessage(env, TopicPayments, "test")
+}
+
+func TestBrokerAtLeastOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock()
+	b := NewBroker(BrokerConfig{Clock: clock, AckTimeout: 10 * time.Second})
+	if err := b.Subscribe(TopicPayments, "s"); err != nil {
+		t.Fatal(err)
+	}
+	m := testMessage("a", 1)
+	if err := b.Publish(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	d1, ok, err := b.Receive(ctx, "s")
+	if err != nil || !ok || d1.Count != 1 || d1.ID != m.ID || d1.Metadata["published_by"] != "test" {
+		t.Fatalf("first delivery %+v %v %v", d1, ok, err)
+	}
+	if _, ok, _ := b.Receive(ctx, "s"); ok {
+		t.Fatal("an in-flight message was handed out again before its ack timeout")
+	}
+	clock.Advance(10 * time.Second)
+	d2, ok, _ := b.Receive(ctx, "s")
+	if !ok || d2.Count != 2 || d2.ID != m.ID {
+		t.Fatalf("redelivery %+v", d2)
+	}
+	mustErrIs(t, b.Ack(ctx, d1), ErrStaleAck)
+	if err := b.Ack(ctx, d2); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	if _, ok, _ := b.Receive(ctx, "s"); ok {
+		t.Fatal("an acked message came back")
+	}
+	st := b.Stats()
+	if st.Published != 1 || st.Delivered != 2 || st.Redelivered != 1 || st.Acked != 1 || st.StaleAcks != 1 || st.DeliveriesByID["s"][m.ID] != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	if got := len(b.Log()); got != 5 { // publish, deliver, deliver, stale_ack, ack
+		t.Errorf("log has %d entries, want 5", got)
+	}
+}
+
+func TestBrokerDownAndDuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := NewBroker(BrokerConfig{Clock: newTestClock()})
+	_ = b.Subscribe(TopicPayments, "s")
+	b.SetDown(true)
+	mustErrIs(t, b.Publish(ctx, testMessage("a", 1)), ErrBrokerDown)
+	_, _, err := b.Receive(ctx, "s")
+	mustErrIs(t, err, ErrBrokerDown)
+	b.SetDown(false)
+	_ = b.Publish(ctx, testMessage("a", 1))
+	b.DuplicateNext()
+	d1, _, _ := b.Receive(ctx, "s")
+	d2, ok, _ := b.Receive(ctx, "s")
+	if !ok || d2.ID != d1.ID || d2.Count != 2 || d2.Tag == d1.Tag {
+		t.Fatalf("duplicate %+v of %+v", d2, d1)
+	}
+	if err := b.Ack(ctx, d1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Ack(ctx, d2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Receive(ctx, "nobody"); err == nil {
+		t.Error("receive on an unknown subscription succeeded")
+	}
+}
+
+// With OrderByKey one aggregate has one delivery in flight; others go on.
+func TestBrokerOrderByKey(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := NewBroker(BrokerConfig{Clock: newTestClock(), OrderByKey: true})
+	_ = b.Subscribe(TopicPayments, "s")
+	a1, a2, c1 := testMessage("a", 1), testMessage("a", 2), testMessage("c", 1)
+	for _, m := range []Message{a1, a2, c1} {
+		_ = b.Publish(ctx, m)
+	}
+	d, _, _ := b.Receive(ctx, "s")
+	next, _, _ := b.Receive(ctx, "s")
+	if d.ID != a1.ID || next.ID != c1.ID {
+		t.Fatalf("got %s then %s, want a1 then c1 (a2 waits for a1)", d.ID, next.ID)
+	}
+	if _, ok, _ := b.Receive(ctx, "s"); ok {
+		t.Fatal("a2 delivered while a1 is in flight")
+	}
+	_ = b.Ack(ctx, d)
+	if d, ok, _ := b.Receive(ctx, "s"); !ok || d.ID != a2.ID {
+		t.Fatalf("a2 not delivered after a1 was acked")
+	}
+}

@@ -1,0 +1,421 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Strategy is how a consumer decides a delivery is new.
+type Strategy string
+
+const (
+	// StrategyInbox is the correct one (S16): the inbox primary key decides,
+	// in the effect's transaction.
+	StrategyInbox Strategy = "inbox"
+	// StrategySelectThenInsert is the deliberately wrong one (S18): "if not
+	// already processed, process". Its check is a SELECT on the effect table,
+	// and under READ COMMITTED two concurrent deliveries both see no entry
+	// (neither has committed), so both insert one. The effect table has no
+	// unique key to stop them; the inbox marker it writes afterwards uses ON
+	// CONFLICT DO NOTHING, so the second marker silently does nothing instead
+	// of failing the transaction. It skips the version check too: it is the
+	// "AlreadyProcessed(id) then Process(id)" code of the design, nothing more.
+	StrategySelectThenInsert Strategy = "select-then-insert"
+)
+
+// ParseStrategy returns the strategy with that name.
+func ParseStrategy(name string) (Strategy, error) {
+	switch s := Strategy(name); s {
+	case StrategyInbox, StrategySelectThenInsert:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown consumer strategy %q (want %q or %q)", name, StrategyInbox, StrategySelectThenInsert)
+}
+
+// Effect is the business effect a consumer applies.
+type Effect string
+
+const (
+	// EffectLedger inserts a ledger entry (accounting).
+	EffectLedger Effect = "ledger"
+	// EffectNotification inserts a notification (notifications).
+	EffectNotification Effect = "notification"
+)
+
+// ConsumerConfig configures an inbox consumer.
+type ConsumerConfig struct {
+	// Name is the consumer name (inbox_messages.consumer_name) and the actor
+	// name: "accounting", "notifications".
+	Name string
+	// Actor is the actor name in hook events; default Name. Several workers
+	// of one consumer share Name (one inbox, one effect) and differ by Actor:
+	// "accounting", "accounting-2".
+	Actor        string
+	Subscription string // broker subscription; default Name
+	// Effect defaults to EffectNotification for "notifications", else EffectLedger.
+	Effect     Effect
+	Strategy   Strategy // default StrategyInbox
+	Connect    Connect
+	Subscriber Subscriber
+	Clock      Clock
+	Hook       Hook
+	Counters   *Counters
+	// GapRetryDelay is how long a delivery with a version gap waits before the
+	// broker hands it out again; default 1s.
+	GapRetryDelay time.Duration
+	// IgnoreVersions skips the per-aggregate version check, for events that
+	// carry no meaningful order: then the inbox alone deduplicates.
+	IgnoreVersions bool
+	// BatchSize > 1 makes Run handle up to that many deliveries per
+	// transaction (HandleBatch); Step always handles one.
+	BatchSize int
+	// PollInterval bounds Run's wait when the subscriber cannot signal; default 500ms.
+	PollInterval time.Duration
+}
+
+// Outcome is what Handle did with a delivery.
+type Outcome string
+
+// The outcomes of Handle.
+const (
+	OutcomeApplied    Outcome = "applied"     // effect committed, ACKed
+	OutcomeDuplicate  Outcome = "duplicate"   // already processed: nothing applied, ACKed
+	OutcomeVersionGap Outcome = "version_gap" // a later version than expected: rolled back, NACKed for redelivery
+	OutcomeParked     Outcome = "parked"      // can never apply (stale version, bad payload): rejected to the broker's dead letters
+	OutcomeIdle       Outcome = "idle"        // Step found no delivery
+)
+
+// ConsumeResult says what Handle or Step did.
+type ConsumeResult struct {
+	Outcome   Outcome
+	MessageID uuid.UUID
+	PaymentID uuid.UUID
+	Delivery  int
+	// Expected and Got are the aggregate versions when Outcome is
+	// OutcomeVersionGap or OutcomeParked for a version.
+	Expected, Got int64
+	// Idle is true when Step found no delivery (Outcome is OutcomeIdle).
+	Idle bool
+	// AckErr is a failed ACK after the commit: the effect is durable, and the
+	// redelivery that follows is recognised as a duplicate.
+	AckErr error
+}
+
+// Consumer applies deliveries exactly once per consumer name, on top of a
+// broker that delivers at least once (S16–S18, S20). It owns one connection
+// and is not safe for concurrent use: run one per goroutine.
+//
+// Version policy (S20): each consumer keeps the last aggregate_version it
+// applied per aggregate in consumer_positions. A delivery whose version is
+// ahead of the next expected one (a gap: an earlier event is still on its
+// way) is rolled back — inbox marker included — and NACKed with
+// GapRetryDelay, so it is applied once the gap closes. A version at or below
+// the position that the inbox did not recognise can never be applied in
+// order: it is rejected to the subscription's dead letters for an operator.
+type Consumer struct {
+	actor
+	cfg      ConsumerConfig
+	consumer string // inbox_messages.consumer_name
+}
+
+// NewConsumer returns a consumer; it connects on first use.
+func NewConsumer(cfg ConsumerConfig) *Consumer {
+	if cfg.Subscription == "" {
+		cfg.Subscription = cfg.Name
+	}
+	if cfg.Effect == "" {
+		cfg.Effect = EffectLedger
+		if cfg.Name == "notifications" {
+			cfg.Effect = EffectNotification
+		}
+	}
+	if cfg.Strategy == "" {
+		cfg.Strategy = StrategyInbox
+	}
+	if cfg.GapRetryDelay <= 0 {
+		cfg.GapRetryDelay = time.Second
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.Counters == nil {
+		cfg.Counters = &Counters{} // counted privately; callers pass one to read it
+	}
+	if cfg.Actor == "" {
+		cfg.Actor = cfg.Name
+	}
+	c := &Consumer{actor: newActor(cfg.Actor, cfg.Clock, cfg.Hook, cfg.Connect), cfg: cfg}
+	c.consumer = cfg.Name
+	return c
+}
+
+// Step takes the next available delivery from the subscription and handles
+// it; with none available it returns OutcomeIdle.
+func (c *Consumer) Step(ctx context.Context) (ConsumeResult, error) {
+	d, ok, err := c.cfg.Subscriber.Receive(ctx, c.cfg.Subscription)
+	if err != nil {
+		return ConsumeResult{}, fmt.Errorf("%s: %w", c.name, err)
+	}
+	if !ok {
+		return ConsumeResult{Outcome: OutcomeIdle, Idle: true}, nil
+	}
+	return c.Handle(ctx, d)
+}
+
+// Handle processes one delivery: in one transaction the inbox marker, the
+// version check and the effect; COMMIT; then ACK. A duplicate is committed
+// and ACKed, and is not an error. On an error (or a crash) nothing is ACKed:
+// the broker hands the delivery out again after its ack timeout.
+func (c *Consumer) Handle(ctx context.Context, d Delivery) (ConsumeResult, error) {
+	res := ConsumeResult{MessageID: d.ID, Delivery: d.Count}
+	var p PaymentPayload
+	if err := json.Unmarshal(d.Payload, &p); err != nil || p.PaymentID == uuid.Nil {
+		res.Outcome = OutcomeParked
+		if rerr := c.cfg.Subscriber.Reject(ctx, d, "undecodable payload"); rerr != nil {
+			return res, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, rerr)
+		}
+		return res, nil
+	}
+	res.PaymentID = p.PaymentID
+	db, err := c.conn(ctx)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", c.name, err)
+	}
+	now := c.clock.Now()
+	if err := c.begin(ctx, db); err != nil {
+		return res, fmt.Errorf("%s: %w", c.name, err)
+	}
+	fresh, err := c.claim(ctx, db, d, now)
+	if err != nil {
+		return res, c.abort(ctx, err)
+	}
+	if !fresh {
+		return c.duplicate(ctx, d, res)
+	}
+	if c.cfg.Strategy == StrategyInbox && !c.cfg.IgnoreVersions {
+		if stop, err := c.checkVersion(ctx, db, d, &res); stop || err != nil {
+			return res, err
+		}
+	}
+	if err := c.apply(ctx, db, d, p, now); err != nil {
+		return res, c.abort(ctx, err)
+	}
+	ev := c.event(d, ConsumerEffectApplied, fmt.Sprintf("%s written, not committed", c.cfg.Effect))
+	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
+		return res, fmt.Errorf("%s: message %s: %w", c.name, d.ID, err)
+	}
+	res.Outcome = OutcomeApplied
+	c.cfg.Counters.add(&c.cfg.Counters.Processed, 1)
+	if !d.PublishedAt.IsZero() {
+		c.cfg.Counters.observe(&c.cfg.Counters.PublishedToProcessed, c.clock.Now().Sub(d.PublishedAt))
+	}
+	ev = c.event(d, ConsumerCommitted, "effect and inbox marker durable; not ACKed yet")
+	ev.Statement = stmtCommit
+	if err := c.stopAt(ctx, ConsumerCommitted, c.checkpoint(ctx, ev)); err != nil {
+		return res, err
+	}
+	return res, c.ack(ctx, d, &res)
+}
+
+// claim decides whether the delivery is new, per the strategy.
+func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time.Time) (bool, error) {
+	if c.cfg.Strategy == StrategySelectThenInsert {
+		st := stmtFindLedgerEntry
+		if c.cfg.Effect == EffectNotification {
+			st = stmtFindNotification
+		}
+		c.note(st)
+		var n int64
+		if err := db.QueryRow(ctx, st.SQL, c.consumer, d.ID).Scan(&n); err != nil {
+			return false, fmt.Errorf("%s: %w", st.Name, mapDBError(err))
+		}
+		ev := c.event(d, ConsumerInboxInserted, fmt.Sprintf("SELECT found %d earlier effects (no lock, no unique key)", n))
+		ev.Rows = n
+		if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {
+			return false, err
+		}
+		return n == 0, nil
+	}
+	tag, err := c.exec(ctx, db, stmtInsertInboxMessage, c.consumer, d.ID, now)
+	if err != nil {
+		return false, err
+	}
+	detail := "inbox marker inserted: first time this consumer sees the message"
+	if tag.RowsAffected() == 0 {
+		detail = "inbox marker already there: a duplicate"
+	}
+	ev := c.event(d, ConsumerInboxInserted, detail)
+	ev.Rows = tag.RowsAffected()
+	if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// duplicate commits the (empty) transaction and ACKs: an expected outcome, not an error.
+func (c *Consumer) duplicate(ctx context.Context, d Delivery, res ConsumeResult) (ConsumeResult, error) {
+	res.Outcome = OutcomeDuplicate
+	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, 1)
+	ev := c.event(d, ConsumerDuplicate, fmt.Sprintf("delivery %d already processed: no effect", d.Count))
+	if err := c.finish(ctx, ConsumerDuplicate, c.checkpoint(ctx, ev)); err != nil {
+		return res, fmt.Errorf("%s: duplicate %s: %w", c.name, d.ID, err)
+	}
+	return res, c.ack(ctx, d, &res)
+}
+
+// checkVersion enforces per-aggregate order. stop is true when the delivery
+// was refused (rolled back and NACKed or rejected) and Handle must return.
+func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, res *ConsumeResult) (bool, error) {
+	c.note(stmtReadPosition)
+	var last int64
+	err := db.QueryRow(ctx, stmtReadPosition.SQL, c.consumer, d.AggregateID).Scan(&last)
+	if err != nil && !errors.Is(mapDBError(err), ErrNotFound) {
+		return true, c.abort(ctx, fmt.Errorf("%s: %w", stmtReadPosition.Name, mapDBError(err)))
+	}
+	res.Expected, res.Got = last+1, d.AggregateVersion
+	if d.AggregateVersion == last+1 {
+		tag, err := c.exec(ctx, db, stmtAdvancePosition, c.consumer, d.AggregateID, d.AggregateVersion)
+		if err != nil {
+			return true, c.abort(ctx, err)
+		}
+		if tag.RowsAffected() == 1 {
+			return false, nil
+		}
+		// A concurrent delivery of the same aggregate advanced it first: retry later.
+	}
+	c.rollback(ctx)
+	c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, 1)
+	parked := d.AggregateVersion <= last
+	detail := fmt.Sprintf("aggregate %s: expected version %d, got %d: not applied, NACKed for redelivery", d.AggregateID, last+1, d.AggregateVersion)
+	if parked {
+		detail = fmt.Sprintf("aggregate %s: version %d is at or behind %d already applied: rejected to dead letters", d.AggregateID, d.AggregateVersion, last)
+	}
+	ev := c.event(d, ConsumerVersionGap, detail)
+	if err := c.stopAt(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
+		return true, err
+	}
+	if parked {
+		res.Outcome = OutcomeParked
+		if err := c.cfg.Subscriber.Reject(ctx, d, detail); err != nil {
+			return true, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, err)
+		}
+		return true, nil
+	}
+	res.Outcome = OutcomeVersionGap
+	if err := c.cfg.Subscriber.Nack(ctx, d, c.cfg.GapRetryDelay); err != nil {
+		return true, fmt.Errorf("%s: nack %s: %w", c.name, d.ID, err)
+	}
+	return true, nil
+}
+
+// apply inserts the business effect. Only PaymentCreated has one; later
+// events of a payment only advance the consumer's position.
+func (c *Consumer) apply(ctx context.Context, db *pgx.Conn, d Delivery, p PaymentPayload, now time.Time) error {
+	if d.Type == EventPaymentCreated {
+		var err error
+		switch c.cfg.Effect {
+		case EffectNotification:
+			body := fmt.Sprintf("Payment %s of %d.%02d %s received", p.PaymentID, p.AmountCents/100, p.AmountCents%100, p.Currency)
+			_, err = c.exec(ctx, db, stmtInsertNotification, c.consumer, d.ID, p.PaymentID, body, now)
+		default:
+			_, err = c.exec(ctx, db, stmtInsertLedgerEntry, c.consumer, d.ID, p.PaymentID, p.AmountCents, p.Currency, now)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if c.cfg.Strategy == StrategySelectThenInsert {
+		// Bookkeeping only: the decision was the SELECT's. ON CONFLICT DO
+		// NOTHING hides the second marker, not the second effect.
+		_, err := c.exec(ctx, db, stmtInsertInboxMessage, c.consumer, d.ID, now)
+		return err
+	}
+	return nil
+}
+
+// ack settles the delivery after the commit. A stale ACK (the delivery was
+// already handed out again) is reported, not an error: the copy out there
+// will be recognised as a duplicate.
+func (c *Consumer) ack(ctx context.Context, d Delivery, res *ConsumeResult) error {
+	err := c.cfg.Subscriber.Ack(ctx, d)
+	detail := fmt.Sprintf("delivery %d acknowledged", d.Count)
+	switch {
+	case errors.Is(err, ErrStaleAck):
+		res.AckErr, err = err, nil
+		detail = fmt.Sprintf("delivery %d: ACK too late, already handed out again", d.Count)
+	case err != nil:
+		res.AckErr = err
+		return fmt.Errorf("%s: ack %s after commit (the redelivery will be a duplicate): %w", c.name, d.ID, err)
+	}
+	return c.stopAt(ctx, ConsumerAcked, c.checkpoint(ctx, c.event(d, ConsumerAcked, detail)))
+}
+
+func (c *Consumer) abort(ctx context.Context, err error) error {
+	if !errors.Is(err, ErrCrash) {
+		c.rollback(ctx)
+	}
+	return fmt.Errorf("%s: %w", c.name, err)
+}
+
+func (c *Consumer) event(d Delivery, at Checkpoint, detail string) Event {
+	var pid uuid.UUID
+	var p PaymentPayload
+	if json.Unmarshal(d.Payload, &p) == nil {
+		pid = p.PaymentID
+	}
+	return Event{Checkpoint: at, MessageIDs: []uuid.UUID{d.ID}, PaymentID: pid, Delivery: d.Count, Detail: detail}
+}
+
+// changeNotifier is implemented by subscribers that can wake a waiting consumer.
+type changeNotifier interface {
+	Changed() <-chan struct{}
+}
+
+// Run is the production loop: Step until idle, then wait for the broker to
+// signal or PollInterval. Cancellation, a crash and errors other than a lost
+// connection or a broker outage end it.
+func (c *Consumer) Run(ctx context.Context) error {
+	for {
+		var wake <-chan struct{}
+		if n, ok := c.cfg.Subscriber.(changeNotifier); ok {
+			wake = n.Changed()
+		}
+		var res ConsumeResult
+		var err error
+		if c.cfg.BatchSize > 1 {
+			var rs []ConsumeResult
+			rs, err = c.StepBatch(ctx)
+			if res.Outcome = OutcomeIdle; len(rs) > 0 {
+				res = rs[0]
+			}
+		} else {
+			res, err = c.Step(ctx)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil && (errors.Is(err, ErrConnection) || errors.Is(err, ErrBrokerDown) || errors.Is(err, ErrSerialization)):
+			res.Outcome = OutcomeIdle
+		case err != nil:
+			return err
+		}
+		if res.Outcome != OutcomeIdle {
+			continue
+		}
+		t := time.NewTimer(c.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// StepBatch takes up to BatchSize available deliveries and handles them with
+// HandleBatch; with none available it returns no results.
+func (c *Consumer) StepBatch(ctx context.Context) ([]ConsumeResult, error) {
+	n := max(c.cfg.BatchSize, 1)
+	ds := make([]Delivery, 0, n)
+	for len(ds) < n {
+		d, ok, err := c.cfg.Subscriber.Receive(ctx, c.cfg.Subscription)
+		if err != nil {
+			if len(ds) > 0 {
+				break // handle what was received; the error shows again next time
+			}
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if !ok {
+			break
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	return c.HandleBatch(ctx, ds)
+}
+
+// batchItem is one delivery of a batch and what became of it.
+type batchItem struct {
+	d   Delivery
+	p   PaymentPayload
+	res ConsumeResult
+}
+
+// HandleBatch is Handle for many deliveries in ONE transaction: the same
+// guarantees (inbox marker, version check, effect, commit, then ACK), one
+// set-based statement per step instead of one per delivery. Deliveries
+// refused for their version have their markers removed inside the
+// transaction and are NACKed (gap) or rejected (stale) after it. The
+// select-then-insert strategy has no batch form: its deliveries are handled
+// one by one.
+func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeResult, error) {
+	if c.cfg.Strategy != StrategyInbox {
+		out := make([]ConsumeResult, 0, len(ds))
+		for _, d := range ds {
+			res, err := c.Handle(ctx, d)
+			out = append(out, res)
+			if err != nil {
+				return out, err
+			}
+		}
+		return out, nil
+	}
+	items := make([]*batchItem, 0, len(ds))
+	var results []ConsumeResult
+	for _, d := range ds {
+		it := &batchItem{d: d, res: ConsumeResult{MessageID: d.ID, Delivery: d.Count}}
+		if err := json.Unmarshal(d.Payload, &it.p); err != nil || it.p.PaymentID == uuid.Nil {
+			it.res.Outcome = OutcomeParked
+			if rerr := c.cfg.Subscriber.Reject(ctx, d, "undecodable payload"); rerr != nil {
+				return nil, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, rerr)
+			}
+			results = append(results, it.res)
+			continue
+		}
+		it.res.PaymentID = it.p.PaymentID
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return results, nil
+	}
+	db, err := c.conn(ctx)
+	if err != nil {
+		return results, fmt.Errorf("%s: %w", c.name, err)
+	}
+	now := c.clock.Now()
+	if err := c.begin(ctx, db); err != nil {
+		return results, fmt.Errorf("%s: %w", c.name, err)
+	}
+	applied, refused, err := c.batchInTx(ctx, db, items, now)
+	if err != nil {
+		err = c.abort(ctx, err)
+		if errors.Is(err, ErrSerialization) {
+			// Lost a race on a position: hand everything back at once.
+			for _, it := range items {
+				_ = c.cfg.Subscriber.Nack(ctx, it.d, 0)
+			}
+		}
+		return results, err
+	}
+	ids := make([]uuid.UUID, len(items))
+	for i, it := range items {
+		ids[i] = it.d.ID
+	}
+	ev := Event{Checkpoint: ConsumerEffectApplied, MessageIDs: ids, Rows: int64(len(applied)),
+		Detail: fmt.Sprintf("%d effects, %d duplicates, %d refused for their version: not committed", len(applied), len(items)-len(applied)-len(refused), len(refused))}
+	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
+		return results, fmt.Errorf("%s: batch of %d: %w", c.name, len(items), err)
+	}
+	c.cfg.Counters.add(&c.cfg.Counters.Processed, len(applied))
+	after := c.clock.Now()
+	for _, it := range applied {
+		if !it.d.PublishedAt.IsZero() {
+			c.cfg.Counters.observe(&c.cfg.Counters.PublishedToProcessed, after.Sub(it.d.PublishedAt))
+		}
+	}
+	ev = Event{Checkpoint: ConsumerCommitted, Statement: stmtCommit, MessageIDs: ids, Detail: "batch durable; not ACKed yet"}
+	if err := c.stopAt(ctx, ConsumerCommitted, c.checkpoint(ctx, ev)); err != nil {
+		return results, err
+	}
+	var ackErr error
+	for _, it := range items {
+		switch it.res.Outcome {
+		case OutcomeVersionGap:
+			err = c.cfg.Subscriber.Nack(ctx, it.d, c.cfg.GapRetryDelay)
+		case OutcomeParked:
+			err = c.cfg.Subscriber.Reject(ctx, it.d, fmt.Sprintf("stale version %d (applied %d)", it.res.Got, it.res.Expected-1))
+		default:
+			err = c.cfg.Subscriber.Ack(ctx, it.d)
+		}
+		if err != nil && !errors.Is(err, ErrStaleAck) {
+			it.res.AckErr = err
+			ackErr = cmp.Or(ackErr, err)
+		}
+		results = append(results, it.res)
+	}
+	if ackErr != nil {
+		return results, fmt.Errorf("%s: settle after commit (redeliveries will be duplicates): %w", c.name, ackErr)
+	}
+	ev = Event{Checkpoint: ConsumerAcked, MessageIDs: ids, Detail: fmt.Sprintf("%d deliveries settled", len(items))}
+	return results, c.stopAt(ctx, ConsumerAcked, c.checkpoint(ctx, ev))
+}
+
+// batchInTx runs the batch's statements in the open transaction and returns
+// the items whose effect was applied and those refused for their version.
+func (c *Consumer) batchInTx(ctx context.Context, db *pgx.Conn, items []*batchItem, now time.Time) (applied, refused []*batchItem, err error) {
+	ids := make([]uuid.UUID, len(items))
+	for i, it := range items {
+		ids[i] = it.d.ID
+	}
+	c.note(stmtInsertInboxBatch)
+	fresh, err := collectIDs(db.Query(ctx, stmtInsertInboxBatch.SQL, c.consumer, ids, now))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", stmtInsertInboxBatch.Name, mapDBError(err))
+	}
+	isFresh := make(map[uuid.UUID]bool, len(fresh))
+	for _, id := range fresh {
+		isFresh[id] = true
+	}
+	var candidates []*batchItem
+	for _, it := range items {
+		if isFresh[it.d.ID] {
+			delete(isFresh, it.d.ID) // later copies in the batch are duplicates
+			candidates = append(candidates, it)
+			continue
+		}
+		it.res.Outcome = OutcomeDuplicate
+	}
+	dups := len(items) - len(candidates)
+	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, dups)
+	ev := Event{Checkpoint: ConsumerInboxInserted, Rows: int64(len(fresh)), MessageIDs: ids,
+		Detail: fmt.Sprintf("%d new inbox markers, %d duplicates", len(fresh), dups)}
+	if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {
+		return nil, nil, err
+	}
+	if len(candidates) == 0 {
+		return nil, nil, nil
+	}
+	applied, refused = candidates, nil
+	if !c.cfg.IgnoreVersions {
+		if applied, refused, err = c.batchVersions(ctx, db, candidates); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := c.batchEffects(ctx, db, applied, now); err != nil {
+		return nil, nil, err
+	}
+	for _, it := range applied {
+		it.res.Outcome = OutcomeApplied
+	}
+	return applied, refused, nil
+}
+
+// batchVersions applies the version policy of Consumer to a batch: events of
+// one aggregate are taken in version order, each must be the next one.
+func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*batchItem) (ok, refused []*batchItem, err error) {
+	aggs := make([]string, 0, len(items))
+	for _, it := range items {
+		aggs = append(aggs, it.d.AggregateID)
+	}
+	slices.Sort(aggs)
+	aggs = slices.Compact(aggs)
+	c.note(stmtReadPositionsBatch)
+	rows, err := db.Query(ctx, stmtReadPositionsBatch.SQL, c.consumer, aggs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
+	}
+	last := map[string]int64{}
+	for rows.Next() {
+		var agg string
+		var v int64
+		if err := rows.Scan(&agg, &v); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
+		}
+		last[agg] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
+	}
+	ordered := slices.Clone(items)
+	slices.SortStableFunc(ordered, func(a, b *batchItem) int {
+		return cmp.Or(cmp.Compare(a.d.AggregateID, b.d.AggregateID), cmp.Compare(a.d.AggregateVersion, b.d.AggregateVersion))
+	})
+	var refusedIDs []uuid.UUID
+	for _, it := range ordered {
+		want := last[it.d.AggregateID] + 1
+		it.res.Expected, it.res.Got = want, it.d.AggregateVersion
+		switch {
+		case it.d.AggregateVersion == want:
+			last[it.d.AggregateID] = want
+			ok = append(ok, it)
+			continue
+		case it.d.AggregateVersion < want:
+			it.res.Outcome = OutcomeParked
+		default:
+			it.res.Outcome = OutcomeVersionGap
+		}
+		refused = append(refused, it)
+		refusedIDs = append(refusedIDs, it.d.ID)
+	}
+	if len(refused) > 0 {
+		c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, len(refused))
+		if _, err := c.exec(ctx, db, stmtDeleteInboxMessages, c.consumer, refusedIDs); err != nil {
+			return nil, nil, err
+		}
+		ev := Event{Checkpoint: ConsumerVersionGap, MessageIDs: refusedIDs, Rows: int64(len(refused)),
+			Detail: fmt.Sprintf("%d deliveries out of order: not applied", len(refused))}
+		if err := c.stopAt(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(ok) == 0 {
+		return ok, refused, nil
+	}
+	var advAggs []string
+	var advVers []int64
+	for _, agg := range aggs {
+		if v, moved := last[agg]; moved && slices.ContainsFunc(ok, func(it *batchItem) bool { return it.d.AggregateID == agg }) {
+			advAggs, advVers = append(advAggs, agg), append(advVers, v)
+		}
+	}
+	tag, err := c.exec(ctx, db, stmtAdvancePositionsBatch, c.consumer, advAggs, advVers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tag.RowsAffected() != int64(len(advAggs)) {
+		return nil, nil, fmt.Errorf("%s: a concurrent consumer moved a position first: %w", stmtAdvancePositionsBatch.Name, ErrSerialization)
+	}
+	return ok, refused, nil
+}
+
+func (c *Consumer) batchEffects(ctx context.Context, db *pgx.Conn, items []*batchItem, now time.Time) error {
+	var msgIDs, payIDs []uuid.UUID
+	var amounts []int64
+	var currencies, bodies []string
+	for _, it := range items {
+		if it.d.Type != EventPaymentCreated {
+			continue
+		}
+		p := it.p
+		msgIDs, payIDs = append(msgIDs, it.d.ID), append(payIDs, p.PaymentID)
+		amounts, currencies = append(amounts, p.AmountCents), append(currencies, p.Currency)
+		bodies = append(bodies, fmt.Sprintf("Payment %s of %d.%02d %s received", p.PaymentID, p.AmountCents/100, p.AmountCents%100, p.Currency))
+	}
+	if len(msgIDs) == 0 {
+		return nil
+	}
+	var err error
+	if c.cfg.Effect == EffectNotification {
+		_, err = c.exec(ctx, db, stmtInsertNotificationsBatch, c.consumer, msgIDs, payIDs, bodies, now)
+	} else {
+		_, err = c.exec(ctx, db, stmtInsertLedgerBatch, c.consumer, msgIDs, payIDs, amounts, currencies, now)
+	}
+	return err
+}

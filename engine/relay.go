@@ -1,0 +1,503 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// RelayConfig configures a relay worker. Zero values take the defaults.
+type RelayConfig struct {
+	Name      string // actor name, e.g. "relay-1"; default "relay"
+	Connect   Connect
+	Publisher Publisher
+	Topic     string // default TopicPayments
+	Clock     Clock
+	Hook      Hook
+	// Rand draws the backoff jitter. Default: a PCG seeded from the worker
+	// id, so a run is reproducible from its ids; never the global source.
+	Rand     *rand.Rand
+	Counters *Counters
+	// WorkerID is the lease owner id; default a new uuid. A restarted relay is
+	// a new Relay with a new id: it cannot mark rows its earlier life leased.
+	WorkerID     uuid.UUID
+	BatchSize    int           // rows per claim; default 25
+	Lease        time.Duration // how long a claim holds a row; default 30s
+	PollInterval time.Duration // Run's fallback when no NOTIFY comes; default 500ms
+	MaxAttempts  int           // the attempt whose failure dead-letters the row; default 12
+	// Pipeline sends the marks of a full batch together with the next claim,
+	// one round trip per batch while a backlog drains. Step then reports
+	// relay.marked for batch N at the start of step N+1.
+	Pipeline bool
+	// DisableListen makes Run poll only (no LISTEN/NOTIFY wake-up).
+	DisableListen bool
+	// DurableMarks keeps synchronous_commit on for marks (see Relay.markSQL).
+	DurableMarks bool
+}
+
+// Relay moves outbox rows to the broker (S8–S15): claim a batch under a
+// lease, publish with no transaction open, then mark published (or schedule a
+// retry) only where the lease is still this worker's. It owns its
+// connections and is not safe for concurrent use: run several Relays for
+// parallelism, SKIP LOCKED keeps them apart.
+type Relay struct {
+	actor
+	cfg     RelayConfig
+	rnd     *rand.Rand
+	pending []uuid.UUID // published, not yet marked (Pipeline)
+	listen  *pgx.Conn
+}
+
+// ClaimedMessage is an outbox row leased by a relay.
+type ClaimedMessage struct {
+	Envelope
+	Attempts  int
+	Recovered bool // the row's previous lease had expired
+}
+
+// RelayStepResult says what one Step did.
+type RelayStepResult struct {
+	Claimed      int
+	Published    int
+	Marked       int
+	Retried      int
+	DeadLettered int
+	LostLeases   int
+	Recovered    int  // claimed rows whose earlier lease had expired
+	Idle         bool // nothing was ready
+	MessageIDs   []uuid.UUID
+}
+
+// NewRelay returns a relay; it connects on first use.
+func NewRelay(cfg RelayConfig) *Relay {
+	if cfg.Name == "" {
+		cfg.Name = "relay"
+	}
+	if cfg.Topic == "" {
+		cfg.Topic = TopicPayments
+	}
+	if cfg.WorkerID == uuid.Nil {
+		cfg.WorkerID = uuid.New()
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 25
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 500 * time.Millisecond
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 12
+	}
+	if cfg.Counters == nil {
+		cfg.Counters = &Counters{} // counted privately; callers pass one to read it
+	}
+	rnd := cfg.Rand
+	if rnd == nil {
+		id := cfg.WorkerID
+		rnd = rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])))
+	}
+	return &Relay{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect), cfg: cfg, rnd: rnd}
+}
+
+// WorkerID is the id this relay writes into lock_id.
+func (r *Relay) WorkerID() uuid.UUID { return r.cfg.WorkerID }
+
+// Step runs one iteration: claim → publish → mark. A publish failure
+// schedules that row's retry and the batch goes on; a failure to write the
+// retry, a lost connection, or cancellation is returned. Rows left leased by
+// an error are reclaimed by any relay when their lease expires.
+func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
+	var res RelayStepResult
+	c, err := r.conn(ctx)
+	if err != nil {
+		r.pending = nil // their leases expire; they will be published again
+		return res, fmt.Errorf("relay step: %w", err)
+	}
+	now := r.clock.Now()
+	leaseUntil := now.Add(r.cfg.Lease)
+	msgs, marked, err := r.claim(ctx, c, now, leaseUntil)
+	if err != nil {
+		return res, err
+	}
+	if marked != nil {
+		if err := r.reportMarked(ctx, *marked, &res); err != nil {
+			return res, err
+		}
+	}
+	res.Claimed = len(msgs)
+	res.Idle = len(msgs) == 0
+	if res.Idle {
+		return res, nil
+	}
+	res.MessageIDs = make([]uuid.UUID, len(msgs))
+	for i, m := range msgs {
+		res.MessageIDs[i] = m.ID
+		if m.Recovered {
+			res.Recovered++
+		}
+	}
+	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
+	r.cfg.Counters.add(&r.cfg.Counters.LeasesRecovered, res.Recovered)
+	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
+		Detail: fmt.Sprintf("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000"))}
+	if res.Recovered > 0 {
+		ev.Detail += fmt.Sprintf(", %d from expired leases", res.Recovered)
+	}
+	if err := r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev)); err != nil {
+		return res, err
+	}
+
+	published := make([]uuid.UUID, 0, len(msgs))
+	for _, m := range msgs {
+		perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name))
+		if perr != nil {
+			if ctx.Err() != nil {
+				// Shutting down: the lease expires and the row is published later.
+				return res, fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
+			}
+			r.cfg.Counters.add(&r.cfg.Counters.PublishFailures, 1)
+			if err := r.fail(ctx, c, m, perr, &res); err != nil {
+				return res, err
+			}
+			continue
+		}
+		res.Published++
+		published = append(published, m.ID)
+		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
+		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
+		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: fmt.Sprintf("attempt %d accepted by the broker, not marked yet", m.Attempts)}
+		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
+			return res, err
+		}
+	}
+	if len(published) == 0 {
+		return res, nil
+	}
+	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize {
+		// More is probably ready: these marks ride with the next claim.
+		r.pending = published
+		return res, nil
+	}
+	got, err := r.mark(ctx, c, published)
+	if err != nil {
+		return res, err
+	}
+	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got}, &res)
+}
+
+// markOutcome pairs the ids a relay asked to mark with those it did mark.
+type markOutcome struct {
+	asked, marked []uuid.UUID
+}
+
+func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepResult) error {
+	res.Marked += len(m.marked)
+	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(m.marked))
+	ev := Event{Checkpoint: RelayMarked, Statement: stmtMarkPublished, Rows: int64(len(m.marked)), MessageIDs: m.marked,
+		Detail: fmt.Sprintf("%d marked published", len(m.marked))}
+	if err := r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev)); err != nil {
+		return err
+	}
+	if len(m.marked) == len(m.asked) {
+		return nil
+	}
+	lost := make([]uuid.UUID, 0, len(m.asked)-len(m.marked))
+	for _, id := range m.asked {
+		if !slices.Contains(m.marked, id) {
+			lost = append(lost, id)
+		}
+	}
+	res.LostLeases += len(lost)
+	r.cfg.Counters.add(&r.cfg.Counters.LostLeases, len(lost))
+	ev = Event{Checkpoint: RelayLeaseLost, MessageIDs: lost,
+		Detail: fmt.Sprintf("%d published but their lease is another worker's now: left alone (%s)", len(lost), ErrLostLease)}
+	return r.stopAt(ctx, RelayLeaseLost, r.checkpoint(ctx, ev))
+}
+
+// claim leases the next batch, re-sorted by (occurred_at, id): RETURNING
+// has no order. With Pipeline, pending marks go in the same round trip.
+func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) ([]ClaimedMessage, *markOutcome, error) {
+	var (
+		rows     pgx.Rows
+		err      error
+		marked   *markOutcome
+		br       pgx.BatchResults
+		pipeline = len(r.pending) > 0
+	)
+	if pipeline {
+		asked := r.pending
+		r.pending = nil
+		batch := &pgx.Batch{}
+		if !r.cfg.DurableMarks {
+			batch.Queue(stmtRelaxCommit.SQL)
+			r.note(stmtRelaxCommit)
+		}
+		batch.Queue(stmtMarkPublished.SQL, asked, r.cfg.WorkerID, now)
+		batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
+		r.note(stmtMarkPublished)
+		br = c.SendBatch(ctx, batch)
+		if !r.cfg.DurableMarks {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return nil, nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+			}
+		}
+		got, err := collectIDs(br.Query())
+		if err != nil {
+			br.Close()
+			return nil, nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+		}
+		marked = &markOutcome{asked: asked, marked: got}
+		rows, err = br.Query()
+		if err != nil {
+			br.Close()
+			return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		}
+	} else {
+		rows, err = c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		}
+	}
+	r.note(stmtClaimBatch)
+	msgs := make([]ClaimedMessage, 0, r.cfg.BatchSize)
+	var scanErr error
+	for rows.Next() {
+		var m ClaimedMessage
+		var trace *string
+		var attempts int32
+		if err := rows.Scan(&m.ID, &m.AggregateType, &m.AggregateID, &m.AggregateVersion, &m.Type, &m.SchemaVersion,
+			&m.Payload, &trace, &m.OccurredAt, &attempts, &m.Recovered); err != nil {
+			scanErr = err
+			break
+		}
+		m.Attempts = int(attempts)
+		if trace != nil {
+			m.TraceParent = *trace
+		}
+		msgs = append(msgs, m)
+	}
+	rows.Close()
+	err = rows.Err()
+	if err == nil {
+		err = scanErr
+	}
+	if br != nil {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+	}
+	slices.SortFunc(msgs, func(a, b ClaimedMessage) int {
+		if c := a.OccurredAt.Compare(b.OccurredAt); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.ID[:], b.ID[:]) // uuid order as PostgreSQL sorts it
+	})
+	return msgs, marked, nil
+}
+
+func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}
+
+// mark sets published_at on ids still leased by this worker and returns
+// those it marked.
+//
+// The mark commits with synchronous_commit = off (unless DurableMarks): if
+// PostgreSQL crashes before the mark reaches disk, the row is merely
+// unpublished again and is republished with the same id after its lease
+// expires — a duplicate the consumers' inbox absorbs, never a loss. In
+// exchange the relay does not wait for a WAL flush per batch.
+func (r *Relay) mark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) ([]uuid.UUID, error) {
+	now := r.clock.Now()
+	if r.cfg.DurableMarks {
+		r.note(stmtMarkPublished)
+		got, err := collectIDs(c.Query(ctx, stmtMarkPublished.SQL, ids, r.cfg.WorkerID, now))
+		if err != nil {
+			return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+		}
+		return got, nil
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(stmtRelaxCommit.SQL)
+	batch.Queue(stmtMarkPublished.SQL, ids, r.cfg.WorkerID, now)
+	r.note(stmtRelaxCommit)
+	r.note(stmtMarkPublished)
+	// A batch outside BEGIN runs as one implicit transaction, so the
+	// set_config(…, true) applies to the mark and to nothing after it.
+	br := c.SendBatch(ctx, batch)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+	}
+	got, err := collectIDs(br.Query())
+	if err != nil {
+		return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+	}
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+	}
+	return got, nil
+}
+
+// fail schedules the retry of m after a failed publish, or dead-letters it at
+// the last attempt. Only the lease owner writes; an error writing is returned.
+func (r *Relay) fail(ctx context.Context, c *pgx.Conn, m ClaimedMessage, cause error, res *RelayStepResult) error {
+	now := r.clock.Now()
+	msg := sanitizeError(cause)
+	st, at := stmtScheduleRetry, RelayRetryScheduled
+	when := now // dead_lettered_at, or next_attempt_at below
+	detail := ""
+	if m.Attempts >= r.cfg.MaxAttempts {
+		st, at = stmtDeadLetter, RelayDeadLettered
+		detail = fmt.Sprintf("attempt %d of %d failed: dead-lettered", m.Attempts, r.cfg.MaxAttempts)
+	} else {
+		next := now.Add(jittered(RetryDelay(m.Attempts), r.rnd))
+		when = next
+		detail = fmt.Sprintf("attempt %d failed, next at %s", m.Attempts, next.Format("15:04:05.000"))
+	}
+	ct, err := r.exec(ctx, c, st, m.ID, r.cfg.WorkerID, when, msg)
+	if err != nil {
+		return fmt.Errorf("relay: publish of %s failed (%s) and %w", m.ID, msg, err)
+	}
+	ev := Event{Checkpoint: at, Statement: st, Rows: ct.RowsAffected(), MessageIDs: []uuid.UUID{m.ID}, Detail: detail + ": " + msg}
+	if ct.RowsAffected() == 0 {
+		res.LostLeases++
+		r.cfg.Counters.add(&r.cfg.Counters.LostLeases, 1)
+		ev.Checkpoint, ev.Detail = RelayLeaseLost, "publish failed and the lease is another worker's now: left alone"
+		return r.stopAt(ctx, RelayLeaseLost, r.checkpoint(ctx, ev))
+	}
+	if at == RelayDeadLettered {
+		res.DeadLettered++
+		r.cfg.Counters.add(&r.cfg.Counters.DeadLettered, 1)
+	} else {
+		res.Retried++
+		r.cfg.Counters.add(&r.cfg.Counters.RetriesScheduled, 1)
+	}
+	return r.stopAt(ctx, at, r.checkpoint(ctx, ev))
+}
+
+// Flush marks what a pipelined relay published but has not marked yet.
+func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
+	var res RelayStepResult
+	if len(r.pending) == 0 {
+		return res, nil
+	}
+	asked := r.pending
+	r.pending = nil
+	c, err := r.conn(ctx)
+	if err != nil {
+		return res, fmt.Errorf("relay flush: %w", err)
+	}
+	got, err := r.mark(ctx, c, asked)
+	if err != nil {
+		return res, err
+	}
+	return res, r.reportMarked(ctx, markOutcome{asked: asked, marked: got}, &res)
+}
+
+// Run is the production loop: Step until nothing is ready, then wait for a
+// NOTIFY from a writer's commit, or PollInterval at most (the fallback when a
+// notification is missed, and what wakes scheduled retries). A lost
+// connection is retried after PollInterval; cancellation, a crash injected by
+// the hook and any other error end Run.
+func (r *Relay) Run(ctx context.Context) error {
+	defer r.closeListen()
+	defer func() { _, _ = r.Flush(context.WithoutCancel(ctx)) }()
+	for {
+		res, err := r.Step(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil && errors.Is(err, ErrConnection):
+			r.closeListen()
+			if werr := sleep(ctx, r.cfg.PollInterval); werr != nil {
+				return werr
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		if res.Claimed == r.cfg.BatchSize {
+			continue // a full batch: more is probably ready
+		}
+		if _, err := r.Flush(ctx); err != nil && !errors.Is(err, ErrConnection) {
+			return err
+		}
+		if err := r.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// wait blocks until a NOTIFY arrives or PollInterval passes.
+func (r *Relay) wait(ctx context.Context) error {
+	if r.cfg.DisableListen {
+		return sleep(ctx, r.cfg.PollInterval)
+	}
+	if r.listen == nil || r.listen.IsClosed() {
+		c, err := r.connect(ctx)
+		if err == nil {
+			_, err = c.Exec(ctx, stmtListenOutbox.SQL)
+			if err != nil {
+				_ = c.Close(ctx)
+			}
+		}
+		if err != nil {
+			// No listener: fall back to polling alone.
+			return sleep(ctx, r.cfg.PollInterval)
+		}
+		r.listen = c
+	}
+	wctx, cancel := context.WithTimeout(ctx, r.cfg.PollInterval)
+	defer cancel()
+	_, err := r.listen.WaitForNotification(wctx)
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && wctx.Err() == nil:
+		r.closeListen() // the listener died; reopened next time
+	}
+	return nil
+}
+
+func (r *Relay) closeListen() {
+	if r.listen != nil {
+		_ = r.listen.Close(context.Background())
+		r.listen = nil
+	}
+}
+
+// Close closes the relay's connections; unmarked rows keep their lease until it expires.
+func (r *Relay) Close(ctx context.Context) error {
+	r.closeListen()
+	return r.actor.Close(ctx)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,447 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// seed writes n payments (and events) in one transaction and returns the event ids.
+func (b *bundle) seed(t testing.TB, n int) []uuid.UUID {
+	t.Helper()
+	reqs := make([]PaymentRequest, n)
+	for i := range reqs {
+		reqs[i] = payment(fmt.Sprintf("client-%d", i))
+	}
+	resps := must[[]PaymentResponse](t)(b.writer(t, nil).CreatePayments(context.Background(), reqs))
+	ids := make([]uuid.UUID, n)
+	for i, r := range resps {
+		ids[i] = r.EventID
+	}
+	return ids
+}
+
+type outboxRow struct {
+	attempts     int
+	lockID       *uuid.UUID
+	lockedUntil  *time.Time
+	nextAttempt  time.Time
+	publishedAt  *time.Time
+	deadLettered *time.Time
+	lastError    *string
+}
+
+func (b *bundle) row(t *testing.T, id uuid.UUID) outboxRow {
+	t.Helper()
+	var r outboxRow
+	err := b.pool.QueryRow(context.Background(), `SELECT attempts, lock_id, locked_until, next_attempt_at, published_at, dead_lettered_at, last_error
+		FROM outbox_messages WHERE id = $1`, id).Scan(&r.attempts, &r.lockID, &r.lockedUntil, &r.nextAttempt, &r.publishedAt, &r.deadLettered, &r.lastError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// S9/S10: claim leases ready rows in order, sets lock_id, locked_until, attempts.
+func TestRelayStepClaimPublishMark(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ids := b.seed(t, 3)
+	var order []uuid.UUID
+	hook := func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == RelayPublished {
+			order = append(order, ev.MessageIDs...)
+		}
+		return nil
+	}
+	r := b.relay(t, "relay-1", hook)
+	res := must[RelayStepResult](t)(r.Step(context.Background()))
+	if res.Claimed != 3 || res.Published != 3 || res.Marked != 3 || res.Idle {
+		t.Fatalf("step %+v", res)
+	}
+	published := map[uuid.UUID]bool{}
+	for _, id := range order {
+		published[id] = true
+	}
+	for _, id := range ids {
+		row := b.row(t, id)
+		if row.publishedAt == nil || !row.publishedAt.Equal(b.clock.Now()) || row.lockID != nil || row.attempts != 1 || !published[id] {
+			t.Errorf("row %s: %+v", id, row)
+		}
+	}
+	if res := must[RelayStepResult](t)(r.Step(context.Background())); !res.Idle {
+		t.Errorf("second step %+v, want idle", res)
+	}
+}
+
+// S25 #3: two relays never hold one lease. Relay-1 stops right after its
+// claim committed; relay-2 claims meanwhile and gets only other rows.
+// Then both run concurrently to the end: every row published exactly once.
+func TestTwoRelaysNeverHoldOneLease(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ids := b.seed(t, 120)
+	ctx := context.Background()
+
+	hook, reached, release := pauseAt(RelayClaimed)
+	r1 := b.relay(t, "relay-1", hook)
+	r2 := b.relay(t, "relay-2", nil)
+	var res1 RelayStepResult
+	var err1 error
+	done := make(chan struct{})
+	go func() { res1, err1 = r1.Step(ctx); close(done) }()
+	<-reached
+	held := map[uuid.UUID]int{}
+	rows, err := b.pool.Query(ctx, `SELECT id FROM outbox_messages WHERE lock_id = $1`, r1.WorkerID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		_ = rows.Scan(&id)
+		held[id]++
+	}
+	rows.Close()
+	res2 := must[RelayStepResult](t)(r2.Step(ctx))
+	for _, id := range res2.MessageIDs {
+		if held[id] > 0 {
+			t.Errorf("message %s claimed by both relays", id)
+		}
+	}
+	if len(held) != 25 || res2.Claimed != 25 {
+		t.Errorf("relay-1 holds %d, relay-2 claimed %d; want 25 each", len(held), res2.Claimed)
+	}
+	close(release)
+	<-done
+	if err1 != nil || res1.Marked != 25 {
+		t.Fatalf("relay-1: %+v %v", res1, err1)
+	}
+
+	var wg sync.WaitGroup
+	for _, r := range []*Relay{r1, r2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				res, err := r.Step(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if res.Idle {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	st := b.broker.Stats()
+	for _, id := range ids {
+		if st.PublishesByID[id] != 1 {
+			t.Errorf("message %s published %d times, want 1", id, st.PublishesByID[id])
+		}
+	}
+	if n := b.count(t, `SELECT count(*) FROM outbox_messages WHERE published_at IS NULL OR attempts <> 1`); n != 0 {
+		t.Errorf("%d rows unpublished or claimed twice", n)
+	}
+}
+
+// S25 #4, S13: the broker accepted the message and the relay died before
+// marking it. After the lease expires another relay publishes the SAME id
+// again; the inbox keeps the effect single.
+func TestCrashAfterPublishRepeatsID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	r1 := b.relay(t, "relay-1", faultAt(RelayPublished, ErrCrash))
+	_, err := r1.Step(ctx)
+	mustErrIs(t, err, ErrCrash)
+	row := b.row(t, id)
+	if row.publishedAt != nil || row.lockID == nil || *row.lockID != r1.WorkerID() {
+		t.Fatalf("after the crash: %+v, want unpublished and still leased by relay-1", row)
+	}
+	r2 := b.relay(t, "relay-2", nil)
+	if res := must[RelayStepResult](t)(r2.Step(ctx)); !res.Idle {
+		t.Fatalf("relay-2 claimed %d rows under a live lease", res.Claimed)
+	}
+	b.clock.Advance(31 * time.Second)
+	res := must[RelayStepResult](t)(r2.Step(ctx))
+	if res.Published != 1 || res.Marked != 1 || res.Recovered != 1 {
+		t.Fatalf("relay-2: %+v", res)
+	}
+	if got := b.broker.Stats().PublishesByID[id]; got != 2 {
+		t.Fatalf("id %s published %d times, want 2", id, got)
+	}
+	c := b.consumer(t, "accounting", StrategyInbox, nil)
+	outcomes := []Outcome{must[ConsumeResult](t)(c.Step(ctx)).Outcome, must[ConsumeResult](t)(c.Step(ctx)).Outcome}
+	if outcomes[0] != OutcomeApplied || outcomes[1] != OutcomeDuplicate {
+		t.Errorf("outcomes %v, want applied then duplicate", outcomes)
+	}
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
+		t.Errorf("%d ledger entries, want 1", n)
+	}
+	if row := b.row(t, id); row.attempts != 2 {
+		t.Errorf("attempts %d, want 2", row.attempts)
+	}
+}
+
+// S25 #7, S14: with the broker down each claim raises attempts, the backoff is
+// persisted in next_attempt_at, and nothing is claimed before it.
+func TestBrokerDownRaisesAttemptsAndRespectsNextAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	b.broker.SetDown(true)
+	r := b.relay(t, "relay-1", nil)
+	for attempt := 1; attempt <= 4; attempt++ {
+		before := b.clock.Now()
+		res := must[RelayStepResult](t)(r.Step(ctx))
+		if res.Retried != 1 || res.Published != 0 {
+			t.Fatalf("attempt %d: %+v", attempt, res)
+		}
+		row := b.row(t, id)
+		delay := RetryDelay(attempt)
+		wait := row.nextAttempt.Sub(before)
+		if row.attempts != attempt || wait < delay || wait > delay+delay/5 || row.lockID != nil ||
+			row.lastError == nil || !strings.Contains(*row.lastError, "broker is down") {
+			t.Fatalf("attempt %d: row %+v (wait %s, delay %s)", attempt, row, wait, delay)
+		}
+		b.clock.Advance(wait - time.Millisecond)
+		if res := must[RelayStepResult](t)(r.Step(ctx)); !res.Idle {
+			t.Fatalf("attempt %d: claimed before next_attempt_at", attempt)
+		}
+		b.clock.Advance(time.Millisecond)
+	}
+	b.broker.SetDown(false)
+	res := must[RelayStepResult](t)(r.Step(ctx))
+	if res.Published != 1 || res.Marked != 1 {
+		t.Fatalf("after the outage: %+v", res)
+	}
+	if row := b.row(t, id); row.attempts != 5 || row.publishedAt == nil || row.lastError != nil {
+		t.Errorf("row %+v", row)
+	}
+}
+
+// failingPublisher refuses everything, with an error that carries what must
+// never reach last_error: a credential URL, a password and a payload.
+type failingPublisher struct{}
+
+func (failingPublisher) Publish(_ context.Context, msg Message) error {
+	return fmt.Errorf("amqp://relay:s3cr3t@broker.internal:5672 refused %s: password=hunter2 body=%s", msg.ID, msg.Payload)
+}
+
+// S25 #8, S15: a poison message is dead-lettered at attempt 12 with a
+// sanitized error, never claimed again; Requeue brings it back with its id.
+func TestPoisonReachesDeadLetter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: failingPublisher{}, Clock: b.clock,
+		Counters: b.counters, Rand: rand.New(rand.NewPCG(1, 2))})
+	defer r.Close(ctx)
+	var last RelayStepResult
+	for attempt := 1; attempt <= 12; attempt++ {
+		last = must[RelayStepResult](t)(r.Step(ctx))
+		if last.Claimed != 1 {
+			t.Fatalf("attempt %d claimed %d", attempt, last.Claimed)
+		}
+		b.clock.Advance(RetryDelay(attempt)*6/5 + time.Second) // past the delay and its jitter
+	}
+	if last.DeadLettered != 1 {
+		t.Fatalf("12th attempt: %+v, want dead-lettered", last)
+	}
+	row := b.row(t, id)
+	if row.deadLettered == nil || row.attempts != 12 || row.lockID != nil || row.publishedAt != nil || row.lastError == nil {
+		t.Fatalf("row %+v", row)
+	}
+	for _, secret := range []string{"s3cr3t", "hunter2", "amount_cents", "payment_id"} {
+		if strings.Contains(*row.lastError, secret) {
+			t.Errorf("last_error leaks %q: %s", secret, *row.lastError)
+		}
+	}
+	if len(*row.lastError) > MaxErrorLength || !strings.Contains(*row.lastError, "refused") {
+		t.Errorf("last_error %q", *row.lastError)
+	}
+	b.clock.Advance(time.Hour)
+	if res := must[RelayStepResult](t)(r.Step(ctx)); !res.Idle {
+		t.Fatalf("a dead letter was claimed again: %+v", res)
+	}
+
+	conn := b.conn(t)
+	mustErrIs(t, Requeue(ctx, conn, uuid.Must(uuid.NewV7()), b.clock.Now()), ErrNotFound)
+	if err := Requeue(ctx, conn, id, b.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	good := b.relay(t, "relay-2", nil)
+	res := must[RelayStepResult](t)(good.Step(ctx))
+	if res.Published != 1 || res.MessageIDs[0] != id {
+		t.Fatalf("after requeue: %+v", res)
+	}
+	if row := b.row(t, id); row.deadLettered != nil || row.publishedAt == nil || row.attempts != 1 {
+		t.Errorf("after requeue: %+v", row)
+	}
+}
+
+// S25 #9, S10: a lease that expires mid-publish is recovered by another
+// relay; the slow owner's late mark is refused, not overwritten, and reported.
+func TestExpiredLeaseIsRecovered(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	hook, reached, release := pauseAt(RelayClaimed)
+	slow := b.relay(t, "relay-1", hook)
+	var slowRes RelayStepResult
+	var slowErr error
+	done := make(chan struct{})
+	go func() { slowRes, slowErr = slow.Step(ctx); close(done) }()
+	<-reached
+
+	fast := b.relay(t, "relay-2", nil)
+	if res := must[RelayStepResult](t)(fast.Step(ctx)); !res.Idle {
+		t.Fatalf("claimed a live lease: %+v", res)
+	}
+	b.clock.Advance(30 * time.Second) // locked_until <= now: expired
+	res := must[RelayStepResult](t)(fast.Step(ctx))
+	if res.Claimed != 1 || res.Recovered != 1 || res.Marked != 1 {
+		t.Fatalf("relay-2: %+v", res)
+	}
+	markedAt := *b.row(t, id).publishedAt
+
+	b.clock.Advance(time.Second)
+	close(release)
+	<-done
+	if slowErr != nil || slowRes.Published != 1 || slowRes.Marked != 0 || slowRes.LostLeases != 1 {
+		t.Fatalf("relay-1 after its lease expired: %+v %v", slowRes, slowErr)
+	}
+	row := b.row(t, id)
+	if row.attempts != 2 || row.publishedAt == nil || !row.publishedAt.Equal(markedAt) {
+		t.Errorf("row %+v: relay-2's mark must stand", row)
+	}
+	if b.counters.LeasesRecovered.Load() != 1 || b.counters.LostLeases.Load() != 1 {
+		t.Errorf("counters recovered %d lost %d", b.counters.LeasesRecovered.Load(), b.counters.LostLeases.Load())
+	}
+}
+
+// A failed retry write propagates instead of pretending success; the row
+// keeps its lease and is recovered later.
+func TestRelayRetryWriteFailurePropagates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	b.broker.SetDown(true)
+	var r *Relay
+	hook := func(ctx context.Context, ev Event) error {
+		if ev.Checkpoint == RelayClaimed {
+			// The database goes away between the claim and the retry write.
+			_, err := b.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, int32(r.db.PgConn().PID()))
+			return err
+		}
+		return nil
+	}
+	r = b.relay(t, "relay-1", hook)
+	_, err := r.Step(ctx)
+	mustErrIs(t, err, ErrConnection)
+	if row := b.row(t, id); row.lockID == nil || row.attempts != 1 {
+		t.Errorf("row %+v: the claim stands, the retry was not written", row)
+	}
+}
+
+// Cancellation propagates out of Step.
+func TestRelayCancellationPropagates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.seed(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := b.relay(t, "relay-1", func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == RelayClaimed {
+			cancel()
+		}
+		return nil
+	})
+	_, err := r.Step(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+// Pipelined marks ride with the next claim; everything ends marked.
+func TestRelayPipelineDrains(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.seed(t, 103)
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r.Close(ctx)
+	total := RelayStepResult{}
+	for {
+		res := must[RelayStepResult](t)(r.Step(ctx))
+		total.Published += res.Published
+		total.Marked += res.Marked
+		if res.Idle {
+			break
+		}
+	}
+	if total.Published != 103 || total.Marked != 103 {
+		t.Fatalf("published %d marked %d", total.Published, total.Marked)
+	}
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL"); n != 0 {
+		t.Errorf("%d unmarked", n)
+	}
+}
+
+// Run wakes on the writer's NOTIFY well before its poll interval.
+func TestRelayRunWakesOnNotify(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, PollInterval: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	w := NewWriter(WriterConfig{Connect: b.connect})
+	defer w.Close(context.Background())
+	// Let Run reach its wait: a NOTIFY sent before LISTEN is not received,
+	// which is what the first Step (claiming everything ready) covers.
+	for range 500 {
+		if b.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = $1`, stmtListenOutbox.SQL) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp := must[PaymentResponse](t)(w.CreatePayment(context.Background(), payment("c1")))
+	deadline := time.Now().Add(10 * time.Second)
+	for b.broker.Stats().PublishesByID[resp.EventID] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("not published within 10s although the poll interval is a minute: NOTIFY did not wake the relay")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRetryDelay(t *testing.T) {
+	for _, tc := range []struct {
+		attempts int
+		want     time.Duration
+	}{{0, time.Second}, {1, 2 * time.Second}, {2, 4 * time.Second}, {8, 256 * time.Second}, {9, 300 * time.Second}, {12, 300 * time.Second}} {
+		if got := RetryDelay(tc.attempts); got != tc.want {
+			t.Errorf("RetryDelay(%d) = %s, want %s", tc.attempts, got, tc.want)
+		}
+	}
+}

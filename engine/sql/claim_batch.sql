@@ -1,0 +1,24 @@
+-- Lease a batch (S9): ready rows in (occurred_at, id) order, skipping rows
+-- another worker holds locked; the claim commits on its own, so no lock is
+-- held while publishing (S8). attempts counts claims (S10). prev_lock_id is
+-- not null when an expired lease is being recovered.
+WITH candidates AS (
+    SELECT id, lock_id AS prev_lock_id
+    FROM outbox_messages
+    WHERE published_at IS NULL
+      AND dead_lettered_at IS NULL
+      AND next_attempt_at <= $1
+      AND (locked_until IS NULL OR locked_until <= $1)
+    ORDER BY occurred_at, id
+    FOR UPDATE SKIP LOCKED
+    LIMIT $2
+)
+UPDATE outbox_messages AS m
+SET lock_id = $3,
+    locked_until = $4,
+    attempts = m.attempts + 1
+FROM candidates AS c
+WHERE m.id = c.id
+RETURNING m.id, m.aggregate_type, m.aggregate_id, m.aggregate_version, m.event_type,
+          m.schema_version, m.payload, m.trace_parent, m.occurred_at, m.attempts,
+          c.prev_lock_id IS NOT NULL AS recovered

@@ -1,0 +1,6 @@
+-- Only the lease owner marks (S12): a row whose lease another worker took is
+-- left alone and missing from RETURNING.
+UPDATE outbox_messages
+SET published_at = $3, lock_id = NULL, locked_until = NULL, last_error = NULL
+WHERE id = ANY($1) AND lock_id = $2
+RETURNING id
