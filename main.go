@@ -5,15 +5,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
 )
 
 const usage = `outboxlab: learn reliable event delivery (transactional outbox, relay, inbox)
@@ -22,6 +26,11 @@ by breaking a real one.
 Usage:
   outboxlab [flags]             open the simulator
   outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 or 1)
+  outboxlab scenes [--scenes DIR]
+                                list the scenes, one line each
+  outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
+                                run a scene headless: its timeline, then a summary;
+                                exit 0 if its expected outcome held, 1 if not, 2 on bad input
 
 Flags:
 `
@@ -62,6 +71,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "doctor":
 		return doctor(args, stdout, stderr)
+	case "scenes":
+		return listScenes(args, stdout, stderr)
+	case "run":
+		return runScene(args, stdout, stderr)
 	case "", "sim":
 		return simulator(args, stdout, stderr)
 	case "help":
@@ -146,6 +159,104 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 	defer srv.Stop()
 	for _, f := range srv.Facts() {
 		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	return exitOK
+}
+
+func listScenes(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("scenes", stderr)
+	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
+	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	all, err := scenes.Load(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab scenes: %v\n", err)
+		return exitUsage
+	}
+	for _, sc := range all {
+		fmt.Fprintf(stdout, "%-22s %s\n", sc.Name, sc.Title)
+	}
+	return exitOK
+}
+
+func runScene(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
+	mode := fs.String("mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
+	variant := fs.String("variant", "", "run a variant the scene declares (e.g. select-then-insert)")
+	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
+	asJSON := fs.Bool("json", false, "print only JSON: one object per timeline entry, then one summary per pipeline")
+	// The scene name may come before or after the flags.
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "outboxlab run: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if name == "" {
+		fmt.Fprintln(stderr, "outboxlab run: which scene? `outboxlab scenes` lists them")
+		return exitUsage
+	}
+	switch *mode {
+	case "", "outbox", "naive", "compare":
+	default:
+		fmt.Fprintf(stderr, "outboxlab run: --mode %q: want outbox, naive or compare\n", *mode)
+		return exitUsage
+	}
+	all, err := scenes.Load(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		return exitUsage
+	}
+	sc, err := scenes.Find(all, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		return exitUsage
+	}
+	if _, ok := sc.Variants[*variant]; *variant != "" && !ok {
+		fmt.Fprintf(stderr, "outboxlab run: scene %s has no variant %q\n", sc.Name, *variant)
+		return exitUsage
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pg.Boot(ctx, pf.options(nil))
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		return exitFail
+	}
+	defer srv.Stop()
+	enc := json.NewEncoder(stdout)
+	opts := sim.RunOptions{Mode: *mode, Variant: *variant, Seed: *seed, DBPrefix: "run"}
+	if *asJSON {
+		opts.OnEntry = func(e sim.Entry) { _ = enc.Encode(e) }
+	} else {
+		opts.OnEntry = func(e sim.Entry) { sim.WriteEntry(stdout, e) }
+	}
+	res, err := sim.RunScene(ctx, srv, sc, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		return exitFail
+	}
+	if *asJSON {
+		for _, s := range res.Summaries(*variant) {
+			_ = enc.Encode(s)
+		}
+	} else {
+		res.Timeline = nil // already printed as it happened
+		res.WriteText(stdout)
+	}
+	if !res.Held {
+		return exitFail
 	}
 	return exitOK
 }

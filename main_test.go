@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -60,5 +61,93 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("stderr %q does not say %q", errb.String(), c.say)
 			}
 		})
+	}
+}
+
+func TestScenesListsEveryBuiltin(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"scenes"}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, name := range []string{"dual-write-crash", "crash-after-publish", "poison-message", "two-consumers"} {
+		if !strings.Contains(out.String(), name+" ") {
+			t.Errorf("scenes output lacks %s:\n%s", name, out.String())
+		}
+	}
+}
+
+func TestRunJSONEndsWithSummaries(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "dual-write-crash", "--json", "--data-dir", tempDataDir(t)}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var summaries []map[string]any
+	for i, line := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("line %d is not JSON: %q", i+1, line)
+		}
+		if _, ok := obj["expected_held"]; ok {
+			summaries = append(summaries, obj)
+		}
+	}
+	if len(summaries) != 2 {
+		t.Fatalf("%d summary objects, want one per pipeline (naive, outbox)", len(summaries))
+	}
+	for _, key := range []string{"scene", "mode", "seed", "payments", "outbox_rows", "published", "deliveries", "duplicates_ignored", "effects", "lost_events", "phantom_effects", "duplicate_effects", "dead_lettered", "expected_held"} {
+		if _, ok := summaries[0][key]; !ok {
+			t.Errorf("summary lacks %q", key)
+		}
+	}
+	if summaries[0]["pipeline"] != "naive" || summaries[0]["lost_events"] != 1.0 {
+		t.Errorf("naive summary = %v, want lost_events 1", summaries[0])
+	}
+	if summaries[1]["lost_events"] != 0.0 || summaries[1]["expected_held"] != true {
+		t.Errorf("outbox summary = %v, want lost_events 0 and expected_held", summaries[1])
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/broken.scene", []byte("title: x\nteaches: y\nrequest amount=abc\nexpect outbox payments == 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"run", "no-such-scene"}, `unknown scene "no-such-scene"`},
+		{[]string{"run"}, "which scene?"},
+		{[]string{"run", "rollback", "--mode", "sideways"}, `--mode "sideways"`},
+		{[]string{"run", "rollback", "--variant", "nope"}, `no variant "nope"`},
+		{[]string{"run", "rollback", "--scenes", dir}, "broken.scene:3: request: amount="},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		if code := run(c.args, &out, &errb); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, code, exitUsage)
+		}
+		if !strings.Contains(errb.String(), c.say) {
+			t.Errorf("%v: stderr %q does not say %q", c.args, errb.String(), c.say)
+		}
+	}
+}
+
+// A scene whose expected outcome does not hold exits 1.
+func TestRunExitsOneWhenExpectationFails(t *testing.T) {
+	dir := t.TempDir()
+	scene := "title: wrong\nteaches: a false claim\nrequest\ndrain\nexpect outbox payments == 2\n"
+	if err := os.WriteFile(dir+"/wrong.scene", []byte(scene), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"run", "wrong", "--scenes", dir, "--data-dir", tempDataDir(t)}, &out, &errb)
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitFail, errb.String())
+	}
+	if !strings.Contains(out.String(), "FAIL expect outbox payments == 2 (got 1)") {
+		t.Errorf("output does not show the failed expectation:\n%s", out.String())
 	}
 }

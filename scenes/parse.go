@@ -1,0 +1,433 @@
+package scenes
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// Error is a scene file problem: where and why.
+type Error struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+
+// Actors are the names a scene may give to crash, stall, step or restart.
+var Actors = []string{"api", "naive", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}
+
+// Checkpoints are the names a fault may be armed at.
+var Checkpoints = []engine.Checkpoint{
+	engine.APIBegin, engine.APIInserted, engine.APICommitted,
+	engine.NaiveBegin, engine.NaiveInserted, engine.NaiveCommitted, engine.NaivePublished,
+	engine.RelayClaimed, engine.RelayPublished, engine.RelayMarked, engine.RelayRetryScheduled, engine.RelayDeadLettered, engine.RelayLeaseLost,
+	engine.BrokerDelivered,
+	engine.ConsumerInboxInserted, engine.ConsumerDuplicate, engine.ConsumerVersionGap, engine.ConsumerEffectApplied, engine.ConsumerCommitted, engine.ConsumerAcked,
+}
+
+// Figures are the oracle figures an expectation may name.
+var Figures = []string{
+	"payments", "outbox_rows", "published", "publishes", "deliveries", "duplicates_delivered",
+	"duplicates_ignored", "effects", "ledger_entries", "notifications", "lost_events",
+	"phantom_effects", "duplicate_effects", "dead_lettered", "pending", "max_attempts",
+	"version_gaps", "lost_leases", "double_leases", "crashes", "conflicts", "replays",
+}
+
+// Command documents one scene command: its form and what it does.
+type Command struct {
+	Form, Does string
+	check      func(s *Step) error
+}
+
+// Commands are the scene commands, in the order the documentation lists them.
+var Commands = []Command{
+	{"request [amount=N] [client=C] [key=K] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
+	{"capture", "the API captures the last payment: a second event of the same aggregate (version 2)", noArgs},
+	{"resend", "send the last request again, same Idempotency-Key and body", noArgs},
+	{"resend-other", "send the last request's Idempotency-Key with another body (rejected: 422)", noArgs},
+	{"crash ACTOR [at CHECKPOINT]", "kill the actor now, or when it reaches CHECKPOINT: its connection closes without COMMIT", checkActorAt(false)},
+	{"stall ACTOR at CHECKPOINT", "hold the actor at CHECKPOINT until resumed (past its lease, say)", checkActorAt(true)},
+	{"resume ACTOR", "let a stalled actor go on", checkActor},
+	{"restart ACTOR", "bring a crashed actor back (a relay gets a new worker id)", checkActor},
+	{"fail-commit ACTOR at CHECKPOINT", "the actor's next COMMIT after CHECKPOINT fails (rolled back)", checkActorAt(true)},
+	{"drop-commit ACTOR at CHECKPOINT", "the connection drops during the actor's next COMMIT: committed, but the actor cannot know", checkActorAt(true)},
+	{"duplicate", "the broker hands out its next delivery twice", noArgs},
+	{"broker down|up", "take the broker down (publish and deliver fail) or bring it back", checkBroker},
+	{"restart-postgres", "stop PostgreSQL immediately and start it: committed data survives, open transactions do not", noArgs},
+	{"advance DURATION", "move the virtual clock forward (30s, 5m)", checkDuration},
+	{"step ACTOR [N]", "move one actor to its next checkpoint (N times)", checkStep},
+	{"until ACTOR CHECKPOINT", "step one actor until it reaches CHECKPOINT (or blocks on a lock)", checkUntil},
+	{"finish ACTOR", "step one actor until it has nothing left to do; the others stay where they are", checkActor},
+	{"run", "let every actor move until none has work now (the clock stands still)", noArgs},
+	{"drain", "run, moving the clock to the next due retry, lease or redelivery, until nothing is pending", noArgs},
+	{"requeue", "requeue every dead-lettered outbox message (same id)", noArgs},
+	{"prune inbox|outbox older-than DURATION", "retention: delete processed inbox rows or published outbox rows older than DURATION", checkPrune},
+}
+
+// Parse reads a scene; name is what `outboxlab run NAME` calls it, file is
+// used in error messages.
+func Parse(name, file string, r io.Reader) (*Scene, error) {
+	sc := &Scene{Name: name, File: file, Settings: DefaultSettings(), Variants: map[string]Settings{}}
+	in := bufio.NewScanner(r)
+	n := 0
+	fail := func(format string, args ...any) error {
+		return &Error{File: file, Line: n, Reason: fmt.Sprintf(format, args...)}
+	}
+	inBody := false
+	for in.Scan() {
+		n++
+		line := strings.TrimSpace(in.Text())
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" {
+			continue
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		if key, ok := strings.CutSuffix(word, ":"); ok {
+			if inBody {
+				return nil, fail("header %q after the first command: put headers at the top", key)
+			}
+			if err := sc.header(key, strings.TrimSpace(rest)); err != nil {
+				return nil, fail("%v", err)
+			}
+			continue
+		}
+		inBody = true
+		if word == "expect" {
+			e, err := parseExpect(strings.Fields(rest))
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			e.Line = n
+			if _, ok := sc.Variants[e.Variant]; e.Variant != "" && !ok {
+				return nil, fail("expect names variant %q, not declared by a variant: header", e.Variant)
+			}
+			sc.Expects = append(sc.Expects, e)
+			continue
+		}
+		step := Step{Line: n, Cmd: word, KV: map[string]string{}}
+		for _, f := range strings.Fields(rest) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				step.KV[k] = v
+			} else {
+				step.Args = append(step.Args, f)
+			}
+		}
+		cmd := findCommand(word)
+		if cmd == nil {
+			return nil, fail("unknown command %q (known: %s)", word, strings.Join(commandWords(), ", "))
+		}
+		if err := cmd.check(&step); err != nil {
+			return nil, fail("%s: %v (form: %s)", word, err, cmd.Form)
+		}
+		sc.Steps = append(sc.Steps, step)
+	}
+	if err := in.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if sc.Title == "" || sc.Teaches == "" {
+		n = 1
+		return nil, fail("missing header: a scene needs title: and teaches:")
+	}
+	if len(sc.Steps) == 0 {
+		return nil, fail("no commands: a scene needs at least one step")
+	}
+	if len(sc.Expects) == 0 {
+		return nil, fail("no expect lines: a scene must say what outcome it shows")
+	}
+	for _, e := range sc.Expects {
+		set := sc.Settings
+		if e.Variant != "" {
+			set = sc.Variants[e.Variant]
+		}
+		if pipes := set.Pipelines(); !slices.Contains(pipes, e.Pipeline) {
+			n = e.Line
+			return nil, fail("expect names pipeline %q but mode %q runs %v", e.Pipeline, set.Mode, pipes)
+		}
+	}
+	return sc, nil
+}
+
+func (sc *Scene) header(key, val string) error {
+	switch key {
+	case "title":
+		sc.Title = val
+		return nil
+	case "teaches":
+		if sc.Teaches != "" {
+			sc.Teaches += " "
+		}
+		sc.Teaches += val
+		return nil
+	case "variant":
+		name, rest, _ := strings.Cut(val, " ")
+		if name == "" {
+			return fmt.Errorf("variant: want a name then key: value settings")
+		}
+		v := sc.Settings
+		fields := strings.Fields(rest)
+		for i := 0; i+1 < len(fields); i += 2 {
+			k, ok := strings.CutSuffix(fields[i], ":")
+			if !ok {
+				return fmt.Errorf("variant %s: %q is not a setting (want key: value)", name, fields[i])
+			}
+			if err := v.set(k, fields[i+1]); err != nil {
+				return fmt.Errorf("variant %s: %w", name, err)
+			}
+		}
+		if len(fields)%2 != 0 || len(fields) == 0 {
+			return fmt.Errorf("variant %s: want key: value pairs", name)
+		}
+		sc.Variants[name] = v
+		return nil
+	}
+	return sc.Settings.set(key, val)
+}
+
+func (s *Settings) set(key, val string) error {
+	oneOf := func(opts ...string) error {
+		if !slices.Contains(opts, val) {
+			return fmt.Errorf("%s: %q is not one of %s", key, val, strings.Join(opts, ", "))
+		}
+		return nil
+	}
+	var err error
+	switch key {
+	case "mode":
+		err, s.Mode = oneOf("naive", "outbox", "compare"), val
+	case "naive":
+		err, s.Naive = oneOf("commit-then-publish", "publish-then-commit"), val
+	case "consumer":
+		err, s.Consumer = oneOf("inbox", "select-then-insert"), val
+	case "relay":
+		err, s.HoldTx = oneOf("claim-then-publish", "hold-transaction"), val == "hold-transaction"
+	case "order":
+		err, s.OrderByKey = oneOf("none", "by-aggregate"), val == "by-aggregate"
+	case "versions":
+		err, s.IgnoreVersions = oneOf("check", "ignore"), val == "ignore"
+	case "relays":
+		s.Relays, err = atoiIn(val, 1, 2)
+	case "workers":
+		s.Workers, err = atoiIn(val, 1, 2)
+	case "max-attempts":
+		s.MaxAttempts, err = atoiIn(val, 1, 100)
+	case "batch":
+		s.Batch, err = atoiIn(val, 1, 1000)
+	case "lease":
+		s.Lease, err = positiveDuration(val)
+	case "ack-timeout":
+		s.AckTimeout, err = positiveDuration(val)
+	case "seed":
+		s.Seed, err = strconv.ParseUint(val, 10, 64)
+	default:
+		return fmt.Errorf("unknown header %q (known: title, teaches, mode, naive, consumer, relay, order, versions, relays, workers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+func atoiIn(s string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%q is not a number from %d to %d", s, lo, hi)
+	}
+	return n, nil
+}
+
+func positiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration like 30s or 5m", s)
+	}
+	return d, nil
+}
+
+func parseExpect(f []string) (Expect, error) {
+	variant := ""
+	if len(f) > 0 {
+		if v, ok := strings.CutPrefix(f[0], "variant="); ok {
+			variant, f = v, f[1:]
+		}
+	}
+	e, err := parseExpectFigure(f)
+	e.Variant = variant
+	return e, err
+}
+
+func parseExpectFigure(f []string) (Expect, error) {
+	if len(f) != 4 {
+		return Expect{}, fmt.Errorf("expect: want PIPELINE FIGURE OP NUMBER, e.g. expect outbox duplicate_effects == 0")
+	}
+	e := Expect{Pipeline: f[0], Figure: f[1], Op: f[2]}
+	if e.Pipeline != "naive" && e.Pipeline != "outbox" {
+		return e, fmt.Errorf("expect: pipeline %q is not naive or outbox", f[0])
+	}
+	if !slices.Contains(Figures, e.Figure) {
+		return e, fmt.Errorf("expect: unknown figure %q (known: %s)", f[1], strings.Join(Figures, ", "))
+	}
+	if !slices.Contains([]string{"==", "!=", ">=", "<=", ">", "<"}, e.Op) {
+		return e, fmt.Errorf("expect: operator %q is not one of == != >= <= > <", f[2])
+	}
+	v, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil {
+		return e, fmt.Errorf("expect: %q is not a whole number", f[3])
+	}
+	e.Value = v
+	return e, nil
+}
+
+func findCommand(word string) *Command {
+	for i := range Commands {
+		if strings.SplitN(Commands[i].Form, " ", 2)[0] == word {
+			return &Commands[i]
+		}
+	}
+	return nil
+}
+
+func commandWords() []string {
+	var w []string
+	for _, c := range Commands {
+		w = append(w, strings.SplitN(c.Form, " ", 2)[0])
+	}
+	return w
+}
+
+func noArgs(s *Step) error {
+	if len(s.Args) > 0 || len(s.KV) > 0 {
+		return fmt.Errorf("takes no arguments")
+	}
+	return nil
+}
+
+func checkRequest(s *Step) error {
+	for _, a := range s.Args {
+		if a != "poison" {
+			return fmt.Errorf("unexpected %q", a)
+		}
+	}
+	for k, v := range s.KV {
+		switch k {
+		case "amount":
+			if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
+				return fmt.Errorf("amount=%q is not a positive number of cents", v)
+			}
+		case "client", "key":
+			if v == "" {
+				return fmt.Errorf("%s= is empty", k)
+			}
+		default:
+			return fmt.Errorf("unknown argument %s=", k)
+		}
+	}
+	return nil
+}
+
+func validActor(a string) error {
+	if !slices.Contains(Actors, a) {
+		return fmt.Errorf("unknown actor %q (known: %s)", a, strings.Join(Actors, ", "))
+	}
+	return nil
+}
+
+func validCheckpoint(c string) error {
+	if !slices.Contains(Checkpoints, engine.Checkpoint(c)) {
+		names := make([]string, len(Checkpoints))
+		for i, cp := range Checkpoints {
+			names[i] = string(cp)
+		}
+		return fmt.Errorf("unknown checkpoint %q (known: %s)", c, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func checkActor(s *Step) error {
+	if len(s.Args) != 1 || len(s.KV) > 0 {
+		return fmt.Errorf("want one actor")
+	}
+	return validActor(s.Args[0])
+}
+
+func checkActorAt(required bool) func(*Step) error {
+	return func(s *Step) error {
+		if len(s.KV) > 0 {
+			return fmt.Errorf("unexpected key=value")
+		}
+		switch {
+		case len(s.Args) == 1 && !required:
+			return validActor(s.Args[0])
+		case len(s.Args) == 3 && s.Args[1] == "at":
+			if err := validActor(s.Args[0]); err != nil {
+				return err
+			}
+			return validCheckpoint(s.Args[2])
+		}
+		return fmt.Errorf("want ACTOR at CHECKPOINT")
+	}
+}
+
+func checkBroker(s *Step) error {
+	if len(s.Args) != 1 || (s.Args[0] != "down" && s.Args[0] != "up") {
+		return fmt.Errorf("want down or up")
+	}
+	return nil
+}
+
+func checkDuration(s *Step) error {
+	if len(s.Args) != 1 {
+		return fmt.Errorf("want one duration")
+	}
+	_, err := positiveDuration(s.Args[0])
+	return err
+}
+
+func checkStep(s *Step) error {
+	if len(s.Args) < 1 || len(s.Args) > 2 || len(s.KV) > 0 {
+		return fmt.Errorf("want ACTOR [N]")
+	}
+	if len(s.Args) == 2 {
+		if _, err := atoiIn(s.Args[1], 1, 1000); err != nil {
+			return err
+		}
+	}
+	return validActor(s.Args[0])
+}
+
+func checkUntil(s *Step) error {
+	if len(s.Args) != 2 || len(s.KV) > 0 {
+		return fmt.Errorf("want ACTOR CHECKPOINT")
+	}
+	if err := validActor(s.Args[0]); err != nil {
+		return err
+	}
+	return validCheckpoint(s.Args[1])
+}
+
+func checkPrune(s *Step) error {
+	if len(s.Args) != 3 || (s.Args[0] != "inbox" && s.Args[0] != "outbox") || s.Args[1] != "older-than" {
+		return fmt.Errorf("want inbox|outbox older-than DURATION")
+	}
+	_, err := positiveDuration(s.Args[2])
+	return err
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,135 @@
+// Package scenes holds scripted scenarios, one per failure case: the format,
+// its parser and the built-in scenes (embedded). A scene is plain text an
+// instructor can read and write; sim runs it.
+//
+// The format, line by line ('#' starts a comment; blank lines are ignored):
+//
+//	title: The dual write loses an event          header: key: value
+//	teaches: S1. commit; publish ...               (title and teaches are required)
+//	mode: compare                                  naive | outbox | compare (default outbox)
+//	naive: commit-then-publish                     or publish-then-commit
+//	consumer: inbox                                or select-then-insert (the wrong way, S18)
+//	relays: 2                                      1 or 2
+//	lease: 30s  ack-timeout: 30s  max-attempts: 12  batch: 10   (one per line)
+//	variant: select-then-insert consumer: select-then-insert     a named variant overriding settings
+//	seed: 7
+//
+//	request amount=1250 client=acme key=k-1        a payment request (key optional)
+//	crash relay-1 at relay.published               arm a fault for when the actor reaches the checkpoint
+//	...
+//	expect outbox duplicate_effects == 0           the expected outcome, checked by the oracle
+//
+// Commands are documented in Commands; a malformed line is an error naming
+// file:line and the reason.
+package scenes
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Scene is one parsed scenario.
+type Scene struct {
+	Name     string // file name without extension
+	File     string // where it came from, for messages
+	Title    string
+	Teaches  string
+	Settings Settings
+	Variants map[string]Settings // named alternatives (the wrong ways)
+	Steps    []Step
+	Expects  []Expect
+}
+
+// Settings configure the pipelines a scene runs.
+type Settings struct {
+	Mode        string // naive | outbox | compare
+	Naive       string // commit-then-publish | publish-then-commit
+	Consumer    string // inbox | select-then-insert
+	Relays      int
+	Workers     int // accounting workers (2 shows concurrent deliveries, S18)
+	Lease       time.Duration
+	AckTimeout  time.Duration
+	MaxAttempts int
+	Batch       int
+	OrderByKey  bool
+	// IgnoreVersions turns the consumers' per-aggregate version check off, to
+	// show what the inbox alone does (and does not) protect (S23).
+	IgnoreVersions bool
+	HoldTx         bool // the wrong relay that keeps its transaction open while publishing (S8)
+	Seed           uint64
+}
+
+// DefaultSettings are what a scene gets for every header it leaves out.
+func DefaultSettings() Settings {
+	return Settings{
+		Mode: "outbox", Naive: "commit-then-publish", Consumer: "inbox",
+		Relays: 1, Workers: 1, Lease: 30 * time.Second, AckTimeout: 30 * time.Second,
+		MaxAttempts: 12, Batch: 10, Seed: 1,
+	}
+}
+
+// Step is one scripted command.
+type Step struct {
+	Line int
+	Cmd  string            // the command word
+	Args []string          // positional arguments
+	KV   map[string]string // key=value arguments
+}
+
+func (s Step) String() string {
+	parts := append([]string{s.Cmd}, s.Args...)
+	for _, k := range sortedKeys(s.KV) {
+		parts = append(parts, k+"="+s.KV[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Expect is one expected outcome: a figure of a pipeline's oracle compared
+// with a number.
+type Expect struct {
+	Line     int
+	Variant  string // "" for the scene as written, else the variant it is about
+	Pipeline string // naive | outbox
+	Figure   string
+	Op       string // == != >= <= > <
+	Value    int64
+}
+
+func (e Expect) String() string {
+	s := fmt.Sprintf("%s %s %s %d", e.Pipeline, e.Figure, e.Op, e.Value)
+	if e.Variant != "" {
+		s = "variant=" + e.Variant + " " + s
+	}
+	return s
+}
+
+// Holds reports whether got satisfies the expectation.
+func (e Expect) Holds(got int64) bool {
+	switch e.Op {
+	case "==":
+		return got == e.Value
+	case "!=":
+		return got != e.Value
+	case ">=":
+		return got >= e.Value
+	case "<=":
+		return got <= e.Value
+	case ">":
+		return got > e.Value
+	case "<":
+		return got < e.Value
+	}
+	return false
+}
+
+// Pipelines lists the pipelines the settings run.
+func (s Settings) Pipelines() []string {
+	switch s.Mode {
+	case "naive":
+		return []string{"naive"}
+	case "compare":
+		return []string{"naive", "outbox"}
+	}
+	return []string{"outbox"}
+}

@@ -1,0 +1,440 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// Do performs one scene command (the TUI's keys send the same commands), in
+// every pipeline that has what it names.
+func (s *Sim) Do(ctx context.Context, st scenes.Step) error {
+	s.op.Lock()
+	defer s.op.Unlock()
+	defer s.notify()
+	err := s.do(ctx, st)
+	if err != nil {
+		return fmt.Errorf("%s: %w", st, err)
+	}
+	return nil
+}
+
+// Step moves one actor of the scheduler's choice to its next checkpoint; it
+// reports false when no actor can move without the clock advancing.
+func (s *Sim) Step(ctx context.Context) (bool, error) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	defer s.notify()
+	return s.stepAny(ctx)
+}
+
+func (s *Sim) do(ctx context.Context, st scenes.Step) error {
+	arg := func(i int) string {
+		if i < len(st.Args) {
+			return st.Args[i]
+		}
+		return ""
+	}
+	switch st.Cmd {
+	case "request":
+		return s.request(st)
+	case "resend", "resend-other":
+		return s.resend(st.Cmd == "resend-other")
+	case "capture":
+		return s.capture()
+	case "crash", "stall", "fail-commit", "drop-commit":
+		if len(st.Args) == 3 {
+			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
+		}
+		return s.crashNow(ctx, arg(0))
+	case "resume":
+		return s.eachActor(arg(0), func(r *runner) error {
+			if r.state != Stalled {
+				return fmt.Errorf("%s is not stalled", r.name)
+			}
+			r.state = Paused
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: r.name + " resumes at " + string(r.at) + ", unaware of how much time has passed"})
+			return nil
+		})
+	case "restart":
+		return s.eachActor(arg(0), func(r *runner) error { return s.restart(r, "") })
+	case "duplicate":
+		for _, p := range s.pipes {
+			p.broker.DuplicateNext()
+		}
+		s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)"})
+	case "broker":
+		down := arg(0) == "down"
+		for _, p := range s.pipes {
+			p.broker.SetDown(down)
+		}
+		s.version++
+		if down {
+			s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker is down: publishes and deliveries fail until it is back"})
+		} else {
+			s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker is back up"})
+		}
+	case "restart-postgres":
+		return s.restartPostgres(ctx)
+	case "advance":
+		d, err := time.ParseDuration(arg(0))
+		if err != nil {
+			return err
+		}
+		s.advance(d)
+	case "step":
+		n := 1
+		if len(st.Args) == 2 {
+			n, _ = strconv.Atoi(st.Args[1])
+		}
+		for i := 0; i < n; i++ {
+			if err := s.eachActor(arg(0), func(r *runner) error { _, err := s.stepActor(ctx, r); return err }); err != nil {
+				return err
+			}
+		}
+	case "until":
+		return s.until(ctx, arg(0), engine.Checkpoint(arg(1)))
+	case "finish":
+		return s.eachActor(arg(0), func(r *runner) error {
+			for i := 0; i < maxSteps; i++ {
+				moved, err := s.stepActor(ctx, r)
+				if err != nil || !moved || r.state != Idle && r.state != Paused {
+					return err
+				}
+			}
+			return fmt.Errorf("%s did not finish", r.name)
+		})
+	case "run":
+		return s.runQuiet(ctx)
+	case "drain":
+		return s.drain(ctx)
+	case "requeue":
+		return s.requeueDead(ctx)
+	case "prune":
+		d, err := time.ParseDuration(arg(2))
+		if err != nil {
+			return err
+		}
+		return s.prune(ctx, arg(0), d)
+	default:
+		return fmt.Errorf("unknown command %q", st.Cmd)
+	}
+	return nil
+}
+
+// eachActor applies fn to the named actor in every pipeline that has it.
+func (s *Sim) eachActor(name string, fn func(*runner) error) error {
+	found := false
+	for _, p := range s.pipes {
+		if r, ok := p.byName[name]; ok {
+			found = true
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	}
+	if !found {
+		if slices.Contains(scenes.Actors, name) {
+			// A compare scene names the actors of both pipelines; run in one
+			// mode, the other pipeline's actors are simply not there.
+			s.record(Entry{Actor: name, Kind: "skip", Explain: fmt.Sprintf("%s does not run in %s mode: nothing to do", name, s.settings.Mode)})
+			return nil
+		}
+		return fmt.Errorf("no actor %q in this scene (actors: %s)", name, strings.Join(s.actorNames(), ", "))
+	}
+	return nil
+}
+
+func (s *Sim) actorNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range s.pipes {
+		for _, r := range p.runners {
+			if !seen[r.name] {
+				seen[r.name] = true
+				names = append(names, r.name)
+			}
+		}
+	}
+	return names
+}
+
+// writers names the actor that takes requests in each pipeline.
+func writerOf(p *Pipeline) string {
+	if p.Kind == "naive" {
+		return "naive"
+	}
+	return "api"
+}
+
+func (s *Sim) request(st scenes.Step) error {
+	amount := int64(1250)
+	if v, ok := st.KV["amount"]; ok {
+		amount, _ = strconv.ParseInt(v, 10, 64)
+	}
+	client := st.KV["client"]
+	if client == "" {
+		client = "acme"
+	}
+	req := engine.PaymentRequest{
+		ClientID: client, IdempotencyKey: st.KV["key"], AmountCents: amount, Currency: "EUR",
+		TraceParent: s.traceParent(), PaymentID: s.newID(), EventID: s.newID(),
+	}
+	rq := request{req: req}
+	for _, a := range st.Args {
+		if a == "poison" {
+			rq.poison = true
+			s.poison[req.EventID] = true
+		}
+	}
+	s.enqueue(rq, fmt.Sprintf("a client asks for a %s payment (payment %s, event %s%s)", money(amount), short(req.PaymentID), short(req.EventID), keyNote(req.IdempotencyKey)))
+	return nil
+}
+
+func keyNote(k string) string {
+	if k == "" {
+		return ""
+	}
+	return ", Idempotency-Key " + k
+}
+
+func money(cents int64) string { return fmt.Sprintf("%d.%02d EUR", cents/100, cents%100) }
+
+func (s *Sim) enqueue(rq request, explain string) {
+	for _, p := range s.pipes {
+		r := rq
+		p.requests = append(p.requests, r)
+		p.lastReq = &r
+	}
+	s.version++
+	s.record(Entry{Actor: "client", Kind: "command", PaymentID: rq.req.PaymentID.String(), Explain: explain})
+}
+
+// resend repeats the last request as an HTTP client retry would: the same
+// Idempotency-Key and the same ids it made once (S21); other=true changes
+// the body under the same key.
+func (s *Sim) resend(other bool) error {
+	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
+		return errors.New("no earlier request to resend: send one first")
+	}
+	rq := *s.pipes[0].lastReq
+	what := "the client retries the same request"
+	if rq.req.IdempotencyKey == "" {
+		what += " (no Idempotency-Key: the server cannot tell it is a retry)"
+		rq.req.PaymentID, rq.req.EventID = s.newID(), s.newID()
+	} else {
+		what += " with Idempotency-Key " + rq.req.IdempotencyKey
+	}
+	if other {
+		rq.req.AmountCents++
+		rq.req.PaymentID, rq.req.EventID = s.newID(), s.newID()
+		what = "the client reuses Idempotency-Key " + rq.req.IdempotencyKey + " with another amount (" + money(rq.req.AmountCents) + ")"
+	}
+	s.enqueue(rq, what)
+	return nil
+}
+
+func (s *Sim) capture() error {
+	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
+		return errors.New("no payment to capture: send a request first")
+	}
+	id := s.pipes[0].lastReq.req.PaymentID
+	for _, p := range s.pipes {
+		p.requests = append(p.requests, request{capture: id, captureEvent: s.newID()})
+	}
+	s.version++
+	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String(), Explain: "the client captures payment " + short(id) + ": a second event of the same aggregate (version 2)"})
+	return nil
+}
+
+// arm sets a fault for when the actor reaches the checkpoint.
+func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
+	err := s.eachActor(name, func(r *runner) error {
+		r.armed[cp] = f
+		return nil
+	})
+	if err == nil {
+		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp), Explain: fmt.Sprintf("armed: %s %s when it reaches %s", f.kind, name, cp)})
+	}
+	return err
+}
+
+// crashNow kills an actor where it is. Parked, it dies at its checkpoint;
+// inside PostgreSQL (blocked), its backend is terminated, which is what the
+// server sees when a process dies; idle, it just stops.
+func (s *Sim) crashNow(ctx context.Context, name string) error {
+	return s.eachActor(name, func(r *runner) error {
+		switch r.state {
+		case Paused, Stalled:
+			return s.fire(ctx, r, fault{kind: "crash"})
+		case Blocked:
+			if _, err := r.pipe.pool.Exec(ctx, sqlTerminateActor, r.name, r.pipe.db); err != nil {
+				return fmt.Errorf("terminate %s's backend: %w", r.name, err)
+			}
+			if _, err := s.follow(ctx, r); err != nil {
+				return err
+			}
+			r.state = Crashed
+			r.crashes++
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Explain: r.name + " died while waiting inside PostgreSQL: its connection closed, its transaction rolled back"})
+		case Idle:
+			r.state = Crashed
+			r.crashes++
+			s.version++
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Explain: r.name + " died between units of work: nothing was in flight"})
+		}
+		return nil
+	})
+}
+
+const sqlTerminateActor = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`
+
+// restart brings a crashed actor back as a new process.
+func (s *Sim) restart(r *runner, by string) error {
+	if r.state != Crashed {
+		return fmt.Errorf("%s is not crashed", r.name)
+	}
+	if build, ok := s.restarters[r.pipe.Kind+"/"+r.name]; ok {
+		build()
+	}
+	r.state, r.at, r.triedAt = Idle, "", ^uint64(0)
+	s.version++
+	who := "restarted"
+	if by != "" {
+		who = by
+	}
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "restart", Explain: fmt.Sprintf("%s %s: a new process with a new connection%s", who, r.name, workerNote(r.name))})
+	return nil
+}
+
+func workerNote(name string) string {
+	if strings.HasPrefix(name, "relay") {
+		return " and a new worker id (its old leases are not its own)"
+	}
+	return ""
+}
+
+func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) error {
+	return s.eachActor(name, func(r *runner) error {
+		for i := 0; i < 200; i++ {
+			moved, err := s.stepActor(ctx, r)
+			if err != nil {
+				return err
+			}
+			if (r.state == Paused || r.state == Stalled || r.state == Crashed) && r.at == cp {
+				return nil
+			}
+			if r.state == Blocked {
+				return nil // it waits inside PostgreSQL: as far as it can go now
+			}
+			if !moved {
+				return fmt.Errorf("%s has nothing to do before reaching %s", r.name, cp)
+			}
+		}
+		return fmt.Errorf("%s did not reach %s", r.name, cp)
+	})
+}
+
+func (s *Sim) advance(d time.Duration) {
+	s.clock.Advance(d)
+	s.version++
+	s.record(Entry{Actor: "clock", Kind: "clock", Explain: fmt.Sprintf("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))})
+}
+
+// restartPostgres stops the server immediately (no checkpoint, sessions cut)
+// and starts it: committed data survives through the WAL, open transactions
+// are gone.
+func (s *Sim) restartPostgres(ctx context.Context) error {
+	if err := s.srv.Crash(); err != nil {
+		return err
+	}
+	s.record(Entry{Actor: "postgres", Kind: "fault", Explain: "PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost"})
+	if err := s.srv.Restart(ctx); err != nil {
+		return err
+	}
+	for _, p := range s.pipes {
+		p.pool.Reset()
+	}
+	s.version++
+	s.record(Entry{Actor: "postgres", Kind: "restart", Explain: "PostgreSQL is back after crash recovery: whatever was committed is there"})
+	return nil
+}
+
+func (s *Sim) requeueDead(ctx context.Context) error {
+	for _, p := range s.pipes {
+		if p.Kind != "outbox" {
+			continue
+		}
+		rows, err := p.pool.Query(ctx, sqlDeadLettered)
+		if err != nil {
+			return fmt.Errorf("list dead letters: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return fmt.Errorf("list dead letters: %w", err)
+		}
+		if err := p.withConn(ctx, func(c *pgx.Conn) error {
+			for _, id := range ids {
+				if err := engine.Requeue(ctx, c, id, s.clock.Now()); err != nil {
+					return err
+				}
+				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", MessageIDs: []string{id.String()}, Explain: "an operator requeues dead-lettered " + short(id) + ": same id, attempts kept, scheduled now"})
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	s.version++
+	return nil
+}
+
+const sqlDeadLettered = `SELECT id FROM outbox_messages WHERE dead_lettered_at IS NOT NULL ORDER BY occurred_at, id`
+
+func (s *Sim) prune(ctx context.Context, what string, olderThan time.Duration) error {
+	now := s.clock.Now()
+	for _, p := range s.pipes {
+		opts := engine.PruneOptions{Now: now, BatchSize: 100}
+		if what == "inbox" {
+			opts.InboxOlderThan = olderThan
+		} else {
+			opts.OutboxOlderThan = olderThan
+		}
+		var res engine.PruneResult
+		err := p.withConn(ctx, func(c *pgx.Conn) error {
+			var err error
+			res, err = engine.Prune(ctx, c, opts)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		n := res.Outbox
+		if what == "inbox" {
+			n = res.Inbox
+		}
+		s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", Rows: n, Explain: fmt.Sprintf("retention deletes %d %s rows older than %s", n, what, olderThan)})
+	}
+	s.version++
+	return nil
+}
+
+func (p *Pipeline) withConn(ctx context.Context, fn func(*pgx.Conn) error) error {
+	c, err := p.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Release()
+	return fn(c.Conn())
+}
+
+func short(id uuid.UUID) string { return id.String()[:8] + "…" }

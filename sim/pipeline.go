@@ -1,0 +1,276 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// Pipeline is one delivery chain on its own database and broker: "outbox"
+// (api → outbox → relays → broker → inbox consumers) or "naive" (the dual
+// write → broker → the same consumers). Compare mode runs both, fed the same
+// requests and faults.
+type Pipeline struct {
+	Kind string // "naive" or "outbox"
+
+	sim      *Sim
+	db       string
+	url      string
+	pool     *pgxpool.Pool // the simulator's own connections: oracle, tables, maintenance
+	broker   *engine.Broker
+	counters *engine.Counters
+	runners  []*runner
+	byName   map[string]*runner
+
+	requests []request  // waiting for the api (or naive) actor
+	lastReq  *request   // for resend
+	replies  []response // what the API answered
+
+	leases  map[uuid.UUID]lease // who holds each row, for the double-lease check
+	doubles int
+}
+
+// request is one operation a client sends: a payment, or the capture of an
+// earlier one (a second event of the same aggregate).
+type request struct {
+	req          engine.PaymentRequest
+	poison       bool
+	capture      uuid.UUID
+	captureEvent uuid.UUID
+}
+
+type response struct {
+	resp engine.PaymentResponse
+	err  error
+}
+
+type lease struct {
+	owner uuid.UUID
+	until time.Time
+}
+
+// topic is where every pipeline's payment events go.
+const topic = engine.TopicPayments
+
+// consumerNames are the consumers every pipeline runs (S6).
+var consumerNames = []string{"accounting", "notifications"}
+
+func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
+	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, leases: map[uuid.UUID]lease{}}
+	p.db = s.dbPrefix + "_" + kind
+	if err := s.srv.CreateDatabase(ctx, p.db); err != nil {
+		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
+	}
+	p.url = s.srv.DatabaseURL(p.db)
+	pool, err := s.srv.Pool(ctx, p.db)
+	if err != nil {
+		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
+	}
+	p.pool = pool
+	set := s.settings
+	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey})
+	for _, c := range consumerNames {
+		if err := p.broker.Subscribe(topic, c); err != nil {
+			return nil, fmt.Errorf("subscribe %s: %w", c, err)
+		}
+	}
+	if kind == "outbox" {
+		p.add("api", p.apiUnit())
+		for i := 1; i <= set.Relays; i++ {
+			p.addRelay(fmt.Sprintf("relay-%d", i))
+		}
+	} else {
+		p.add("naive", p.naiveUnit())
+	}
+	p.addConsumer("accounting", "accounting")
+	if set.Workers > 1 {
+		// A second worker of the same consumer: same inbox key, its own process.
+		p.addConsumer("accounting-2", "accounting")
+	}
+	p.addConsumer("notifications", "notifications")
+	return p, nil
+}
+
+func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, error)) *runner {
+	r := newRunner(p, name, unit)
+	p.runners = append(p.runners, r)
+	p.byName[name] = r
+	go r.loop(p.sim.ctx)
+	return r
+}
+
+// connect opens an actor's own connection, named after the actor so that
+// pg_stat_activity (and the lock-wait check) can tell actors apart.
+func (p *Pipeline) connect(actor string) engine.Connect {
+	return func(ctx context.Context) (*pgx.Conn, error) {
+		cfg, err := pgx.ParseConfig(p.url)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RuntimeParams["application_name"] = actor
+		return pgx.ConnectConfig(ctx, cfg)
+	}
+}
+
+func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
+	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook})
+	return func(ctx context.Context) (unitResult, error) {
+		if len(p.requests) == 0 {
+			return unitResult{idle: true}, nil
+		}
+		rq := p.requests[0]
+		p.requests = p.requests[1:]
+		if rq.capture != uuid.Nil {
+			env, err := w.CapturePayment(ctx, rq.capture, rq.captureEvent, p.sim.traceParentFor(rq.capture))
+			if err != nil {
+				return unitResult{}, err
+			}
+			return unitResult{summary: fmt.Sprintf("api captured payment %s: event %s, aggregate version %d", short(rq.capture), short(env.ID), env.AggregateVersion)}, nil
+		}
+		resp, err := w.CreatePayment(ctx, rq.req)
+		p.replies = append(p.replies, response{resp, err})
+		return unitResult{summary: answer("api", resp, err)}, err
+	}
+}
+
+func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
+	n := engine.NewNaiveWriter(engine.NaiveWriterConfig{Name: "naive", Connect: p.connect("naive"), Clock: p.sim.clock, Hook: hook, Publisher: p.publisher()})
+	return func(ctx context.Context) (unitResult, error) {
+		if len(p.requests) == 0 {
+			return unitResult{idle: true}, nil
+		}
+		rq := p.requests[0]
+		p.requests = p.requests[1:]
+		if rq.capture != uuid.Nil {
+			// The naive writer only creates payments; a capture is an outbox lesson (S20).
+			return unitResult{summary: "naive skips the capture: the dual-write pipeline only creates payments"}, nil
+		}
+		var resp engine.PaymentResponse
+		var err error
+		if p.sim.settings.Naive == "publish-then-commit" {
+			resp, err = n.PublishThenCommit(ctx, rq.req)
+		} else {
+			resp, err = n.CommitThenPublish(ctx, rq.req)
+		}
+		p.replies = append(p.replies, response{resp, err})
+		return unitResult{summary: answer("naive", resp, err)}, err
+	}
+}
+
+func answer(actor string, resp engine.PaymentResponse, err error) string {
+	switch {
+	case errors.Is(err, engine.ErrIdempotencyConflict):
+		return actor + " answered 422: that Idempotency-Key was used with another body"
+	case errors.Is(err, engine.ErrAmbiguousCommit):
+		return actor + " lost its connection during COMMIT: the client cannot know whether the payment exists (retry with the same key)"
+	case err != nil:
+		return ""
+	case resp.Replayed:
+		return fmt.Sprintf("%s answered %d with the stored response for payment %s: nothing created", actor, resp.StatusCode, short(resp.PaymentID))
+	}
+	return fmt.Sprintf("%s answered %d: payment %s", actor, resp.StatusCode, short(resp.PaymentID))
+}
+
+// addRelay creates (or, on restart, recreates) a relay runner. A restarted
+// relay is a new process: a new worker id, its old leases not its own.
+func (p *Pipeline) addRelay(name string) *runner {
+	var relay *engine.Relay
+	build := func() {
+		set := p.sim.settings
+		relay = engine.NewRelay(engine.RelayConfig{
+			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
+			Rand: rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())), Counters: p.counters,
+			WorkerID: p.sim.newID(), BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
+		})
+	}
+	build()
+	r := p.add(name, func(ctx context.Context) (unitResult, error) {
+		res, err := relay.Step(ctx)
+		if res.Idle && err == nil {
+			return unitResult{idle: true}, nil
+		}
+		return unitResult{}, err
+	})
+	p.sim.restarters[p.Kind+"/"+name] = build
+	return r
+}
+
+func (p *Pipeline) addConsumer(actor, consumer string) *runner {
+	strategy := engine.StrategyInbox
+	if p.sim.settings.Consumer == "select-then-insert" {
+		strategy = engine.StrategySelectThenInsert
+	}
+	var c *engine.Consumer
+	build := func() {
+		c = engine.NewConsumer(engine.ConsumerConfig{
+			Name: consumer, Actor: actor, Connect: p.connect(actor), Subscriber: p.broker,
+			Clock: p.sim.clock, Hook: hook, Counters: p.counters, Strategy: strategy,
+			IgnoreVersions: p.sim.settings.IgnoreVersions,
+		})
+	}
+	build()
+	r := p.add(actor, func(ctx context.Context) (unitResult, error) {
+		res, err := c.Step(ctx)
+		if res.Idle && err == nil {
+			return unitResult{idle: true}, nil
+		}
+		return unitResult{}, err
+	})
+	p.sim.restarters[p.Kind+"/"+actor] = build
+	return r
+}
+
+// publisher is the broker as the pipeline's writers see it: a poison
+// message is refused every time (its payload fails the topic's schema), which
+// is how a scene makes the relay retry until it dead-letters the row (S15).
+func (p *Pipeline) publisher() engine.Publisher { return poisonGuard{p} }
+
+type poisonGuard struct{ p *Pipeline }
+
+// ErrPoison is the broker's refusal of a poison message.
+var ErrPoison = errors.New("broker refused the message: payload fails the topic schema (poison)")
+
+func (g poisonGuard) Publish(ctx context.Context, msg engine.Message) error {
+	if g.p.sim.poison[msg.ID] {
+		return ErrPoison
+	}
+	return g.p.broker.Publish(ctx, msg)
+}
+
+// waitingOnLock reports whether the actor's connection waits for a lock.
+func (p *Pipeline) waitingOnLock(ctx context.Context, actor string) bool {
+	var n int
+	err := p.pool.QueryRow(ctx, sqlLockWait, actor, p.db).Scan(&n)
+	return err == nil && n > 0
+}
+
+const sqlLockWait = `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2 AND wait_event_type = 'Lock'`
+
+func (p *Pipeline) close() {
+	p.pool.Close()
+}
+
+// reset empties the pipeline's tables and broker for a rerun.
+func (p *Pipeline) reset(ctx context.Context) error {
+	return pg.Reset(ctx, p.pool)
+}
+
+// Actors lists the pipeline's actors in display order.
+func (p *Pipeline) Actors() []string {
+	names := make([]string, len(p.runners))
+	for i, r := range p.runners {
+		names[i] = r.name
+	}
+	return names
+}
+
+var _ = scenes.Settings{}

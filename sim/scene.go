@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// RunOptions choose how a scene runs headless.
+type RunOptions struct {
+	Mode     string // "" keeps the scene's mode; naive, outbox or compare override it
+	Variant  string // "" runs the scene as written; else a declared variant
+	Seed     uint64 // 0 keeps the scene's seed
+	DBPrefix string
+	// OnEntry, when set, sees every timeline entry as it is recorded.
+	OnEntry func(Entry)
+}
+
+// Check is one expectation and what the oracle found.
+type Check struct {
+	Expect  scenes.Expect
+	Got     int64
+	Held    bool
+	Skipped bool // its pipeline did not run in this mode
+}
+
+// Result is a headless run of a scene.
+type Result struct {
+	Scene    *scenes.Scene
+	Settings scenes.Settings
+	Seed     uint64
+	Timeline []Entry
+	Oracles  []Oracle
+	Checks   []Check
+	Held     bool // every expectation that applies held
+}
+
+// Settings returns the settings a scene runs with under opts.
+func (o RunOptions) settings(sc *scenes.Scene) (scenes.Settings, error) {
+	set := sc.Settings
+	if o.Variant != "" {
+		v, ok := sc.Variants[o.Variant]
+		if !ok {
+			return set, fmt.Errorf("scene %s has no variant %q", sc.Name, o.Variant)
+		}
+		set = v
+	}
+	if o.Mode != "" {
+		set.Mode = o.Mode
+	}
+	return set, nil
+}
+
+// RunScene runs a scene from start to end on fresh databases and checks its
+// expected outcome against the oracle.
+func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOptions) (*Result, error) {
+	set, err := opts.settings(sc)
+	if err != nil {
+		return nil, err
+	}
+	s, err := New(ctx, Config{Server: srv, Settings: set, Seed: opts.Seed, DBPrefix: opts.DBPrefix})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	seen := 0
+	emit := func() {
+		if opts.OnEntry == nil {
+			return
+		}
+		for _, e := range s.Timeline(seen) {
+			opts.OnEntry(e)
+			seen++
+		}
+	}
+	for _, st := range sc.Steps {
+		if err := s.Do(ctx, st); err != nil {
+			emit()
+			return nil, fmt.Errorf("%s:%d: %w", sc.File, st.Line, err)
+		}
+		emit()
+	}
+	res := &Result{Scene: sc, Settings: set, Seed: s.Seed(), Timeline: s.Timeline(0), Held: true}
+	res.Oracles, err = s.Oracles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range sc.Expects {
+		if e.Variant != opts.Variant {
+			continue
+		}
+		c := Check{Expect: e, Skipped: true}
+		for _, o := range res.Oracles {
+			if o.Pipeline != e.Pipeline {
+				continue
+			}
+			c.Skipped = false
+			c.Got, err = o.Figure(e.Figure)
+			if err != nil {
+				return nil, err
+			}
+			c.Held = e.Holds(c.Got)
+		}
+		if !c.Skipped && !c.Held {
+			res.Held = false
+		}
+		res.Checks = append(res.Checks, c)
+	}
+	return res, nil
+}

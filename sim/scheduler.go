@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// fault is armed on an actor for a checkpoint and fires when it gets there.
+type fault struct {
+	kind string // crash, stall, fail-commit, drop-commit
+}
+
+func (f fault) err() error {
+	switch f.kind {
+	case "crash":
+		return engine.ErrCrash
+	case "fail-commit":
+		return engine.ErrFailCommit
+	case "drop-commit":
+		return engine.ErrLoseCommitReply
+	}
+	return nil
+}
+
+// move lets one actor go on to its next checkpoint (or through a unit of
+// work that finds nothing to do). It reports whether anything happened.
+func (s *Sim) move(ctx context.Context, r *runner) (bool, error) {
+	switch r.state {
+	case Paused:
+		p := r.parked
+		r.parked, r.state = nil, Idle
+		p.reply <- nil
+	case Idle:
+		select {
+		case r.start <- struct{}{}:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	default:
+		return false, nil
+	}
+	moved, err := s.follow(ctx, r)
+	if err != nil {
+		return moved, err
+	}
+	return moved, s.settleBlocked(ctx)
+}
+
+// follow waits for the actor's next message and handles it.
+func (s *Sim) follow(ctx context.Context, r *runner) (bool, error) {
+	m, err := r.await(ctx)
+	if errors.Is(err, errLockWait) {
+		r.state = Blocked
+		s.version++
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "blocked", Explain: r.name + " waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)"})
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return s.handle(ctx, r, m)
+}
+
+// handle takes an actor's message: a checkpoint reached or a unit finished.
+func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
+	if m.park != nil {
+		return true, s.arrive(ctx, r, m.park)
+	}
+	r.parked = nil
+	if m.res.idle && m.err == nil || errors.Is(m.err, engine.ErrBrokerDown) && r.at == "" {
+		// Nothing to do now (a broker that is down has nothing to hand out):
+		// not tried again until something changes.
+		r.state, r.at = Idle, ""
+		r.triedAt = s.version
+		return false, nil
+	}
+	s.version++
+	switch {
+	case errors.Is(m.err, engine.ErrCrash):
+		r.state = Crashed
+		r.crashes++
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at), Explain: s.explainCrash(r)})
+	case m.err != nil:
+		r.state, r.at = Idle, ""
+		if m.res.summary == "" {
+			m.res.summary = answerErr(r.name, m.err)
+		}
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error", Explain: m.res.summary})
+	default:
+		r.state, r.at = Idle, ""
+		if m.res.summary != "" {
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "answer", Explain: m.res.summary})
+		}
+	}
+	return true, nil
+}
+
+// arrive records a checkpoint and fires a fault armed there.
+func (s *Sim) arrive(ctx context.Context, r *runner, p *park) error {
+	s.version++
+	r.parked, r.state, r.at = p, Paused, p.ev.Checkpoint
+	r.pipe.observe(ctx, p.ev)
+	s.record(s.entryFor(r, p.ev))
+	f, ok := r.armed[p.ev.Checkpoint]
+	if !ok {
+		return nil
+	}
+	delete(r.armed, p.ev.Checkpoint)
+	return s.fire(ctx, r, f)
+}
+
+// fire applies a fault to an actor parked at a checkpoint.
+func (s *Sim) fire(ctx context.Context, r *runner, f fault) error {
+	if f.kind == "stall" {
+		r.state = Stalled
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: fmt.Sprintf("%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", r.name, r.at)})
+		return nil
+	}
+	p := r.parked
+	r.parked = nil
+	p.reply <- f.err()
+	_, err := s.follow(ctx, r)
+	return err
+}
+
+// settleBlocked follows actors that were waiting on a lock and no longer
+// are: their statement went on, so they will report. Checking the lock wait
+// in PostgreSQL (not a timer) keeps the order deterministic.
+func (s *Sim) settleBlocked(ctx context.Context) error {
+	for again := true; again; {
+		again = false
+		for _, p := range s.pipes {
+			for _, r := range p.runners {
+				if r.state != Blocked || p.waitingOnLock(ctx, r.name) {
+					continue
+				}
+				r.state = Idle
+				if _, err := s.follow(ctx, r); err != nil {
+					return err
+				}
+				again = true
+			}
+		}
+	}
+	return nil
+}
+
+// candidates are the actors the scheduler may move now, in a fixed order.
+func (s *Sim) candidates() []*runner {
+	var out []*runner
+	for _, p := range s.pipes {
+		for _, r := range p.runners {
+			if r.runnable(s.version) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// stepAny moves one actor of the scheduler's (seeded) choice; false when no
+// actor can move.
+func (s *Sim) stepAny(ctx context.Context) (bool, error) {
+	for {
+		c := s.candidates()
+		if len(c) == 0 {
+			return false, nil
+		}
+		r := c[s.rng.IntN(len(c))]
+		moved, err := s.move(ctx, r)
+		if err != nil || moved {
+			return moved, err
+		}
+	}
+}
+
+// maxSteps bounds a run so a scene that cannot settle fails instead of spinning.
+const maxSteps = 20000
+
+// runQuiet moves actors until none can move without the clock advancing.
+func (s *Sim) runQuiet(ctx context.Context) error {
+	for i := 0; i < maxSteps; i++ {
+		moved, err := s.stepAny(ctx)
+		if err != nil || !moved {
+			return err
+		}
+	}
+	return fmt.Errorf("run: still moving after %d steps", maxSteps)
+}
+
+// stepActor moves one named actor once; nothing to do is not an error.
+func (s *Sim) stepActor(ctx context.Context, r *runner) (bool, error) {
+	switch r.state {
+	case Crashed:
+		return false, fmt.Errorf("%s has crashed: restart it first", r.name)
+	case Stalled:
+		return false, fmt.Errorf("%s is stalled: resume it first", r.name)
+	case Blocked:
+		return false, fmt.Errorf("%s is blocked on a lock: move the actor that holds it", r.name)
+	}
+	r.triedAt = ^uint64(0)
+	return s.move(ctx, r)
+}

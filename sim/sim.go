@@ -1,0 +1,210 @@
+// Package sim is the simulator's controller: it runs the engine's actors on
+// their own connections, parks them at every checkpoint, and moves exactly
+// one at a time — by the scheduler's seeded choice or the learner's — while
+// faults are applied at checkpoints, a virtual clock carries time, a timeline
+// records every step and an oracle checks the guarantees against the real
+// database. It runs headless: the TUI and the scene runner both drive it.
+package sim
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// Config says what to simulate.
+type Config struct {
+	Server   *pg.Server
+	Settings scenes.Settings
+	// Seed fixes jitter, ids, the scheduler's choices: the same seed gives the
+	// same timeline. 0 takes Settings.Seed.
+	Seed uint64
+	// DBPrefix names the pipelines' databases (<prefix>_outbox, <prefix>_naive).
+	DBPrefix string
+}
+
+// Sim is one running simulation. Its methods are safe to call from several
+// goroutines (the TUI's commands); they run one at a time.
+type Sim struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	op     sync.Mutex // one operation at a time
+
+	srv      *pg.Server
+	settings scenes.Settings
+	seed     uint64
+	dbPrefix string
+	clock    *Clock
+	rng      *rand.Rand
+	pipes    []*Pipeline
+
+	restarters map[string]func()
+	poison     map[uuid.UUID]bool
+	version    uint64 // bumped whenever the world changes
+
+	tlMu     sync.Mutex
+	timeline []Entry
+	changed  chan struct{}
+}
+
+// New builds the pipelines the settings ask for, each on a fresh database.
+func New(ctx context.Context, cfg Config) (*Sim, error) {
+	if cfg.Server == nil {
+		return nil, errors.New("sim: no server")
+	}
+	set := cfg.Settings
+	if set.Mode == "" {
+		set = scenes.DefaultSettings()
+	}
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = set.Seed
+	}
+	if cfg.DBPrefix == "" {
+		cfg.DBPrefix = "sim"
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	s := &Sim{
+		ctx: sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
+		clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
+	}
+	for _, kind := range set.Pipelines() {
+		p, err := newPipeline(ctx, s, kind)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.pipes = append(s.pipes, p)
+	}
+	return s, nil
+}
+
+// Close stops every actor and closes the simulator's connections.
+func (s *Sim) Close() {
+	s.cancel()
+	for _, p := range s.pipes {
+		p.close()
+	}
+}
+
+// Seed is the seed the run replays from.
+func (s *Sim) Seed() uint64 { return s.seed }
+
+// Settings are the settings the simulation runs with.
+func (s *Sim) Settings() scenes.Settings { return s.settings }
+
+// Now is the virtual time.
+func (s *Sim) Now() time.Time { return s.clock.Peek() }
+
+// Pipelines are the running pipelines (naive first in compare mode).
+func (s *Sim) Pipelines() []*Pipeline { return s.pipes }
+
+// Pipeline returns the pipeline of that kind, or nil.
+func (s *Sim) Pipeline(kind string) *Pipeline {
+	for _, p := range s.pipes {
+		if p.Kind == kind {
+			return p
+		}
+	}
+	return nil
+}
+
+// Changed is signalled (without blocking) after each operation that changed
+// something, so a UI can wait on it and then read the state.
+func (s *Sim) Changed() <-chan struct{} { return s.changed }
+
+func (s *Sim) notify() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Timeline returns a copy of the entries from index from on.
+func (s *Sim) Timeline(from int) []Entry {
+	s.tlMu.Lock()
+	defer s.tlMu.Unlock()
+	if from < 0 {
+		from = 0
+	}
+	if from > len(s.timeline) {
+		return nil
+	}
+	return append([]Entry(nil), s.timeline[from:]...)
+}
+
+func (s *Sim) record(e Entry) {
+	s.tlMu.Lock()
+	e.Seq = len(s.timeline) + 1
+	e.At = s.clock.Peek()
+	s.timeline = append(s.timeline, e)
+	s.tlMu.Unlock()
+}
+
+// newID makes a uuid v7 from the virtual clock and the seeded source, so ids
+// are time-ordered like real ones and identical across replays of a seed.
+func (s *Sim) newID() uuid.UUID {
+	var b [16]byte
+	ms := uint64(s.clock.Peek().UnixMilli())
+	b[0], b[1], b[2], b[3], b[4], b[5] = byte(ms>>40), byte(ms>>32), byte(ms>>24), byte(ms>>16), byte(ms>>8), byte(ms)
+	binary.BigEndian.PutUint64(b[8:], s.rng.Uint64())
+	r := s.rng.Uint32()
+	b[6], b[7] = 0x70|byte(r>>8)&0x0f, byte(r)
+	b[8] = 0x80 | b[8]&0x3f
+	return uuid.UUID(b)
+}
+
+func (s *Sim) traceParent() string {
+	return fmt.Sprintf("00-%016x%016x-%016x-01", s.rng.Uint64(), s.rng.Uint64(), s.rng.Uint64())
+}
+
+// ActorView is one actor as the pipeline view draws it.
+type ActorView struct {
+	Pipeline string
+	Name     string
+	State    ActorState
+	At       engine.Checkpoint // where it is paused, stalled or crashed
+	Armed    []string          // faults armed on it
+}
+
+// Actors describes every actor of every pipeline, plus each broker.
+func (s *Sim) Actors() []ActorView {
+	var out []ActorView
+	for _, p := range s.pipes {
+		for _, r := range p.runners {
+			v := ActorView{Pipeline: p.Kind, Name: r.name, State: r.state, At: r.at}
+			for cp, f := range r.armed {
+				v.Armed = append(v.Armed, f.kind+" at "+string(cp))
+			}
+			out = append(out, v)
+		}
+		st := Idle
+		if p.broker.Down() {
+			st = Down
+		}
+		out = append(out, ActorView{Pipeline: p.Kind, Name: "broker", State: st})
+	}
+	return out
+}
+
+// traceParentFor continues the trace of a payment's request, so its later
+// events share the trace id (S22: a trace correlates events, it never
+// deduplicates them).
+func (s *Sim) traceParentFor(paymentID uuid.UUID) string {
+	for _, p := range s.pipes {
+		if p.lastReq != nil && p.lastReq.req.PaymentID == paymentID && len(p.lastReq.req.TraceParent) == 55 {
+			return p.lastReq.req.TraceParent[:36] + fmt.Sprintf("%016x", s.rng.Uint64()) + "-01"
+		}
+	}
+	return s.traceParent()
+}

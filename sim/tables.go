@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// Table is a window of one database table as the TUI draws it: read from the
+// real database, only the rows asked for.
+type Table struct {
+	Name    string
+	Columns []string
+	Rows    [][]string
+	Keys    []string // each row's primary key, to highlight rows a step changed
+	Total   int      // rows in the table
+	Offset  int
+}
+
+// TableNames are the tables a learner can look at, in pipeline order.
+var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledger_entries", "notifications"}
+
+// tableQueries read a window of each table, newest activity last, keyed so a
+// changed row can be recognised between two reads. Times are shown as the
+// virtual clock's HH:MM:SS.mmm.
+var tableQueries = map[string]struct{ count, rows string }{
+	"payments": {
+		`SELECT count(*) FROM payments`,
+		`SELECT id::text, left(id::text, 8), client_id, amount_cents::text, currency, version::text, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		 FROM payments ORDER BY created_at, id OFFSET $1 LIMIT $2`,
+	},
+	"outbox_messages": {
+		`SELECT count(*) FROM outbox_messages`,
+		`SELECT id::text || ':' || attempts || ':' || COALESCE(lock_id::text, '') || ':' || COALESCE(published_at::text, '') || ':' || COALESCE(dead_lettered_at::text, ''),
+		        left(id::text, 8), left(aggregate_id, 8), aggregate_version::text, attempts::text,
+		        COALESCE(left(lock_id::text, 8), '-'),
+		        COALESCE(to_char(locked_until AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
+		        to_char(next_attempt_at AT TIME ZONE 'UTC', 'HH24:MI:SS'),
+		        COALESCE(to_char(published_at AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
+		        COALESCE(to_char(dead_lettered_at AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
+		        COALESCE(last_error, '')
+		 FROM outbox_messages ORDER BY occurred_at, id OFFSET $1 LIMIT $2`,
+	},
+	"inbox_messages": {
+		`SELECT count(*) FROM inbox_messages`,
+		`SELECT consumer_name || ':' || message_id::text, consumer_name, left(message_id::text, 8), to_char(processed_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		 FROM inbox_messages ORDER BY processed_at, consumer_name, message_id OFFSET $1 LIMIT $2`,
+	},
+	"ledger_entries": {
+		`SELECT count(*) FROM ledger_entries`,
+		`SELECT id::text, id::text, left(message_id::text, 8), left(payment_id::text, 8), amount_cents::text, currency, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		 FROM ledger_entries ORDER BY id OFFSET $1 LIMIT $2`,
+	},
+	"notifications": {
+		`SELECT count(*) FROM notifications`,
+		`SELECT id::text, id::text, left(message_id::text, 8), left(payment_id::text, 8), body, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		 FROM notifications ORDER BY id OFFSET $1 LIMIT $2`,
+	},
+}
+
+var tableColumns = map[string][]string{
+	"payments":        {"id", "client", "amount", "cur", "ver", "created"},
+	"outbox_messages": {"id", "aggregate", "ver", "att", "lock", "lease until", "next attempt", "published", "dead", "last error"},
+	"inbox_messages":  {"consumer", "message", "processed"},
+	"ledger_entries":  {"#", "message", "payment", "amount", "cur", "at"},
+	"notifications":   {"#", "message", "payment", "body", "at"},
+}
+
+// Table reads rows offset..offset+limit of a table of one pipeline.
+func (s *Sim) Table(ctx context.Context, pipeline, name string, offset, limit int) (Table, error) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	p := s.Pipeline(pipeline)
+	if p == nil {
+		return Table{}, fmt.Errorf("no %s pipeline in this scene", pipeline)
+	}
+	q, ok := tableQueries[name]
+	if !ok {
+		return Table{}, fmt.Errorf("no table %q (tables: %s)", name, strings.Join(TableNames, ", "))
+	}
+	t := Table{Name: name, Columns: tableColumns[name], Offset: offset}
+	if err := p.pool.QueryRow(ctx, q.count).Scan(&t.Total); err != nil {
+		return t, fmt.Errorf("count %s: %w", name, err)
+	}
+	rows, err := p.pool.Query(ctx, q.rows, offset, limit)
+	if err != nil {
+		return t, fmt.Errorf("read %s: %w", name, err)
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]string, error) {
+		vals := make([]string, len(r.FieldDescriptions()))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		return vals, r.Scan(ptrs...)
+	})
+	if err != nil {
+		return t, fmt.Errorf("read %s: %w", name, err)
+	}
+	for _, r := range all {
+		t.Keys = append(t.Keys, r[0])
+		t.Rows = append(t.Rows, r[1:])
+	}
+	return t, nil
+}
+
+// Metrics is the S24 dashboard of one pipeline, the age of the oldest
+// pending message first: it is the one figure that says the relay is behind.
+type Metrics struct {
+	Pipeline string
+	engine.Metrics
+}
+
+// Metrics reads the S24 figures of every pipeline at the virtual now.
+func (s *Sim) Metrics(ctx context.Context) ([]Metrics, error) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	var out []Metrics
+	for _, p := range s.pipes {
+		var m engine.Metrics
+		err := p.withConn(ctx, func(c *pgx.Conn) error {
+			var err error
+			m, err = engine.Snapshot(ctx, c, s.clock.Peek(), p.counters)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s metrics: %w", p.Kind, err)
+		}
+		out = append(out, Metrics{Pipeline: p.Kind, Metrics: m})
+	}
+	return out, nil
+}

@@ -1,0 +1,35 @@
+package sim
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Entry is one line of the timeline: something an actor did or had done to it.
+type Entry struct {
+	Seq        int       `json:"seq"`
+	At         time.Time `json:"at"` // virtual time
+	Pipeline   string    `json:"pipeline"`
+	Actor      string    `json:"actor"`
+	Kind       string    `json:"kind"` // checkpoint, crash, fault, command, answer, error, clock
+	Checkpoint string    `json:"checkpoint,omitempty"`
+	Statement  string    `json:"statement,omitempty"`
+	SQL        string    `json:"sql,omitempty"`
+	Rows       int64     `json:"rows"`
+	MessageIDs []string  `json:"message_ids,omitempty"`
+	PaymentID  string    `json:"payment_id,omitempty"`
+	Delivery   int       `json:"delivery,omitempty"`
+	Explain    string    `json:"explain"`
+}
+
+// WriteJSONLines writes entries as JSON lines.
+func WriteJSONLines(w io.Writer, entries []Entry) error {
+	enc := json.NewEncoder(w)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
