@@ -151,3 +151,22 @@ func TestRunExitsOneWhenExpectationFails(t *testing.T) {
 		t.Errorf("output does not show the failed expectation:\n%s", out.String())
 	}
 }
+
+// The README's scene table names every built-in scene, so a new scene is
+// not left undocumented.
+func TestReadmeListsEveryScene(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"scenes"}, &out, &errb); code != exitOK {
+		t.Fatal(errb.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		name := strings.Fields(line)[0]
+		if !strings.Contains(string(readme), "| "+name+" |") {
+			t.Errorf("README's scene table lacks %s", name)
+		}
+	}
+}
