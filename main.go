@@ -26,6 +26,7 @@ by breaking a real one.
 Usage:
   outboxlab [flags]             open the simulator
   outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 or 1)
+  outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
@@ -71,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "doctor":
 		return doctor(args, stdout, stderr)
+	case "serve":
+		return serve(args, stdout, stderr)
 	case "scenes":
 		return listScenes(args, stdout, stderr)
 	case "run":
@@ -258,5 +261,35 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 	if !res.Held {
 		return exitFail
 	}
+	return exitOK
+}
+
+// serve keeps the server up for a look with psql, and stops it cleanly on
+// SIGINT, SIGTERM or SIGHUP.
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pg.Boot(ctx, pf.options(nil))
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
+		return exitFail
+	}
+	for _, f := range srv.Facts() {
+		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
+	fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
+	<-ctx.Done()
+	if err := srv.Stop(); err != nil {
+		fmt.Fprintf(stderr, "outboxlab serve: stop: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintln(stdout, "stopped")
 	return exitOK
 }

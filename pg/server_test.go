@@ -499,3 +499,39 @@ func postmastersOn(t *testing.T, pgdata string) []int {
 	}
 	return pids
 }
+
+// --database-url uses an external server: nothing is booted, the schema is
+// migrated there, and Stop leaves that server alone.
+func TestExternalDatabaseURL(t *testing.T) {
+	t.Parallel()
+	host := boot(t, Options{DataDir: tempDataDir(t)})
+	ctx := context.Background()
+	if err := host.CreateDatabase(ctx, "external_app"); err != nil {
+		t.Fatal(err)
+	}
+	var progress []Stage
+	ext, err := Boot(ctx, Options{DatabaseURL: host.DatabaseURL("external_app"), Progress: func(p Progress) { progress = append(progress, p.Stage) }})
+	if err != nil {
+		t.Fatalf("boot with --database-url: %v", err)
+	}
+	if !ext.External() || ext.Cold {
+		t.Errorf("External() = %v, Cold = %v", ext.External(), ext.Cold)
+	}
+	if len(progress) == 0 || progress[len(progress)-1] != StageReady {
+		t.Errorf("progress stages %v, want it to end with ready", progress)
+	}
+	if err := ext.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := connect(t, host).Ping(ctx); err != nil {
+		t.Errorf("Stop of an external server stopped the host: %v", err)
+	}
+	for _, f := range ext.Facts() {
+		if strings.Contains(f.Value, host.password) {
+			t.Errorf("fact %s shows the password: %q", f.Name, f.Value)
+		}
+	}
+	if _, err := Boot(ctx, Options{DatabaseURL: "postgres://outboxlab:wrong@127.0.0.1:1/none?connect_timeout=2"}); err == nil || !strings.Contains(err.Error(), "connect to --database-url") {
+		t.Errorf("unreachable --database-url: %v", err)
+	}
+}

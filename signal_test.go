@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as outboxlab: with this variable set, TestMain runs
+// the program with the arguments that follow instead of the tests.
+const childArgsEnv = "OUTBOXLAB_MAIN_TEST_ARGS"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgsEnv); args != "" {
+		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// outboxlab serve stops its server on SIGINT, SIGTERM and SIGHUP: nothing is
+// left running on its data directory.
+func TestServeStopsServerOnSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := tempDataDir(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), childArgsEnv+"=serve --data-dir "+dir)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(out)
+			ready := false
+			for lines.Scan() {
+				if strings.HasPrefix(lines.Text(), "serving") {
+					ready = true
+					break
+				}
+			}
+			if !ready {
+				_ = cmd.Process.Kill()
+				t.Fatal("serve never said it was serving")
+			}
+			if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 1 {
+				t.Fatalf("%d servers while serving, want 1", n)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			rest := ""
+			for lines.Scan() {
+				rest += lines.Text() + "\n"
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve exited with %v after %v", err, sig)
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("serve did not exit after %v", sig)
+			}
+			if !strings.Contains(rest, "stopped") {
+				t.Errorf("serve did not say it stopped: %q", rest)
+			}
+			if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
+				t.Errorf("%d servers still run on the data directory after %v", n, sig)
+			}
+		})
+	}
+}
+
+// postmasters counts PostgreSQL servers running on pgdata.
+func postmasters(t *testing.T, pgdata string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		if filepath.Base(args[0]) != "postgres" {
+			continue
+		}
+		for i, a := range args {
+			if a == "-D" && i+1 < len(args) && filepath.Clean(args[i+1]) == filepath.Clean(pgdata) {
+				n++
+			}
+		}
+	}
+	return n
+}
