@@ -535,3 +535,36 @@ func TestExternalDatabaseURL(t *testing.T) {
 		t.Errorf("unreachable --database-url: %v", err)
 	}
 }
+
+// The download step leaves nothing behind: no embedded_postgres_log temp
+// files, no half-extracted binaries, no scratch cluster. Offline (as on CI)
+// it fails fast with the library's reason; online it leaves a usable cache.
+func TestDownloadLeavesNoDebris(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	before := embeddedLogFiles()
+	start := time.Now()
+	dir, err := downloadBinaries(context.Background(), cache)
+	took := time.Since(start)
+	for f := range embeddedLogFiles() {
+		if !before[f] {
+			t.Errorf("left behind %s", f)
+		}
+	}
+	if scratch, _ := filepath.Glob(filepath.Join(cache, "download-*")); len(scratch) > 0 {
+		t.Errorf("left behind scratch directories %v", scratch)
+	}
+	if err != nil {
+		t.Logf("download failed in %v: %v", took, err)
+		if _, statErr := os.Stat(filepath.Join(cache, "pg", string(downloadVersion))); statErr == nil {
+			t.Errorf("a failed download left %s", filepath.Join(cache, "pg", string(downloadVersion)))
+		}
+		if !strings.HasPrefix(err.Error(), "embedded-postgres ") {
+			t.Errorf("error %q does not say which step failed", err)
+		}
+		return
+	}
+	if !isInstallation(dir) {
+		t.Errorf("download reported %s, which holds no installation", dir)
+	}
+}
