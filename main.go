@@ -18,6 +18,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui"
 )
 
 const usage = `outboxlab: learn reliable event delivery (transactional outbox, relay, inbox)
@@ -144,24 +145,30 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// simulator boots the database and reports; the terminal UI builds on it.
+// simulator opens the terminal UI: it boots PostgreSQL on its boot screen,
+// opens a scene and stops the server when the learner quits.
 func simulator(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("outboxlab", stderr)
 	var pf pgFlags
 	pf.register(fs)
+	scene := fs.String("scene", "", "scene to open first (default: the first of `outboxlab scenes`)")
+	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
+	mode := fs.String("mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
+	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
+	autoplay := fs.Bool("autoplay", false, "start playing the scene instead of paused")
 	if err := parse(fs, args); err != nil {
 		return exitUsage
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	srv, err := pg.Boot(ctx, pf.options(func(p pg.Progress) { fmt.Fprintf(stdout, "… %s %s\n", p.Stage, p.Detail) }))
+	err := ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: *dir, Scene: *scene, Seed: *seed, Mode: *mode, Autoplay: *autoplay})
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab: %v\n", err)
+		var usage *ui.UsageError
+		if errors.As(err, &usage) {
+			return exitUsage
+		}
 		return exitFail
-	}
-	defer srv.Stop()
-	for _, f := range srv.Facts() {
-		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
 	}
 	return exitOK
 }

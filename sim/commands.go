@@ -52,8 +52,11 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 	case "capture":
 		return s.capture()
 	case "crash", "stall", "fail-commit", "drop-commit":
-		if len(st.Args) == 3 {
+		if len(st.Args) == 3 && arg(1) == "at" {
 			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
+		}
+		if st.Cmd != "crash" || len(st.Args) != 1 {
+			return fmt.Errorf("want %s ACTOR at CHECKPOINT", st.Cmd)
 		}
 		return s.crashNow(ctx, arg(0))
 	case "resume":
@@ -437,4 +440,7 @@ func (p *Pipeline) withConn(ctx context.Context, fn func(*pgx.Conn) error) error
 	return fn(c.Conn())
 }
 
-func short(id uuid.UUID) string { return id.String()[:8] + "…" }
+// short names an id by its last 8 hex digits: a uuid v7 begins with its
+// timestamp, so ids made in the same millisecond share their first digits
+// and only the random tail tells them apart. The TUI's tables show the same.
+func short(id uuid.UUID) string { s := id.String(); return "…" + s[len(s)-8:] }

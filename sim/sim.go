@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -179,6 +180,8 @@ type ActorView struct {
 
 // Actors describes every actor of every pipeline, plus each broker.
 func (s *Sim) Actors() []ActorView {
+	s.op.Lock()
+	defer s.op.Unlock()
 	var out []ActorView
 	for _, p := range s.pipes {
 		for _, r := range p.runners {
@@ -186,6 +189,7 @@ func (s *Sim) Actors() []ActorView {
 			for cp, f := range r.armed {
 				v.Armed = append(v.Armed, f.kind+" at "+string(cp))
 			}
+			slices.Sort(v.Armed)
 			out = append(out, v)
 		}
 		st := Idle

@@ -29,14 +29,14 @@ var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledg
 var tableQueries = map[string]struct{ count, rows string }{
 	"payments": {
 		`SELECT count(*) FROM payments`,
-		`SELECT id::text, left(id::text, 8), client_id, amount_cents::text, currency, version::text, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		`SELECT id::text, right(id::text, 8), client_id, amount_cents::text, currency, version::text, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
 		 FROM payments ORDER BY created_at, id OFFSET $1 LIMIT $2`,
 	},
 	"outbox_messages": {
 		`SELECT count(*) FROM outbox_messages`,
 		`SELECT id::text || ':' || attempts || ':' || COALESCE(lock_id::text, '') || ':' || COALESCE(published_at::text, '') || ':' || COALESCE(dead_lettered_at::text, ''),
-		        left(id::text, 8), left(aggregate_id, 8), aggregate_version::text, attempts::text,
-		        COALESCE(left(lock_id::text, 8), '-'),
+		        right(id::text, 8), right(aggregate_id, 8), aggregate_version::text, attempts::text,
+		        COALESCE(right(lock_id::text, 8), '-'),
 		        COALESCE(to_char(locked_until AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
 		        to_char(next_attempt_at AT TIME ZONE 'UTC', 'HH24:MI:SS'),
 		        COALESCE(to_char(published_at AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
@@ -46,17 +46,17 @@ var tableQueries = map[string]struct{ count, rows string }{
 	},
 	"inbox_messages": {
 		`SELECT count(*) FROM inbox_messages`,
-		`SELECT consumer_name || ':' || message_id::text, consumer_name, left(message_id::text, 8), to_char(processed_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		`SELECT consumer_name || ':' || message_id::text, consumer_name, right(message_id::text, 8), to_char(processed_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
 		 FROM inbox_messages ORDER BY processed_at, consumer_name, message_id OFFSET $1 LIMIT $2`,
 	},
 	"ledger_entries": {
 		`SELECT count(*) FROM ledger_entries`,
-		`SELECT id::text, id::text, left(message_id::text, 8), left(payment_id::text, 8), amount_cents::text, currency, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		`SELECT id::text, id::text, right(message_id::text, 8), right(payment_id::text, 8), amount_cents::text, currency, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
 		 FROM ledger_entries ORDER BY id OFFSET $1 LIMIT $2`,
 	},
 	"notifications": {
 		`SELECT count(*) FROM notifications`,
-		`SELECT id::text, id::text, left(message_id::text, 8), left(payment_id::text, 8), body, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
+		`SELECT id::text, id::text, right(message_id::text, 8), right(payment_id::text, 8), body, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
 		 FROM notifications ORDER BY id OFFSET $1 LIMIT $2`,
 	},
 }

@@ -1,0 +1,54 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Edge is what is in flight between two actors, as the pipeline view draws
+// it on the arrow between them.
+type Edge struct {
+	Pipeline string
+	From, To string
+	Queued   int // waiting to be taken (outbox rows ready or retrying; broker messages queued)
+	Unacked  int // taken and not finished (rows leased by a relay; deliveries not ACKed)
+}
+
+// sqlOutboxEdge counts pending rows: not leased (or lease expired) vs leased now.
+const sqlOutboxEdge = `
+SELECT count(*) FILTER (WHERE locked_until IS NULL OR locked_until <= $1),
+       count(*) FILTER (WHERE locked_until > $1)
+FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL`
+
+// Edges lists the messages in flight on each edge of each pipeline: in the
+// outbox (postgres → relays) and in the broker (broker → each consumer).
+func (s *Sim) Edges(ctx context.Context) ([]Edge, error) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	var out []Edge
+	now := s.clock.Peek()
+	for _, p := range s.pipes {
+		if p.Kind == "outbox" {
+			e := Edge{Pipeline: p.Kind, From: "postgres", To: "relay"}
+			if err := p.pool.QueryRow(ctx, sqlOutboxEdge, now).Scan(&e.Queued, &e.Unacked); err != nil {
+				return nil, fmt.Errorf("outbox edge: %w", err)
+			}
+			out = append(out, e)
+		}
+		st := p.broker.Stats()
+		for _, c := range consumerNames {
+			out = append(out, Edge{Pipeline: p.Kind, From: "broker", To: c, Queued: st.Queued[c], Unacked: st.InFlight[c]})
+		}
+	}
+	return out, nil
+}
+
+// NextDue is when something pending next becomes due (a retry, a lease
+// expiry, a redelivery); pending is false when nothing is in flight. A UI
+// plays a drain step by step with it: step until quiet, advance to NextDue.
+func (s *Sim) NextDue(ctx context.Context) (next time.Time, pending bool, err error) {
+	s.op.Lock()
+	defer s.op.Unlock()
+	return s.nextDue(ctx)
+}

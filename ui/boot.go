@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// bootProgressMsg is one boot stage beginning.
+type bootProgressMsg struct{ p pg.Progress }
+
+// bootDoneMsg is pg.Boot's result.
+type bootDoneMsg struct {
+	srv *pg.Server
+	err error
+}
+
+// bootPane is the first screen: PostgreSQL's boot stages with a spinner
+// while the server starts, or the boot error as doctor prints it.
+type bootPane struct {
+	st      *Styles
+	w, h    int
+	spin    spinner.Model
+	started time.Time
+	stages  []pg.Progress
+	err     error
+	done    bool
+}
+
+func newBootPane(st *Styles) bootPane {
+	return bootPane{st: st, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)), started: time.Now()}
+}
+
+func (b *bootPane) SetSize(w, h int)         { b.w, b.h = w, h }
+func (b bootPane) ShortHelp() []key.Binding  { return nil }
+func (b bootPane) FullHelp() [][]key.Binding { return nil }
+
+func (b bootPane) Update(msg tea.Msg) (bootPane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		if b.done || b.err != nil {
+			return b, nil // stop spinning: no busy redraw once booted
+		}
+		var cmd tea.Cmd
+		b.spin, cmd = b.spin.Update(msg)
+		return b, cmd
+	case bootProgressMsg:
+		b.stages = append(b.stages, msg.p)
+		if msg.p.Stage == pg.StageReady {
+			b.done = true
+		}
+	case bootDoneMsg:
+		b.err = msg.err
+		b.done = msg.err == nil
+	}
+	return b, nil
+}
+
+func (b bootPane) View() string {
+	st := b.st.Boot
+	lines := []string{
+		st.Title.Render("outboxlab") + b.st.App.Muted.Render(" · the transactional outbox, relay and inbox, on a real PostgreSQL"),
+		"",
+	}
+	if len(b.stages) == 0 && b.err == nil {
+		lines = append(lines, b.spin.View()+" "+st.Current.Render("booting PostgreSQL…"))
+	}
+	for i, p := range b.stages {
+		last := i == len(b.stages)-1
+		text := p.Stage.String()
+		if p.Detail != "" {
+			text += "  " + b.st.App.Muted.Render(p.Detail)
+		}
+		switch {
+		case last && b.err != nil:
+			lines = append(lines, st.Error.Render("✗ ")+text)
+		case last && !b.done:
+			lines = append(lines, b.spin.View()+" "+st.Current.Render(p.Stage.String())+dim(b.st, p.Detail))
+		default:
+			lines = append(lines, st.Done.Render("✓ ")+text)
+		}
+	}
+	if b.err != nil {
+		lines = append(lines, "", st.Error.Render("PostgreSQL did not start:"))
+		w := max(20, b.w-4)
+		for _, l := range strings.Split(b.err.Error(), "\n") {
+			for _, wl := range strings.Split(lipgloss.Wrap(l, w, " /"), "\n") {
+				lines = append(lines, "  "+wl)
+			}
+		}
+		lines = append(lines, "", st.Hint.Render("`outboxlab doctor` prints the same; --pg-bin, --data-dir or --database-url choose another server. q quits."))
+	} else if !b.done {
+		lines = append(lines, "", st.Hint.Render(fmt.Sprintf("a cold boot runs initdb once; later boots reuse the cluster · q quits")))
+	}
+	return block(strings.Join(lines, "\n"), b.w, b.h)
+}
+
+func dim(st *Styles, s string) string {
+	if s == "" {
+		return ""
+	}
+	return "  " + st.App.Muted.Render(s)
+}

@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// chooserPane is the small dialog behind c and s: first which actor, then
+// now or at which checkpoint (or restart a crashed actor, resume a stalled one).
+type chooserPane struct {
+	st    *Styles
+	keys  chooserKeys
+	w, h  int
+	fault string // crash | stall
+	actor string // "" while choosing the actor
+	items []choice
+	cur   int
+
+	actorStates map[string]sim.ActorState
+}
+
+type choice struct {
+	label string
+	value string
+	note  string
+}
+
+type chooserKeys struct{ Up, Down, Choose, Back key.Binding }
+
+// faultChosenMsg is the command the dialog built.
+type faultChosenMsg struct{ step scenes.Step }
+
+// closeChooserMsg closes the dialog without doing anything.
+type closeChooserMsg struct{}
+
+func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPane {
+	c := chooserPane{st: st, fault: fault, keys: chooserKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
+		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
+	seen := map[string]bool{}
+	for _, a := range actors {
+		if a.Name == "broker" || seen[a.Name] {
+			continue
+		}
+		seen[a.Name] = true
+		note := a.State.String()
+		if a.At != "" {
+			note += " at " + string(a.At)
+		}
+		c.items = append(c.items, choice{label: a.Name, value: a.Name, note: note})
+	}
+	c.actorStates = map[string]sim.ActorState{}
+	for _, a := range actors {
+		c.actorStates[a.Name] = a.State
+	}
+	return c
+}
+
+func (c *chooserPane) SetSize(w, h int) { c.w, c.h = w, h }
+func (c chooserPane) ShortHelp() []key.Binding {
+	return []key.Binding{c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
+}
+func (c chooserPane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+
+func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return c, nil
+	}
+	switch {
+	case key.Matches(k, c.keys.Up):
+		c.cur = (c.cur + len(c.items) - 1) % max(1, len(c.items))
+	case key.Matches(k, c.keys.Down):
+		c.cur = (c.cur + 1) % max(1, len(c.items))
+	case key.Matches(k, c.keys.Back):
+		return c, func() tea.Msg { return closeChooserMsg{} }
+	case key.Matches(k, c.keys.Choose):
+		if len(c.items) == 0 {
+			return c, func() tea.Msg { return closeChooserMsg{} }
+		}
+		it := c.items[c.cur]
+		if c.actor == "" {
+			c.actor = it.value
+			c.items = c.whatItems()
+			c.cur = 0
+			return c, nil
+		}
+		step := c.step(it.value)
+		return c, func() tea.Msg { return faultChosenMsg{step} }
+	}
+	return c, nil
+}
+
+// whatItems are the second question's answers for the chosen actor.
+func (c chooserPane) whatItems() []choice {
+	state := c.actorStates[c.actor]
+	switch {
+	case c.fault == "crash" && state == sim.Crashed:
+		return []choice{{label: "restart", value: "restart", note: "a new process (a relay gets a new worker id)"}}
+	case c.fault == "stall" && state == sim.Stalled:
+		return []choice{{label: "resume", value: "resume", note: "let it go on, unaware of the time that passed"}}
+	}
+	var out []choice
+	if c.fault == "crash" {
+		out = append(out, choice{label: "now", value: "now", note: "kill it where it is"})
+	}
+	for _, cp := range checkpointsFor(c.actor) {
+		out = append(out, choice{label: "at " + cp, value: cp, note: "when it next reaches " + cp})
+	}
+	return out
+}
+
+func (c chooserPane) step(what string) scenes.Step {
+	switch what {
+	case "restart":
+		return scenes.Step{Cmd: "restart", Args: []string{c.actor}}
+	case "resume":
+		return scenes.Step{Cmd: "resume", Args: []string{c.actor}}
+	case "now":
+		return scenes.Step{Cmd: c.fault, Args: []string{c.actor}}
+	}
+	return scenes.Step{Cmd: c.fault, Args: []string{c.actor, "at", what}}
+}
+
+// checkpointsFor lists the checkpoints an actor can reach.
+func checkpointsFor(actor string) []string {
+	var prefixes []string
+	switch role(actor) {
+	case roleWriter:
+		prefixes = []string{actor + "."}
+	case roleRelay:
+		prefixes = []string{"relay."}
+	default:
+		prefixes = []string{"broker.", "consumer."}
+	}
+	var out []string
+	for _, cp := range scenes.Checkpoints {
+		for _, p := range prefixes {
+			if strings.HasPrefix(string(cp), p) {
+				out = append(out, string(cp))
+			}
+		}
+	}
+	return out
+}
+
+func (c chooserPane) View() string {
+	ds := c.st.Dialog
+	q := fmt.Sprintf("%s which actor?", c.fault)
+	if c.actor != "" {
+		q = fmt.Sprintf("%s %s when?", c.fault, c.actor)
+	}
+	lines := []string{ds.Title.Render(q), ""}
+	for i, it := range c.items {
+		mark := "  "
+		s := ds.Item
+		if i == c.cur {
+			mark, s = "▸ ", ds.Selected
+		}
+		lines = append(lines, s.Render(mark+pad(it.label, 26))+" "+ds.Hint.Render(it.note))
+	}
+	lines = append(lines, "", ds.Hint.Render("↑/↓ choose · enter confirm · esc cancel"))
+	return ds.Box.Render(strings.Join(lines, "\n"))
+}

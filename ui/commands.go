@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// resources are what must be released when the TUI ends, whatever state its
+// model is in: the server it booted and every simulation it built. They live
+// outside the model (Run reads them after the program ends); commands record
+// what they create here, and nothing here is drawn.
+type resources struct {
+	mu       sync.Mutex
+	srv      *pg.Server
+	ownsSrv  bool
+	sims     map[*sim.Sim]chan struct{}
+	bootDone chan struct{} // closed when a boot started by this TUI returned
+}
+
+func newResources() *resources {
+	return &resources{sims: map[*sim.Sim]chan struct{}{}}
+}
+
+func (r *resources) addSim(s *sim.Sim) chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	done := make(chan struct{})
+	r.sims[s] = done
+	return done
+}
+
+func (r *resources) closeSim(s *sim.Sim) {
+	r.mu.Lock()
+	done, ok := r.sims[s]
+	delete(r.sims, s)
+	r.mu.Unlock()
+	if ok {
+		close(done)
+		s.Close()
+	}
+}
+
+// shutdown closes every simulation and stops the server if this TUI booted it.
+func (r *resources) shutdown() error {
+	r.mu.Lock()
+	sims := make([]*sim.Sim, 0, len(r.sims))
+	for s := range r.sims {
+		sims = append(sims, s)
+	}
+	r.mu.Unlock()
+	for _, s := range sims {
+		r.closeSim(s)
+	}
+	r.mu.Lock()
+	srv, owns := r.srv, r.ownsSrv
+	r.srv = nil
+	r.mu.Unlock()
+	if srv != nil && owns {
+		return srv.Stop()
+	}
+	return nil
+}
+
+// bootCmd boots PostgreSQL; each stage is sent on progress as it begins, and
+// the channel is closed when Boot returns.
+func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, res *resources) tea.Cmd {
+	return func() tea.Msg {
+		defer close(res.bootDone)
+		user := opts.Progress
+		opts.Progress = func(p pg.Progress) {
+			if user != nil {
+				user(p)
+			}
+			select {
+			case progress <- p:
+			case <-ctx.Done():
+			}
+		}
+		srv, err := pg.Boot(ctx, opts)
+		close(progress)
+		if err == nil {
+			res.mu.Lock()
+			res.srv, res.ownsSrv = srv, true
+			res.mu.Unlock()
+		}
+		return bootDoneMsg{srv: srv, err: err}
+	}
+}
+
+// waitProgressCmd returns the next boot stage; re-armed after each.
+func waitProgressCmd(progress <-chan pg.Progress) tea.Cmd {
+	return func() tea.Msg {
+		p, ok := <-progress
+		if !ok {
+			return nil
+		}
+		return bootProgressMsg{p}
+	}
+}
+
+// simReadyMsg is a new simulation, built for a scene.
+type simReadyMsg struct {
+	id     int
+	sim    *sim.Sim
+	done   chan struct{}
+	actors []sim.ActorView
+	err    error
+}
+
+// newSimCmd closes the previous simulation (its databases are reused) and
+// builds the next one.
+func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg sim.Config) tea.Cmd {
+	return func() tea.Msg {
+		if old != nil {
+			res.closeSim(old)
+		}
+		s, err := sim.New(ctx, cfg)
+		if err != nil {
+			return simReadyMsg{id: id, err: err}
+		}
+		done := res.addSim(s)
+		return simReadyMsg{id: id, sim: s, done: done, actors: s.Actors()}
+	}
+}
+
+// simChangedMsg says the simulation changed: time to read it again.
+type simChangedMsg struct{ id int }
+
+// waitChangedCmd blocks on the simulation's channel and returns one
+// message; Update re-arms it.
+func waitChangedCmd(ctx context.Context, s *sim.Sim, done <-chan struct{}, id int) tea.Cmd {
+	ch := s.Changed()
+	return func() tea.Msg {
+		select {
+		case <-ch:
+			return simChangedMsg{id}
+		case <-done:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+}
+
+type actionKind int
+
+const (
+	actUnit actionKind = iota // one unit of play: the script's next command or one step
+	actStep                   // sim.Step
+	actDo                     // sim.Do(step)
+)
+
+// action is one thing to do to the simulation; actions run one at a time.
+type action struct {
+	kind   actionKind
+	step   scenes.Step
+	script bool // came from the scene's script
+	inRun  bool // a step of a scripted run or drain
+	user   bool // the learner asked for it
+}
+
+// actionDoneMsg is an action's outcome, with the actors' states read right
+// after it (sim.Actors is only read while no other operation runs).
+type actionDoneMsg struct {
+	id     int
+	act    action
+	moved  bool
+	actors []sim.ActorView
+	now    time.Time
+	err    error
+}
+
+func actionCmd(ctx context.Context, s *sim.Sim, id int, a action) tea.Cmd {
+	return func() tea.Msg {
+		var moved bool
+		var err error
+		switch a.kind {
+		case actStep:
+			moved, err = s.Step(ctx)
+		case actDo:
+			err = s.Do(ctx, a.step)
+			moved = err == nil
+		}
+		return actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err}
+	}
+}
+
+// snapshotMsg is one read of the simulation after a change: the oracles,
+// the new timeline entries and the table in view, each its pane's message.
+type snapshotMsg struct {
+	id       int
+	gen      int
+	now      time.Time
+	oracles  oraclesMsg
+	metrics  metricsMsg
+	timeline timelineMsg
+	table    tableMsg
+	err      error
+}
+
+// metricsReader is the simulator's S24 accessor.
+type metricsReader interface {
+	Metrics(ctx context.Context) ([]sim.Metrics, error)
+}
+
+func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, from int, req tableReq) tea.Cmd {
+	return func() tea.Msg {
+		msg := snapshotMsg{id: id, gen: gen}
+		msg.timeline = timelineMsg{from: from, entries: s.Timeline(from)}
+		msg.now = s.Now()
+		o, err := s.Oracles(ctx)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.oracles = oraclesMsg{o}
+		// The S24 figures, once the simulator reports them.
+		if mr, ok := any(s).(metricsReader); ok {
+			if ms, err := mr.Metrics(ctx); err == nil {
+				msg.metrics = metricsMsg{ms}
+			}
+		}
+		tb, err := s.Table(ctx, req.pipeline, req.name, req.offset, req.limit)
+		msg.table = tableMsg{simID: id, gen: gen, pipeline: req.pipeline, table: tb, err: err}
+		return msg
+	}
+}
+
+// tickMsg drives autoplay; a tick with a stale tag is dropped.
+type tickMsg struct{ tag int }
+
+func tickCmd(d time.Duration, tag int) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{tag} })
+}

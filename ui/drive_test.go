@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// driver plays the part of the Bubble Tea runtime for a test: it runs each
+// command on its own goroutine, as the runtime does, and feeds the messages
+// back to Update one at a time.
+type driver struct {
+	t    *testing.T
+	m    Model
+	msgs chan tea.Msg
+	quit bool
+}
+
+var prefixes atomic.Int64
+
+func newDriver(t *testing.T, opts Options) *driver {
+	t.Helper()
+	srv := pgtest.Server(t)
+	opts.DBPrefix = fmt.Sprintf("ui_%d_%d", time.Now().UnixNano()%1e6, prefixes.Add(1))
+	m, err := NewModel(t.Context(), srv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64)}
+	t.Cleanup(func() {
+		_ = d.m.Close()
+		for _, suffix := range []string{"_outbox", "_naive"} {
+			_ = srv.DropDatabase(context.Background(), opts.DBPrefix+suffix)
+		}
+	})
+	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.exec(m.Init())
+	d.waitFor("the simulation", func(m Model) bool { return m.sim != nil })
+	d.settle()
+	return d
+}
+
+func (d *driver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if msg := cmd(); msg != nil {
+			d.msgs <- msg
+		}
+	}()
+}
+
+func (d *driver) handle(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.exec(c)
+		}
+	case tea.QuitMsg:
+		d.quit = true
+	default:
+		next, cmd := d.m.Update(msg)
+		d.m = next.(Model)
+		d.exec(cmd)
+	}
+}
+
+// waitFor handles messages until cond holds.
+func (d *driver) waitFor(what string, cond func(Model) bool) {
+	d.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for !cond(d.m) {
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m.render()))
+		}
+	}
+}
+
+// settle handles messages until the model is idle and nothing arrives for a
+// moment (a change notice can trail the operation that caused it).
+func (d *driver) settle() {
+	d.t.Helper()
+	for {
+		d.waitFor("idle", func(m Model) bool {
+			return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty
+		})
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+		case <-time.After(80 * time.Millisecond):
+			return
+		}
+	}
+}
+
+func (d *driver) press(keys ...string) {
+	d.t.Helper()
+	for _, k := range keys {
+		d.handle(keyPress(k))
+		d.settle()
+	}
+}
+
+func (d *driver) oracle(kind string) sim.Oracle {
+	for _, o := range d.m.guarantees.oracles {
+		if o.Pipeline == kind {
+			return o
+		}
+	}
+	d.t.Fatalf("no %s oracle on screen", kind)
+	return sim.Oracle{}
+}
+
+func (d *driver) screen() string { return plain(d.m.render()) }
+
+// TestDriveCrashAfterPublish plays the crash-after-publish scene with n, as
+// a learner would, and checks what the screen shows against the scene's
+// expected outcome; then the learner repeats the lesson by hand.
+func TestDriveCrashAfterPublish(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	if !strings.Contains(d.screen(), "crash-after-publish") {
+		t.Fatalf("status bar lacks the scene:\n%s", d.screen())
+	}
+	for i := 0; d.m.script < len(d.m.scene.Steps) || d.m.run != ""; i++ {
+		if i > 500 {
+			t.Fatalf("script not done after 500 steps:\n%s", d.screen())
+		}
+		d.press("n")
+		if d.m.err != nil {
+			t.Fatalf("step %d: %v", i, d.m.err)
+		}
+	}
+	o := d.oracle("outbox")
+	if o.Publishes != 2 || o.Published != 1 || o.DuplicatesIgnored != 2 || o.DuplicateEffects != 0 || o.LedgerEntries != 1 || o.Notifications != 1 || o.LostEvents != 0 {
+		t.Errorf("after the scene: %+v", o)
+	}
+	scr := d.screen()
+	crashed := false
+	for _, e := range d.m.timeline.entries {
+		crashed = crashed || e.Kind == "crash" && e.Checkpoint == "relay.published"
+	}
+	if !crashed {
+		t.Error("the timeline has no crash of relay-1 at relay.published")
+	}
+	for _, want := range []string{"dup. ignored       2", "duplicate effects 0 ✓"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if d.m.timeline.total == 0 || len(d.m.tables.data.Rows) == 0 {
+		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.total, len(d.m.tables.data.Rows))
+	}
+
+	// Again by hand: a payment, relay-1 armed to crash at relay.published,
+	// run until quiet, the clock past the lease, relay-1 restarted.
+	d.press("p")
+	d.press("c", "down", "enter") // relay-1
+	d.press("down", "down", "enter")
+	if !strings.Contains(d.screen(), "crash@published") {
+		t.Errorf("the armed crash is not on screen:\n%s", d.screen())
+	}
+	stepUntilQuiet(d)
+	if !strings.Contains(d.screen(), "crashed at published") {
+		t.Errorf("relay-1 is not shown crashed at published:\n%s", d.screen())
+	}
+	d.press("t")
+	d.press("c", "down", "enter", "enter") // relay-1 → restart
+	stepUntilQuiet(d)
+	o = d.oracle("outbox")
+	if o.Payments != 2 || o.DuplicatesIgnored != 4 || o.DuplicateEffects != 0 || o.LedgerEntries != 2 {
+		t.Errorf("after the manual repeat: %+v\n%s", o, d.screen())
+	}
+
+	// Tables: the outbox, scrolled by key and by wheel, rows changed by the
+	// last step highlighted.
+	if d.m.tables.data.Name != "outbox_messages" || d.m.tables.data.Total != 2 {
+		t.Errorf("tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	}
+	d.press("right")
+	if d.m.tables.data.Name != "inbox_messages" || d.m.tables.data.Total != 4 {
+		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	}
+	d.handle(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
+	d.settle()
+
+	// Reset: a fresh simulation, empty tables.
+	d.press("r")
+	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
+	d.settle()
+	if o := d.oracle("outbox"); o.Payments != 0 || d.m.script != 0 {
+		t.Errorf("after reset: payments %d, script at %d", o.Payments, d.m.script)
+	}
+}
+
+func stepUntilQuiet(d *driver) {
+	d.t.Helper()
+	for i := 0; ; i++ {
+		if i > 300 {
+			d.t.Fatalf("still moving after 300 steps:\n%s", d.screen())
+		}
+		d.press("n")
+		if strings.Contains(d.m.notice, "nothing can move") {
+			return
+		}
+		if d.m.err != nil {
+			d.t.Fatalf("step: %v", d.m.err)
+		}
+	}
+}
+
+// TestDriveComparePlay runs the dual-write scene in compare mode with
+// autoplay at full speed, then opens the compare view.
+func TestDriveComparePlay(t *testing.T) {
+	d := newDriver(t, Options{Scene: "dual-write-crash"})
+	for range len(speeds) {
+		d.handle(keyPress("+"))
+	}
+	d.handle(keyPress("space"))
+	d.waitFor("the scene to play out", func(m Model) bool {
+		return !m.playing && !m.busy && m.script >= len(m.scene.Steps) && m.run == ""
+	})
+	d.settle()
+	if d.m.err != nil {
+		t.Fatal(d.m.err)
+	}
+	if n := d.oracle("naive"); n.LostEvents != 1 {
+		t.Errorf("naive lost events %d, want 1", n.LostEvents)
+	}
+	if o := d.oracle("outbox"); o.LostEvents != 0 || o.Effects != 2 {
+		t.Errorf("outbox: %+v", o)
+	}
+	d.press("v")
+	scr := d.screen()
+	for _, want := range []string{"Naive", "Outbox", "lost events       1 ✗ payment"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("compare view lacks %q:\n%s", want, scr)
+		}
+	}
+	// The scene picker: filter and open another scene.
+	d.press("/")
+	d.press("/")
+	for _, r := range "broker" {
+		d.press(string(r))
+	}
+	d.press("enter", "enter")
+	d.waitFor("broker-down", func(m Model) bool { return m.scene.Name == "broker-down" && m.sim != nil })
+}

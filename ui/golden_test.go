@@ -1,0 +1,247 @@
+package ui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// golden compares a view, ANSI stripped and trailing spaces trimmed, with
+// testdata/name.golden.
+func golden(t *testing.T, name, view string) {
+	t.Helper()
+	got := plain(view)
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui/ -run %s -update)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
+	}
+}
+
+func plain(view string) string {
+	lines := strings.Split(ansi.Strip(view), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func testStyles() *Styles {
+	st := DefaultStyles(true)
+	return &st
+}
+
+var t0 = sim.Epoch
+
+// fixtures: a crash-after-publish run caught after the relay's restart.
+func fixtureActors() []sim.ActorView {
+	return []sim.ActorView{
+		{Pipeline: "outbox", Name: "api", State: sim.Idle},
+		{Pipeline: "outbox", Name: "relay-1", State: sim.Paused, At: engine.RelayPublished},
+		{Pipeline: "outbox", Name: "relay-2", State: sim.Crashed, At: engine.RelayClaimed},
+		{Pipeline: "outbox", Name: "accounting", State: sim.Paused, At: engine.ConsumerDuplicate},
+		{Pipeline: "outbox", Name: "notifications", State: sim.Stalled, At: engine.ConsumerInboxInserted, Armed: []string{"crash at consumer.acked"}},
+		{Pipeline: "outbox", Name: "broker", State: sim.Idle},
+	}
+}
+
+func fixtureCompareActors() []sim.ActorView {
+	return append([]sim.ActorView{
+		{Pipeline: "naive", Name: "naive", State: sim.Crashed, At: engine.NaiveCommitted},
+		{Pipeline: "naive", Name: "accounting", State: sim.Idle},
+		{Pipeline: "naive", Name: "notifications", State: sim.Idle},
+		{Pipeline: "naive", Name: "broker", State: sim.Down},
+	}, fixtureActors()...)
+}
+
+func fixtureOracles() []sim.Oracle {
+	return []sim.Oracle{
+		{Pipeline: "naive", Payments: 1, LostEvents: 1, LostExample: "0190f5a2-7c1e-7000-8000-00000000000a", Crashes: 1},
+		{Pipeline: "outbox", Payments: 1, OutboxRows: 1, Published: 1, Publishes: 2, Deliveries: 4,
+			DuplicatesDelivered: 2, DuplicatesIgnored: 2, Effects: 2, LedgerEntries: 1, Notifications: 1,
+			Crashes: 1, MaxAttempts: 2, Pending: 1, OldestPendingAge: 31 * time.Second},
+	}
+}
+
+func fixtureBadOracle() []sim.Oracle {
+	return []sim.Oracle{{Pipeline: "outbox", Payments: 2, OutboxRows: 2, Published: 2, Publishes: 3, Deliveries: 6,
+		DuplicatesDelivered: 2, Effects: 5, DuplicateEffects: 1, DuplicateExample: "0190f5a2-7c1e-7000-8000-0000000000bb",
+		PhantomEffects: 2, PhantomExample: "0190f5a2-7c1e-7000-8000-0000000000cc"}}
+}
+
+func fixtureEntries() []sim.Entry {
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	return []sim.Entry{
+		{Seq: 1, At: at(0), Actor: "client", Kind: "command", Explain: "a client asks for a 12.50 EUR payment (payment 0190f5a2…, event 0190f5a3…)"},
+		{Seq: 2, At: at(1), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.inserted", Statement: "insert_outbox", SQL: "INSERT INTO outbox_messages (id, aggregate_type)\nVALUES ($1, $2)", Rows: 1, Explain: "payment and outbox row inserted in one transaction, not yet committed"},
+		{Seq: 3, At: at(2), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit", SQL: "COMMIT", Explain: "committed: the payment and its event exist together"},
+		{Seq: 4, At: at(3), Pipeline: "outbox", Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.claimed", Statement: "claim_batch", SQL: "WITH ready AS (\n  SELECT id FROM outbox_messages\n  FOR UPDATE SKIP LOCKED\n)\nUPDATE outbox_messages SET lock_id = $1", Rows: 1, MessageIDs: []string{"0190f5a3-0000-7000-8000-000000000001"}, Explain: "relay-1 leased 1 row until 12:00:30"},
+		{Seq: 5, At: at(4), Pipeline: "outbox", Actor: "relay-1", Kind: "crash", Checkpoint: "relay.published", Explain: "relay-1 dies after the broker accepted the message, before marking it: the lease will expire"},
+		{Seq: 6, At: at(31004), Actor: "clock", Kind: "clock", Explain: "the clock moves 31s forward, to 12:00:31"},
+		{Seq: 7, At: at(31005), Pipeline: "outbox", Actor: "accounting", Kind: "checkpoint", Checkpoint: "consumer.duplicate", Statement: "insert_inbox", Rows: 0, Delivery: 2, Explain: "the inbox already has this message: a duplicate, ignored"},
+	}
+}
+
+func fixtureTable() sim.Table {
+	return sim.Table{
+		Name:    "outbox_messages",
+		Columns: []string{"id", "aggregate", "ver", "att", "lock", "lease until", "next attempt", "published", "dead", "last error"},
+		Rows: [][]string{
+			{"0190f5a3", "0190f5a2", "1", "2", "-", "-", "12:00:00", "12:00:31", "-", ""},
+			{"0190f5a4", "0190f5a2", "2", "1", "7c1e0001", "12:01:01", "12:00:31", "-", "-", ""},
+		},
+		Keys:   []string{"k1", "k2"},
+		Total:  2,
+		Offset: 0,
+	}
+}
+
+func TestPipelinePaneGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		w, h   int
+		actors []sim.ActorView
+	}{
+		{"pipeline_outbox_120", 120, 9, fixtureActors()},
+		{"pipeline_outbox_80", 80, 5, fixtureActors()},
+		{"pipeline_compare_120", 120, 13, fixtureCompareActors()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPipelinePane(testStyles())
+			p, _ = p.Update(actorsMsg{tc.actors})
+			p, _ = p.Update(oraclesMsg{fixtureOracles()})
+			p.SetSize(tc.w, tc.h)
+			golden(t, tc.name, p.View())
+		})
+	}
+}
+
+func TestTablesPaneGolden(t *testing.T) {
+	p := newTablesPane(testStyles())
+	p.reset(nil, 1, []string{"outbox"})
+	p.table = 1
+	p.SetSize(100, 6)
+	p, _ = p.Update(tableMsg{simID: 1, gen: 1, pipeline: "outbox", table: sim.Table{Name: "outbox_messages", Columns: fixtureTable().Columns, Rows: fixtureTable().Rows[:1], Keys: []string{"k1"}, Total: 1}})
+	p, _ = p.Update(tableMsg{simID: 1, gen: 2, pipeline: "outbox", table: fixtureTable()})
+	if !p.changed["k2"] || p.changed["k1"] {
+		t.Errorf("changed = %v, want only k2 (the row the last step added)", p.changed)
+	}
+	golden(t, "tables_outbox_100", p.View())
+	p.focused = true
+	p.SetSize(60, 5)
+	golden(t, "tables_outbox_60_focused", p.View())
+}
+
+func TestTimelinePaneGolden(t *testing.T) {
+	p := newTimelinePane(testStyles())
+	p, _ = p.Update(timelineMsg{from: 0, entries: fixtureEntries()})
+	p.SetSize(120, 9)
+	golden(t, "timeline_120", p.View())
+	p.SetSize(80, 6)
+	golden(t, "timeline_80", p.View())
+
+	// Select the claim and open its SQL.
+	p.SetSize(120, 16)
+	for range 3 {
+		p, _ = p.Update(keyPress("up"))
+	}
+	p, _ = p.Update(keyPress("enter"))
+	golden(t, "timeline_sql_120", p.View())
+
+	// A stale read (from the wrong index) is dropped.
+	p, _ = p.Update(timelineMsg{from: 3, entries: fixtureEntries()})
+	if p.total != len(fixtureEntries()) {
+		t.Errorf("stale timeline read appended: total %d", p.total)
+	}
+}
+
+func TestGuaranteesPaneGolden(t *testing.T) {
+	g := newGuaranteesPane(testStyles())
+	g, _ = g.Update(oraclesMsg{fixtureOracles()})
+	g.SetSize(100, 10)
+	golden(t, "guarantees_compare_100", g.View())
+	g.SetSize(80, 5)
+	golden(t, "guarantees_compact_80", g.compactView())
+
+	g, _ = g.Update(oraclesMsg{fixtureBadOracle()})
+	g.SetSize(44, 10)
+	golden(t, "guarantees_violations_44", g.View())
+}
+
+func TestMetricsPaneGolden(t *testing.T) {
+	m := newMetricsPane(testStyles())
+	m, _ = m.Update(oraclesMsg{fixtureOracles()})
+	m.SetSize(44, 7)
+	golden(t, "metrics_44", m.View())
+}
+
+func TestBootPaneGolden(t *testing.T) {
+	b := newBootPane(testStyles())
+	b.SetSize(80, 10)
+	b, _ = b.Update(bootProgressMsg{pgProgress(0, "")})
+	b, _ = b.Update(bootProgressMsg{pgProgress(3, "")})
+	golden(t, "boot_starting", b.View())
+	b, _ = b.Update(bootDoneMsg{err: errString("no PostgreSQL binaries found: install postgresql or pass --pg-bin")})
+	golden(t, "boot_error", b.View())
+}
+
+func TestPickerGolden(t *testing.T) {
+	all, err := scenes.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPickerPane(testStyles(), all, true)
+	p.SetSize(100, 22)
+	p.selectScene("crash-after-publish")
+	golden(t, "picker_100", p.View())
+}
+
+func TestChooserGolden(t *testing.T) {
+	c := newChooserPane(testStyles(), "crash", fixtureActors())
+	golden(t, "chooser_actor", c.View())
+	c, _ = c.Update(keyPress("down"))
+	c, _ = c.Update(keyPress("enter"))
+	golden(t, "chooser_checkpoint", c.View())
+	c, _ = c.Update(keyPress("down"))
+	c, _ = c.Update(keyPress("down"))
+	_, cmd := c.Update(keyPress("enter"))
+	got := cmd().(faultChosenMsg).step
+	if got.String() != "crash relay-1 at relay.published" {
+		t.Errorf("chosen %q, want crash relay-1 at relay.published", got)
+	}
+}
+
+func TestMetricsPaneS24Golden(t *testing.T) {
+	m := newMetricsPane(testStyles())
+	m, _ = m.Update(oraclesMsg{fixtureOracles()})
+	x := sim.Metrics{Pipeline: "outbox"}
+	x.OutboxPendingTotal, x.OldestPendingAge = 1, 31*time.Second
+	x.PublishesPerSecond, x.AttemptsPerMessage = 0.5, 2
+	x.ExpiredLeasesRecovered, x.InboxDuplicatesIgnored = 1, 2
+	x.OccurredToPublished = engine.LatencySummary{Count: 1, P50: 31 * time.Second, P99: 31 * time.Second}
+	m, _ = m.Update(metricsMsg{[]sim.Metrics{x}})
+	m.SetSize(50, 10)
+	golden(t, "metrics_s24_50", m.View())
+}

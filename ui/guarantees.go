@@ -1,0 +1,304 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// guaranteesPane shows the oracle of each pipeline: the three violations
+// first (lost events, phantom effects, duplicate effects), red with an
+// example id the moment one happens, then what the pipeline did.
+type guaranteesPane struct {
+	st      *Styles
+	w, h    int
+	focused bool
+	oracles []sim.Oracle
+}
+
+func newGuaranteesPane(st *Styles) guaranteesPane { return guaranteesPane{st: st} }
+
+func (g guaranteesPane) Update(msg tea.Msg) (guaranteesPane, tea.Cmd) {
+	if msg, ok := msg.(oraclesMsg); ok {
+		g.oracles = msg.oracles
+	}
+	return g, nil
+}
+
+func (g *guaranteesPane) SetSize(w, h int)         { g.w, g.h = w, h }
+func (g guaranteesPane) ShortHelp() []key.Binding  { return nil }
+func (g guaranteesPane) FullHelp() [][]key.Binding { return nil }
+
+// Height is what the pane needs at width w.
+func (g guaranteesPane) Height(w int) int {
+	return 1 + len(strings.Split(g.body(w), "\n"))
+}
+
+func (g guaranteesPane) View() string {
+	title := paneTitle(g.st, g.focused, "Guarantees", "the oracle, from the database", g.w)
+	return block(title+"\n"+g.body(g.w), g.w, g.h)
+}
+
+func (g guaranteesPane) body(w int) string {
+	if len(g.oracles) == 0 {
+		return g.st.Pane.Empty.Render("  waiting for the oracle…")
+	}
+	// Side by side when each pipeline gets 38 cells, else stacked.
+	if len(g.oracles) > 1 && w/len(g.oracles) >= 38 {
+		cw := (w - 1) / len(g.oracles)
+		blocks := make([]string, len(g.oracles))
+		h := 0
+		for _, o := range g.oracles {
+			h = max(h, len(g.pipelineLines(o, cw)))
+		}
+		for i, o := range g.oracles {
+			blocks[i] = strings.Join(fitLines(g.pipelineLines(o, cw), cw, h), "\n")
+		}
+		return joinColumns(g.st.Pane.Gutter.Render("│"), blocks...)
+	}
+	var lines []string
+	for _, o := range g.oracles {
+		lines = append(lines, g.pipelineLines(o, w)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// viewPipeline draws one pipeline's figures in a w×h block (compare view).
+func (g guaranteesPane) viewPipeline(kind string, w, h int) string {
+	for _, o := range g.oracles {
+		if o.Pipeline == kind {
+			return block(strings.Join(g.pipelineLines(o, w), "\n"), w, h)
+		}
+	}
+	return block(g.st.Pane.Empty.Render("  waiting for the oracle…"), w, h)
+}
+
+type figure struct {
+	label string
+	value string
+	bad   bool
+}
+
+// pipelineLines is one oracle: heading, violations, then a grid of figures.
+func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
+	fs := g.st.Figures
+	lines := []string{" " + fs.Heading.Render(o.Pipeline)}
+	violation := func(label string, n int64, example, what string) string {
+		s := " " + fs.Label.Render(pad(label, 18))
+		if n == 0 {
+			return s + fs.Good.Render("0 ✓")
+		}
+		s += fs.Bad.Render(fmt.Sprintf("%d ✗", n))
+		if example != "" {
+			s += " " + fs.Example.Render(what+" "+shortID(example))
+		}
+		return s
+	}
+	lines = append(lines,
+		violation("lost events", o.LostEvents, o.LostExample, "payment"),
+		violation("phantom effects", o.PhantomEffects, o.PhantomExample, "message"),
+		violation("duplicate effects", o.DuplicateEffects, o.DuplicateExample, "message"),
+	)
+	figs := []figure{
+		{"payments", num(o.Payments), false},
+		{"effects", num(o.Effects), false},
+	}
+	if o.Pipeline == "outbox" {
+		figs = append(figs,
+			figure{"outbox rows", num(o.OutboxRows), false},
+			figure{"published", fmt.Sprintf("%d/%d", o.Published, o.OutboxRows), false},
+		)
+	}
+	figs = append(figs,
+		figure{"publishes", num(o.Publishes), false},
+		figure{"deliveries", num(o.Deliveries), false},
+		figure{"dup. delivered", num(o.DuplicatesDelivered), false},
+		figure{"dup. ignored", num(o.DuplicatesIgnored), false},
+	)
+	if o.Pipeline == "outbox" {
+		figs = append(figs,
+			figure{"dead-lettered", num(o.DeadLettered), false},
+			figure{"double leases", num(o.DoubleLeases), o.DoubleLeases > 0},
+		)
+	}
+	figs = append(figs, figure{"crashes", num(o.Crashes), false})
+	if o.Conflicts > 0 || o.Replays > 0 {
+		figs = append(figs, figure{"422 conflicts", num(o.Conflicts), false}, figure{"replays", num(o.Replays), false})
+	}
+	if o.VersionGaps > 0 {
+		figs = append(figs, figure{"version gaps", num(o.VersionGaps), false})
+	}
+	return append(lines, g.grid(figs, w)...)
+}
+
+// grid lays figures out in as many columns of 21 cells as fit.
+func (g guaranteesPane) grid(figs []figure, w int) []string {
+	const cell = 21
+	cols := max(1, (w-1)/cell)
+	var lines []string
+	for i := 0; i < len(figs); i += cols {
+		var sb strings.Builder
+		sb.WriteByte(' ')
+		for j := i; j < min(i+cols, len(figs)); j++ {
+			f := figs[j]
+			v := g.st.Figures.Value.Render(f.value)
+			if f.bad {
+				v = g.st.Figures.Bad.Render(f.value)
+			}
+			l := g.st.Figures.Label.Render(f.label)
+			gap := cell - 1 - ansi.StringWidth(f.label) - ansi.StringWidth(f.value)
+			sb.WriteString(l + strings.Repeat(" ", max(1, gap)) + v + " ")
+		}
+		lines = append(lines, sb.String())
+	}
+	return lines
+}
+
+func num(n int64) string { return fmt.Sprintf("%d", n) }
+
+// shortID is the last 8 characters of an id, as the tables and the timeline
+// show it: a uuid v7 starts with its timestamp, its random tail tells ids apart.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return "…" + id[len(id)-8:]
+	}
+	return id
+}
+
+// metricsMsg carries the S24 figures of each pipeline.
+type metricsMsg struct{ metrics []sim.Metrics }
+
+// metricsPane shows the S24 figures of the outbox pipeline, the age of the
+// oldest pending message first: the one figure that says the relay is behind.
+// Until the simulator reports sim.Metrics it shows what the oracle knows.
+type metricsPane struct {
+	st      *Styles
+	w, h    int
+	focused bool
+	oracles []sim.Oracle
+	metrics []sim.Metrics
+}
+
+func newMetricsPane(st *Styles) metricsPane { return metricsPane{st: st} }
+
+func (m metricsPane) Update(msg tea.Msg) (metricsPane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case oraclesMsg:
+		m.oracles = msg.oracles
+	case metricsMsg:
+		m.metrics = msg.metrics
+	}
+	return m, nil
+}
+
+func (m *metricsPane) SetSize(w, h int)         { m.w, m.h = w, h }
+func (m metricsPane) ShortHelp() []key.Binding  { return nil }
+func (m metricsPane) FullHelp() [][]key.Binding { return nil }
+
+// Height is what the pane needs.
+func (m metricsPane) Height() int { return 1 + len(m.lines()) }
+
+func (m metricsPane) View() string {
+	title := paneTitle(m.st, m.focused, "Metrics", "S24", m.w)
+	return block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
+}
+
+func (m metricsPane) row(label, value string, bad bool) string {
+	fs := m.st.Figures
+	v := fs.Value.Render(value)
+	if bad {
+		v = fs.Bad.Render(value)
+	}
+	return " " + fs.Label.Render(pad(label, 28)) + v
+}
+
+func age(d time.Duration, pending int64) string {
+	if pending == 0 {
+		return "-"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func (m metricsPane) lines() []string {
+	for _, x := range m.metrics {
+		if x.Pipeline == "outbox" {
+			return m.metricLines(x)
+		}
+	}
+	var o *sim.Oracle
+	for i := range m.oracles {
+		if m.oracles[i].Pipeline == "outbox" {
+			o = &m.oracles[i]
+		}
+	}
+	if o == nil {
+		if len(m.oracles) > 0 {
+			return []string{m.st.Pane.Empty.Render("  the naive pipeline has no outbox to measure")}
+		}
+		return []string{m.st.Pane.Empty.Render("  waiting for the oracle…")}
+	}
+	return []string{
+		m.row("oldest pending message age", age(o.OldestPendingAge, o.Pending), o.OldestPendingAge > 60*time.Second),
+		m.row("outbox_pending_total", num(o.Pending), false),
+		m.row("max attempts per message", num(o.MaxAttempts), o.MaxAttempts > 1),
+		m.row("dead letters", num(o.DeadLettered), o.DeadLettered > 0),
+		m.row("leases lost (reclaimed)", num(o.LostLeases), false),
+		m.row("inbox duplicates ignored", num(o.DuplicatesIgnored), false),
+	}
+}
+
+func (m metricsPane) metricLines(x sim.Metrics) []string {
+	lat := func(l engine.LatencySummary) string {
+		if l.Count == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("p50 %s p99 %s", l.P50.Round(time.Millisecond), l.P99.Round(time.Millisecond))
+	}
+	return []string{
+		m.row("oldest pending message age", age(x.OldestPendingAge, x.OutboxPendingTotal), x.OldestPendingAge > 60*time.Second),
+		m.row("outbox_pending_total", num(x.OutboxPendingTotal), false),
+		m.row("publishes per second", fmt.Sprintf("%.2f", x.PublishesPerSecond), false),
+		m.row("attempts per message", fmt.Sprintf("%.2f", x.AttemptsPerMessage), x.AttemptsPerMessage > 1),
+		m.row("dead letters", num(x.DeadLetters), x.DeadLetters > 0),
+		m.row("expired leases recovered", num(x.ExpiredLeasesRecovered), false),
+		m.row("inbox duplicates ignored", num(x.InboxDuplicatesIgnored), false),
+		m.row("occurred → published", lat(x.OccurredToPublished), false),
+		m.row("published → processed", lat(x.PublishedToProcessed), false),
+	}
+}
+
+// compactView is the summary strip of a narrow screen: per pipeline, the
+// three violations, then the figures that explain them.
+func (g guaranteesPane) compactView() string {
+	lines := []string{paneTitle(g.st, g.focused, "Guarantees", "the oracle, from the database", g.w)}
+	fs := g.st.Figures
+	v := func(label string, n int64, example string) string {
+		if n == 0 {
+			return fs.Label.Render(label+" ") + fs.Good.Render("0✓")
+		}
+		s := fs.Label.Render(label+" ") + fs.Bad.Render(fmt.Sprintf("%d✗", n))
+		if example != "" {
+			s += fs.Example.Render(" " + shortID(example))
+		}
+		return s
+	}
+	f := func(label string, n int64) string { return fs.Label.Render(label+" ") + fs.Value.Render(num(n)) }
+	for _, o := range g.oracles {
+		lines = append(lines,
+			" "+fs.Heading.Render(pad(o.Pipeline, 7))+v("lost", o.LostEvents, o.LostExample)+"  "+
+				v("phantom", o.PhantomEffects, o.PhantomExample)+"  "+v("duplicate effects", o.DuplicateEffects, o.DuplicateExample),
+			"        "+f("payments", o.Payments)+"  "+f("published", o.Published)+"  "+f("publishes", o.Publishes)+"  "+
+				f("deliveries", o.Deliveries)+"  "+f("dup. ignored", o.DuplicatesIgnored)+"  "+f("effects", o.Effects),
+		)
+	}
+	if len(g.oracles) == 0 {
+		lines = append(lines, g.st.Pane.Empty.Render("  waiting for the oracle…"))
+	}
+	return block(strings.Join(lines, "\n"), g.w, g.h)
+}

@@ -1,0 +1,96 @@
+package ui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds the simulator's global keys. A key that does not apply now
+// (compare view outside compare mode, resend before any request) is disabled
+// and so vanishes from the help.
+type KeyMap struct {
+	Play      key.Binding
+	Step      key.Binding
+	Crash     key.Binding
+	Stall     key.Binding
+	Duplicate key.Binding
+	Broker    key.Binding
+	FailNext  key.Binding
+	Payment   key.Binding
+	Resend    key.Binding
+	Advance   key.Binding
+	Faster    key.Binding
+	Slower    key.Binding
+	Reset     key.Binding
+	Compare   key.Binding
+	NextPane  key.Binding
+	Scenes    key.Binding
+	Help      key.Binding
+	Quit      key.Binding
+}
+
+// DefaultKeyMap returns the keys issue 5 names.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "run/pause")),
+		Step:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "step")),
+		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
+		Stall:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stall")),
+		Duplicate: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "duplicate next delivery")),
+		Broker:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "broker down")),
+		FailNext:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fail next commit")),
+		Payment:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "payment")),
+		Resend:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "resend same key")),
+		Advance:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "advance clock")),
+		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		Reset:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset scene")),
+		Compare:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compare view")),
+		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "scenes")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the one-line help: what a learner reaches for first.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Play, k.Step, k.Payment, k.Crash, k.Advance, k.Scenes, k.Help, k.Quit}
+}
+
+// FullHelp is every global key, in columns: drive, break, view.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Play, k.Step, k.Faster, k.Slower, k.Advance, k.Reset},
+		{k.Payment, k.Resend, k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker},
+		{k.Compare, k.NextPane, k.Scenes, k.Help, k.Quit},
+	}
+}
+
+// all lists every binding, for enabling and disabling them as a group.
+func (k *KeyMap) all() []*key.Binding {
+	return []*key.Binding{&k.Play, &k.Step, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.FailNext,
+		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit}
+}
+
+// combinedHelp is the root's help: its global keys plus the focused pane's.
+type combinedHelp struct {
+	global KeyMap
+	pane   interface {
+		ShortHelp() []key.Binding
+		FullHelp() [][]key.Binding
+	}
+}
+
+func (c combinedHelp) ShortHelp() []key.Binding {
+	out := c.global.ShortHelp()
+	if c.pane != nil {
+		out = append(out, c.pane.ShortHelp()...)
+	}
+	return out
+}
+
+func (c combinedHelp) FullHelp() [][]key.Binding {
+	out := c.global.FullHelp()
+	if c.pane != nil {
+		out = append(out, c.pane.FullHelp()...)
+	}
+	return out
+}

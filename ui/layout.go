@@ -1,0 +1,115 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Minimum terminal size; below it the TUI says so instead of drawing.
+const (
+	minWidth  = 80
+	minHeight = 24
+)
+
+// tooSmall is what a terminal below the minimum shows, exactly.
+const tooSmall = "terminal too small: need 80×24"
+
+// fitLine cuts a styled line to w cells and pads it with spaces to w.
+func fitLine(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// fitLines makes exactly h lines of exactly w cells.
+func fitLines(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := 0; i < h; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		out[i] = fitLine(l, w)
+	}
+	return out
+}
+
+// block fits text (newline separated) to a w×h block.
+func block(s string, w, h int) string {
+	return strings.Join(fitLines(strings.Split(s, "\n"), w, h), "\n")
+}
+
+// joinColumns puts blocks of equal height side by side, separated by sep.
+// Each block must already be fitted to its width.
+func joinColumns(sep string, blocks ...string) string {
+	cols := make([][]string, len(blocks))
+	h := 0
+	for i, b := range blocks {
+		cols[i] = strings.Split(b, "\n")
+		h = max(h, len(cols[i]))
+	}
+	var sb strings.Builder
+	for row := 0; row < h; row++ {
+		if row > 0 {
+			sb.WriteByte('\n')
+		}
+		for i, c := range cols {
+			if i > 0 {
+				sb.WriteString(sep)
+			}
+			if row < len(c) {
+				sb.WriteString(c[row])
+			}
+		}
+	}
+	return sb.String()
+}
+
+// paneTitle draws a pane's title line: the name, a detail, a rule to width.
+func paneTitle(st *Styles, focused bool, title, detail string, w int) string {
+	ts := st.Pane.Title
+	if focused {
+		ts = st.Pane.TitleFocused
+	}
+	mark := "  "
+	if focused {
+		mark = "▸ "
+	}
+	s := ts.Render(mark+title) + " " + st.App.Muted.Render(detail)
+	rest := w - ansi.StringWidth(s) - 1
+	if rest > 0 {
+		s += " " + st.Pane.Gutter.Render(strings.Repeat("─", rest))
+	}
+	return fitLine(s, w)
+}
+
+// pad returns s padded on the right with spaces to n cells (no cut).
+func pad(s string, n int) string {
+	if w := ansi.StringWidth(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+// render applies a style only when there is text: an empty cell stays
+// empty even under a style with padding or background.
+func render(st lipgloss.Style, s string) string {
+	if s == "" {
+		return ""
+	}
+	return st.Render(s)
+}
+
+// stripped removes styling, so a line can be restyled as a whole.
+func stripped(s string) string { return ansi.Strip(s) }

@@ -1,0 +1,995 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+type phase int
+
+const (
+	phaseBooting phase = iota
+	phaseBootFailed
+	phaseRunning
+)
+
+type focus int
+
+const (
+	focusTables focus = iota
+	focusTimeline
+	focusCount
+)
+
+// speeds are the autoplay rates, steps per second.
+var speeds = []float64{0.5, 1, 2, 4, 8, 16}
+
+const defaultSpeed = 2
+
+// Model is the root of the TUI: it owns the window size, the global keys
+// and the routing of messages to panes, and it is the only code that calls
+// the simulator (always inside commands, one operation at a time).
+type Model struct {
+	ctx     context.Context
+	st      *Styles
+	hasDark bool
+	keys    KeyMap
+	help    help.Model
+	w, h    int
+
+	opts   Options
+	all    []*scenes.Scene
+	scene  *scenes.Scene
+	res    *resources
+	phase  phase
+	srv    *pg.Server
+	boot   bootPane
+	stages chan pg.Progress
+
+	sim      *sim.Sim
+	simDone  chan struct{}
+	simID    int
+	settings scenes.Settings
+	simErr   error
+
+	pipeline   pipelinePane
+	tables     tablesPane
+	timeline   timelinePane
+	guarantees guaranteesPane
+	metrics    metricsPane
+	lesson     lessonPane
+	picker     pickerPane
+	chooser    chooserPane
+
+	showPicker  bool
+	showChooser bool
+	compareView bool
+	focus       focus
+
+	// Play: one simulator operation at a time, in queue order.
+	playing     bool
+	tickTag     int
+	tickPending bool
+	speed       int
+	busy        bool
+	queue       []action
+	script      int    // next scripted command
+	run         string // "run" or "drain" while a scripted one plays out
+	quiet       bool   // the last step of the run found nothing to move
+	resetting   bool   // a reset waits for the running operation
+	requests    int
+	brokerDown  bool
+	actors      []sim.ActorView
+
+	refreshing bool
+	dirty      bool
+	changeGen  int
+	now        time.Time
+	notice     string
+	err        error
+	first      tea.Cmd // the first command, prepared by NewModel
+}
+
+func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes.Scene, res *resources) Model {
+	st := DefaultStyles(true)
+	m := Model{
+		ctx: ctx, st: &st, hasDark: true, keys: DefaultKeyMap(), help: help.New(),
+		opts: opts, all: all, scene: sc, res: res, speed: defaultSpeed,
+	}
+	m.help.Styles = st.Help
+	m.boot = newBootPane(m.st)
+	m.pipeline = newPipelinePane(m.st)
+	m.tables = newTablesPane(m.st)
+	m.timeline = newTimelinePane(m.st)
+	m.guarantees = newGuaranteesPane(m.st)
+	m.metrics = newMetricsPane(m.st)
+	m.lesson = newLessonPane(m.st, sc)
+	m.picker = newPickerPane(m.st, all, true)
+	m.picker.selectScene(sc.Name)
+	m.settings = m.sceneSettings(sc)
+	m.updateKeys()
+	return m
+}
+
+// NewModel builds the root model around a server that is already running
+// (tests, or a caller that booted it): it starts on the main screen and
+// builds the simulation for opts.Scene in its first command. Close releases
+// the simulation; the server is the caller's.
+func NewModel(ctx context.Context, srv *pg.Server, opts Options) (Model, error) {
+	all, sc, err := loadScenes(opts)
+	if err != nil {
+		return Model{}, err
+	}
+	m := newModel(ctx, opts, all, sc, newResources())
+	m.srv, m.phase = srv, phaseRunning
+	m.first = m.buildSim() // Init has a value receiver: the build is prepared here
+	return m, nil
+}
+
+// Close closes every simulation the model built (and stops the server only
+// if the model booted it).
+func (m Model) Close() error { return m.res.shutdown() }
+
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.phase == phaseBooting {
+		cmds = append(cmds, m.boot.spin.Tick, bootCmd(m.ctx, m.opts.PG, m.stages, m.res), waitProgressCmd(m.stages))
+	} else {
+		cmds = append(cmds, m.first)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m Model) sceneSettings(sc *scenes.Scene) scenes.Settings {
+	set := sc.Settings
+	if m.opts.Mode != "" {
+		set.Mode = m.opts.Mode
+	}
+	return set
+}
+
+// buildSim replaces the simulation with a fresh one for the current scene.
+func (m *Model) buildSim() tea.Cmd {
+	m.simID++
+	m.settings = m.sceneSettings(m.scene)
+	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
+	old := m.sim
+	m.sim, m.simDone = nil, nil
+	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
+	m.tickTag++
+	m.script, m.run, m.quiet, m.requests, m.brokerDown = 0, "", false, 0, false
+	m.refreshing, m.dirty, m.changeGen = false, false, 0
+	m.actors = nil
+	m.err, m.simErr = nil, nil
+	m.notice = "building the scene's databases…"
+	m.pipeline = newPipelinePane(m.st)
+	m.timeline = newTimelinePane(m.st)
+	m.guarantees = newGuaranteesPane(m.st)
+	m.metrics = newMetricsPane(m.st)
+	m.lesson = newLessonPane(m.st, m.scene)
+	m.tables.reset(nil, m.simID, m.settings.Pipelines())
+	m.timeline.compare = m.settings.Mode == "compare"
+	if m.settings.Mode != "compare" {
+		m.compareView = false
+	}
+	m.updateKeys()
+	return newSimCmd(m.ctx, m.res, old, m.simID, cfg)
+}
+
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		cmds = append(cmds, m.resize())
+		return m, tea.Batch(cmds...)
+
+	case tea.BackgroundColorMsg:
+		m.hasDark = msg.IsDark()
+		st := DefaultStyles(m.hasDark)
+		*m.st = st
+		m.help.Styles = st.Help
+		m.boot.spin.Style = st.Spinner
+		return m, nil
+
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.boot, cmd = m.boot.Update(msg)
+		return m, cmd
+
+	case bootProgressMsg:
+		m.boot, _ = m.boot.Update(msg)
+		return m, waitProgressCmd(m.stages)
+
+	case bootDoneMsg:
+		m.boot, _ = m.boot.Update(msg)
+		if msg.err != nil {
+			m.phase = phaseBootFailed
+			m.err = msg.err
+			return m, nil
+		}
+		m.srv, m.phase = msg.srv, phaseRunning
+		m.lesson.facts = msg.srv.Facts()
+		return m, tea.Batch(m.buildSim(), m.resize())
+
+	case simReadyMsg:
+		if msg.id != m.simID {
+			if msg.sim != nil {
+				m.res.closeSim(msg.sim)
+			}
+			return m, nil
+		}
+		if msg.err != nil {
+			m.simErr, m.notice = msg.err, ""
+			return m, nil
+		}
+		m.sim, m.simDone, m.notice = msg.sim, msg.done, ""
+		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
+		m.setActors(msg.actors)
+		m.updateKeys()
+		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize())
+		if m.opts.Autoplay {
+			m.playing = true
+			cmds = append(cmds, m.enqueue(action{kind: actUnit}))
+		}
+		return m, tea.Batch(cmds...)
+
+	case simChangedMsg:
+		if msg.id != m.simID || m.sim == nil {
+			return m, nil
+		}
+		m.changeGen++
+		return m, tea.Batch(waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh())
+
+	case snapshotMsg:
+		if msg.id != m.simID {
+			return m, nil
+		}
+		m.refreshing = false
+		if msg.err != nil {
+			m.err = msg.err
+		} else {
+			m.now = msg.now
+			m.pipeline, _ = m.pipeline.Update(msg.oracles)
+			m.guarantees, _ = m.guarantees.Update(msg.oracles)
+			m.metrics, _ = m.metrics.Update(msg.oracles)
+			if msg.metrics.metrics != nil {
+				m.metrics, _ = m.metrics.Update(msg.metrics)
+			}
+			m.timeline, _ = m.timeline.Update(msg.timeline)
+			var cmd tea.Cmd
+			m.tables, cmd = m.tables.Update(msg.table)
+			cmds = append(cmds, cmd)
+		}
+		if m.dirty {
+			m.dirty = false
+			cmds = append(cmds, m.refresh())
+		}
+		cmds = append(cmds, m.resize())
+		return m, tea.Batch(cmds...)
+
+	case tableMsg:
+		if msg.simID != m.simID {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.tables, cmd = m.tables.Update(msg)
+		return m, cmd
+
+	case actionDoneMsg:
+		if msg.id != m.simID {
+			return m, nil
+		}
+		return m.actionDone(msg)
+
+	case tickMsg:
+		if msg.tag != m.tickTag || !m.playing {
+			return m, nil // stale: paused or reset since
+		}
+		m.tickPending = false
+		return m, m.enqueue(action{kind: actUnit})
+
+	case chooseSceneMsg:
+		m.showPicker = false
+		sc, err := scenes.Find(m.all, msg.name)
+		if err != nil {
+			m.err = err
+			return m, nil
+		}
+		m.scene = sc
+		return m, m.reset()
+
+	case closePickerMsg:
+		m.showPicker = false
+		return m, m.resize()
+
+	case faultChosenMsg:
+		m.showChooser = false
+		return m, m.enqueue(action{kind: actDo, step: msg.step, user: true})
+
+	case closeChooserMsg:
+		m.showChooser = false
+		return m, nil
+
+	case tea.MouseWheelMsg:
+		return m.mouse(msg)
+
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	// Anything else (list filtering results, status timers) goes to the
+	// overlay that is open.
+	if m.showPicker {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if msg.String() == "ctrl+c" {
+		return m, tea.Quit
+	}
+	if m.phase != phaseRunning {
+		if key.Matches(msg, m.keys.Quit) {
+			return m, tea.Quit
+		}
+		return m, nil
+	}
+	if m.showPicker {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(msg)
+		return m, cmd
+	}
+	if m.showChooser {
+		var cmd tea.Cmd
+		m.chooser, cmd = m.chooser.Update(msg)
+		return m, cmd
+	}
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		return m, m.resize()
+	case key.Matches(msg, k.Scenes):
+		m.showPicker = true
+		m.picker.selectScene(m.scene.Name)
+		return m, m.resize()
+	case key.Matches(msg, k.NextPane):
+		m.focus = (m.focus + 1) % focusCount
+		m.setFocus()
+		return m, nil
+	case key.Matches(msg, k.Compare):
+		m.compareView = !m.compareView
+		return m, m.resize()
+	case key.Matches(msg, k.Reset):
+		return m, m.reset()
+	case key.Matches(msg, k.Play):
+		m.playing = !m.playing
+		m.tickTag++
+		m.tickPending = false
+		m.notice = ""
+		if m.playing {
+			return m, m.enqueue(action{kind: actUnit})
+		}
+		return m, nil
+	case key.Matches(msg, k.Step):
+		m.notice = ""
+		return m, m.enqueue(action{kind: actUnit, user: true})
+	case key.Matches(msg, k.Faster):
+		m.speed = min(len(speeds)-1, m.speed+1)
+		return m, nil
+	case key.Matches(msg, k.Slower):
+		m.speed = max(0, m.speed-1)
+		return m, nil
+	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall):
+		fault := "crash"
+		if key.Matches(msg, k.Stall) {
+			fault = "stall"
+		}
+		m.chooser = newChooserPane(m.st, fault, m.actors)
+		m.showChooser = true
+		return m, nil
+	case key.Matches(msg, k.Duplicate):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "duplicate"}, user: true})
+	case key.Matches(msg, k.Broker):
+		state := "down"
+		if m.brokerDown {
+			state = "up"
+		}
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "broker", Args: []string{state}}, user: true})
+	case key.Matches(msg, k.FailNext):
+		var cmds []tea.Cmd
+		for _, kind := range m.settings.Pipelines() {
+			cmds = append(cmds, m.enqueue(action{kind: actDo, step: failCommitStep(kind, m.settings), user: true}))
+		}
+		return m, tea.Batch(cmds...)
+	case key.Matches(msg, k.Payment):
+		m.requests++
+		st := scenes.Step{Cmd: "request", KV: map[string]string{
+			"amount": fmt.Sprint(1000 + 250*m.requests), "client": "acme", "key": fmt.Sprintf("k-%d", m.requests),
+		}}
+		m.updateKeys()
+		return m, m.enqueue(action{kind: actDo, step: st, user: true})
+	case key.Matches(msg, k.Resend):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend"}, user: true})
+	case key.Matches(msg, k.Advance):
+		d := m.settings.Lease + time.Second
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "advance", Args: []string{d.String()}}, user: true})
+	}
+	// Everything else is the focused pane's.
+	var cmd tea.Cmd
+	switch m.focus {
+	case focusTables:
+		m.tables, cmd = m.tables.Update(msg)
+	case focusTimeline:
+		m.timeline, cmd = m.timeline.Update(msg)
+	}
+	return m, cmd
+}
+
+// failCommitStep arms a failed COMMIT on a pipeline's writer, at the
+// checkpoint that comes just before its COMMIT.
+func failCommitStep(kind string, set scenes.Settings) scenes.Step {
+	if kind == "naive" {
+		at := "naive.inserted"
+		if set.Naive == "publish-then-commit" {
+			at = "naive.published"
+		}
+		return scenes.Step{Cmd: "fail-commit", Args: []string{"naive", "at", at}}
+	}
+	return scenes.Step{Cmd: "fail-commit", Args: []string{"api", "at", "api.inserted"}}
+}
+
+func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.phase != phaseRunning || m.showPicker || m.showChooser {
+		return m, nil
+	}
+	l := m.layout()
+	y := msg.Mouse().Y
+	var cmd tea.Cmd
+	switch {
+	case l.tables.contains(msg.Mouse().X, y):
+		m.tables, cmd = m.tables.Update(msg)
+	case l.timeline.contains(msg.Mouse().X, y):
+		m.timeline, cmd = m.timeline.Update(msg)
+	}
+	return m, cmd
+}
+
+func (m *Model) setFocus() {
+	m.tables.focused = m.focus == focusTables
+	m.timeline.focused = m.focus == focusTimeline
+}
+
+// reset rebuilds the simulation for the current scene, once the operation
+// in flight (if any) has returned.
+func (m *Model) reset() tea.Cmd {
+	m.playing = false
+	m.tickTag++
+	m.queue = nil
+	if m.busy {
+		m.resetting = true
+		return nil
+	}
+	return tea.Batch(m.buildSim(), m.resize())
+}
+
+// enqueue adds an action and starts it if nothing runs.
+func (m *Model) enqueue(a action) tea.Cmd {
+	if m.sim == nil {
+		return nil
+	}
+	m.queue = append(m.queue, a)
+	return m.startNext()
+}
+
+// startNext starts the next queued action unless one is running.
+func (m *Model) startNext() tea.Cmd {
+	if m.busy || m.sim == nil || len(m.queue) == 0 {
+		return nil
+	}
+	a := m.queue[0]
+	m.queue = m.queue[1:]
+	if a.kind == actUnit {
+		a = m.nextUnit(a.user)
+	}
+	m.busy = true
+	return actionCmd(m.ctx, m.sim, m.simID, a)
+}
+
+// nextUnit is one unit of play: a step of the scripted run in progress, else
+// the script's next command, else a step of the scheduler's choice.
+func (m *Model) nextUnit(user bool) action {
+	if m.run != "" {
+		if m.quiet && m.run == "drain" {
+			// Nothing moves: a supervisor restarts the crashed, then the
+			// simulator's drain moves the clock to what is due next.
+			for _, a := range m.actors {
+				if a.State == sim.Crashed {
+					return action{kind: actDo, step: scenes.Step{Cmd: "restart", Args: []string{a.Name}}, script: true, inRun: true}
+				}
+			}
+			return action{kind: actDo, step: scenes.Step{Cmd: "drain"}, script: true, inRun: true}
+		}
+		return action{kind: actStep, script: true, inRun: true}
+	}
+	if m.script < len(m.scene.Steps) {
+		st := m.scene.Steps[m.script]
+		m.script++
+		if st.Cmd == "run" || st.Cmd == "drain" {
+			m.run, m.quiet = st.Cmd, false
+			return action{kind: actStep, script: true, inRun: true}
+		}
+		return action{kind: actDo, step: st, script: true}
+	}
+	return action{kind: actStep, user: user}
+}
+
+func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
+	m.busy = false
+	var cmds []tea.Cmd
+	m.setActors(msg.actors)
+	m.now = msg.now
+	a := msg.act
+	if msg.err != nil {
+		m.err = msg.err
+		m.playing = false
+		m.tickTag++
+		if a.inRun {
+			m.run = ""
+		}
+	} else {
+		if a.user && a.kind == actDo {
+			m.err = nil
+		}
+		if a.inRun {
+			switch {
+			case a.kind == actDo && a.step.Cmd == "drain":
+				m.run, m.quiet = "", false
+			case a.kind == actDo: // a restart: go on stepping
+				m.quiet = false
+			case !msg.moved && m.run == "run":
+				m.run = ""
+			case !msg.moved:
+				m.quiet = true
+			default:
+				m.quiet = false
+			}
+		} else if a.kind == actStep && !msg.moved {
+			if m.playing {
+				m.playing = false
+				m.tickTag++
+			}
+			m.notice = "nothing can move now: p sends a payment, t advances the clock, c/s/f/b break something"
+		}
+		if a.script && !a.inRun && m.script >= len(m.scene.Steps) && m.run == "" {
+			m.notice = "the scene's script is done; keep stepping or break something"
+		}
+	}
+	if m.resetting {
+		m.resetting = false
+		return m, tea.Batch(m.buildSim(), m.resize())
+	}
+	if m.playing && !m.tickPending && len(m.queue) == 0 {
+		m.tickPending = true
+		cmds = append(cmds, tickCmd(m.interval(), m.tickTag))
+	}
+	cmds = append(cmds, m.startNext(), m.resize())
+	return m, tea.Batch(cmds...)
+}
+
+func (m Model) interval() time.Duration {
+	return time.Duration(float64(time.Second) / speeds[m.speed])
+}
+
+func (m *Model) setActors(actors []sim.ActorView) {
+	m.actors = actors
+	m.pipeline, _ = m.pipeline.Update(actorsMsg{actors})
+	m.brokerDown = false
+	for _, a := range actors {
+		if a.Name == "broker" && a.State == sim.Down {
+			m.brokerDown = true
+		}
+	}
+	m.updateKeys()
+}
+
+// refresh reads the simulation again, or notes that it must once the read
+// in flight returns.
+func (m *Model) refresh() tea.Cmd {
+	if m.sim == nil {
+		return nil
+	}
+	if m.refreshing {
+		m.dirty = true
+		return nil
+	}
+	m.refreshing = true
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, m.timeline.total, m.tables.request())
+}
+
+// updateKeys enables the keys that apply now, so help shows only those.
+func (m *Model) updateKeys() {
+	k := &m.keys
+	running := m.phase == phaseRunning && m.sim != nil
+	for _, b := range k.all() {
+		b.SetEnabled(running)
+	}
+	k.Quit.SetEnabled(true)
+	k.Help.SetEnabled(m.phase == phaseRunning)
+	k.Scenes.SetEnabled(m.phase == phaseRunning)
+	k.Compare.SetEnabled(running && m.settings.Mode == "compare")
+	k.Resend.SetEnabled(running && m.requests > 0)
+	k.Faster.SetEnabled(running && m.speed < len(speeds)-1)
+	k.Slower.SetEnabled(running && m.speed > 0)
+	if m.brokerDown {
+		k.Broker.SetHelp("b", "broker up")
+	} else {
+		k.Broker.SetHelp("b", "broker down")
+	}
+	if m.playing {
+		k.Play.SetHelp("space", "pause")
+	} else {
+		k.Play.SetHelp("space", "run")
+	}
+	if m.compareView {
+		k.Compare.SetHelp("v", "main view")
+	} else {
+		k.Compare.SetHelp("v", "compare view")
+	}
+}
+
+// rect is a region of the screen.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool {
+	return r.w > 0 && x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
+}
+
+// screen is where each pane goes at the current size.
+type screen struct {
+	status, body, pipeline, tables, timeline, guarantees, metrics, lesson, help rect
+	compact                                                                     bool // guarantees as a summary strip, no right column
+}
+
+func (m Model) size() (int, int) {
+	if m.w == 0 || m.h == 0 {
+		return minWidth, minHeight // before the first WindowSizeMsg
+	}
+	return m.w, m.h
+}
+
+func (m Model) helpView() string {
+	return m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
+}
+
+func (m Model) focusedHelp() help.KeyMap {
+	switch {
+	case m.showPicker:
+		return m.picker
+	case m.showChooser:
+		return m.chooser
+	case m.compareView:
+		return m.timeline
+	case m.focus == focusTables:
+		return m.tables
+	}
+	return m.timeline
+}
+
+func (m Model) layout() screen {
+	W, H := m.size()
+	var s screen
+	s.status = rect{0, 0, W, 1}
+	hh := 1
+	if m.help.ShowAll {
+		hh = len(strings.Split(m.helpView(), "\n"))
+	}
+	s.help = rect{0, H - hh, W, hh}
+	s.body = rect{0, 1, W, H - 1 - hh}
+	if m.showPicker {
+		return s
+	}
+	y := 1
+	bodyH := s.body.h
+	if m.compareView {
+		return s
+	}
+	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
+	s.pipeline = rect{0, y, W, ph}
+	y += ph
+	rest := bodyH - ph
+	if W >= 110 {
+		// Pipeline on top; tables beside the guarantees, metrics and
+		// lesson; the timeline full width under them, its explanations
+		// being the longest text on screen.
+		rw := 44
+		if W >= 150 {
+			rw = 56
+		}
+		lw := W - rw - 1
+		tlh := max(8, rest/3)
+		mid := rest - tlh
+		s.tables = rect{0, y, lw, mid}
+		s.timeline = rect{0, y + mid, W, tlh}
+		gh := min(m.guarantees.Height(rw), mid)
+		s.guarantees = rect{lw + 1, y, rw, gh}
+		left := mid - gh
+		if mh := m.metrics.Height(); left >= mh {
+			s.metrics = rect{lw + 1, y + gh, rw, mh}
+			left -= mh
+		}
+		if left >= 3 {
+			s.lesson = rect{lw + 1, y + mid - left, rw, left}
+		}
+		return s
+	}
+	s.compact = true
+	gh := min(1+2*len(m.settings.Pipelines()), rest/3)
+	s.guarantees = rect{0, y, W, gh}
+	y += gh
+	rest -= gh
+	th := rest / 2
+	s.tables = rect{0, y, W, th}
+	s.timeline = rect{0, y + th, W, rest - th}
+	return s
+}
+
+// resize gives each pane its size; the tables pane reads again when the
+// number of rows that fit changed.
+func (m *Model) resize() tea.Cmd {
+	l := m.layout()
+	W, _ := m.size()
+	m.boot.SetSize(W, l.body.h+l.help.h)
+	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
+	before := m.tables.visible()
+	m.tables.SetSize(l.tables.w, l.tables.h)
+	m.timeline.SetSize(l.timeline.w, l.timeline.h)
+	if m.compareView {
+		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
+		m.timeline.SetSize(W, th)
+	}
+	m.guarantees.SetSize(l.guarantees.w, l.guarantees.h)
+	m.metrics.SetSize(l.metrics.w, l.metrics.h)
+	m.lesson.SetSize(l.lesson.w, l.lesson.h)
+	m.picker.SetSize(l.body.w, l.body.h)
+	m.chooser.SetSize(l.body.w, l.body.h)
+	m.setFocus()
+	m.updateKeys()
+	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
+		return fetchCmd(m.sim, m.simID, 0, m.tables.request())
+	}
+	return nil
+}
+
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "outboxlab"
+	return v
+}
+
+// render draws the whole screen as text.
+func (m Model) render() string {
+	W, H := m.size()
+	if W < minWidth || H < minHeight {
+		return tooSmall
+	}
+	if m.phase != phaseRunning {
+		return m.boot.View()
+	}
+	l := m.layout()
+	var body string
+	switch {
+	case m.showPicker:
+		body = m.picker.View()
+	case m.compareView:
+		body = m.compareBody(l.body)
+	default:
+		body = m.mainBody(l)
+	}
+	if m.showChooser {
+		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
+	}
+	helpLines := m.helpView()
+	return m.statusView(W) + "\n" + body + "\n" + block(helpLines, W, l.help.h)
+}
+
+func (m Model) mainBody(l screen) string {
+	gutter := m.st.Pane.Gutter.Render("│")
+	parts := []string{m.pipeline.View()}
+	if l.compact {
+		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
+		return strings.Join(parts, "\n")
+	}
+	right := []string{m.guarantees.View()}
+	if l.metrics.h > 0 {
+		right = append(right, m.metrics.View())
+	}
+	if l.lesson.h > 0 {
+		right = append(right, m.lesson.View())
+	}
+	parts = append(parts,
+		joinColumns(gutter, m.tables.View(), block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
+		m.timeline.View())
+	return strings.Join(parts, "\n")
+}
+
+// compareTopHeight is the height of the side-by-side part of compare view.
+func (m Model) compareTopHeight(bodyH int) int {
+	stack := 1
+	for _, k := range m.settings.Pipelines() {
+		stack = max(stack, m.pipeline.stack(k))
+	}
+	g := 0
+	for _, k := range m.settings.Pipelines() {
+		for _, o := range m.guarantees.oracles {
+			if o.Pipeline == k {
+				g = max(g, len(m.guarantees.pipelineLines(o, (m.w-1)/2)))
+			}
+		}
+	}
+	return min(bodyH-5, 1+2*stack+1+max(g, 4))
+}
+
+// compareBody puts the naive and the outbox pipeline side by side (the same
+// requests and faults went to both), the timeline under them.
+func (m Model) compareBody(body rect) string {
+	W := body.w
+	cw := (W - 1) / 2
+	top := m.compareTopHeight(body.h)
+	stack := 1
+	for _, k := range m.settings.Pipelines() {
+		stack = max(stack, m.pipeline.stack(k))
+	}
+	rows := min(2*stack, max(1, top-5))
+	var cols []string
+	for i, k := range m.settings.Pipelines() {
+		w := cw
+		if i == 1 {
+			w = W - cw - 1
+		}
+		title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], pipelineBlurb(k), w)
+		pipe := m.pipeline.viewPipeline(k, w, rows, false)
+		g := m.guarantees.viewPipeline(k, w, top-1-rows)
+		cols = append(cols, block(title+"\n"+pipe+"\n"+g, w, top))
+	}
+	return joinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
+}
+
+func pipelineBlurb(kind string) string {
+	if kind == "naive" {
+		return "dual write: commit and publish"
+	}
+	return "outbox row in the same transaction"
+}
+
+func (m Model) statusView(W int) string {
+	st := m.st.App
+	sep := st.Status.Render(" │ ")
+	wide := W >= 110
+	kv := func(k, v string) string {
+		if !wide {
+			return st.StatusValue.Render(v)
+		}
+		return st.StatusKey.Render(k+" ") + st.StatusValue.Render(v)
+	}
+	play := "⏸ paused"
+	if m.playing {
+		play = "▶ running"
+	}
+	if m.busy {
+		play += "…"
+	}
+	seed := m.opts.Seed
+	if seed == 0 {
+		seed = m.settings.Seed
+	}
+	parts := []string{
+		st.Logo.Render("outboxlab"),
+		kv("scene", m.scene.Name),
+		st.StatusValue.Render(play),
+		kv("time", clock(m.now)),
+		kv("mode", m.settings.Mode),
+		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
+		st.StatusKey.Render("seed ") + st.StatusValue.Render(fmt.Sprint(seed)),
+	}
+	if n := len(m.scene.Steps); n > 0 {
+		parts = append(parts, st.StatusKey.Render("script ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
+	}
+	line := strings.Join(parts, sep)
+	switch {
+	case m.simErr != nil:
+		line += sep + st.Error.Render(oneLine(m.simErr.Error()))
+	case m.err != nil:
+		line += sep + st.Error.Render(oneLine(m.err.Error()))
+	case m.notice != "":
+		line += sep + st.Notice.Render(m.notice)
+	}
+	return fitLine(line, W)
+}
+
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--.---"
+	}
+	return t.Format("15:04:05.000")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// overlay draws fg centred over bg (both w×h text).
+func overlay(bg, fg string, w, h int) string {
+	lines := strings.Split(bg, "\n")
+	fl := strings.Split(fg, "\n")
+	fw := 0
+	for _, l := range fl {
+		fw = max(fw, ansi.StringWidth(l))
+	}
+	fw = min(fw, w)
+	x := max(0, (w-fw)/2)
+	y := max(0, (h-len(fl))/2)
+	for i, l := range fl {
+		if y+i >= len(lines) {
+			break
+		}
+		b := fitLine(lines[y+i], w)
+		left := ansi.Truncate(b, x, "")
+		right := ansi.TruncateLeft(b, x+fw, "")
+		lines[y+i] = left + fitLine(l, fw) + right
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lessonPane is the place a guided lesson will take (a later issue); until
+// then it shows what the scene teaches and which server runs it.
+type lessonPane struct {
+	st    *Styles
+	w, h  int
+	scene *scenes.Scene
+	facts []pg.Fact
+}
+
+func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane { return lessonPane{st: st, scene: sc} }
+
+func (l *lessonPane) SetSize(w, h int)         { l.w, l.h = w, h }
+func (l lessonPane) ShortHelp() []key.Binding  { return nil }
+func (l lessonPane) FullHelp() [][]key.Binding { return nil }
+func (l lessonPane) Update(tea.Msg) (lessonPane, tea.Cmd) {
+	return l, nil
+}
+
+func (l lessonPane) View() string {
+	lines := []string{paneTitle(l.st, false, "Lesson", "guided lessons: coming", l.w)}
+	if l.scene != nil {
+		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.Title))
+		text := strings.Join(strings.Fields(l.scene.Teaches), " ")
+		for _, s := range strings.Split(lipgloss.Wrap(text, max(10, l.w-2), " "), "\n") {
+			lines = append(lines, " "+s)
+		}
+	}
+	for _, f := range l.facts {
+		if f.Name == "version" || f.Name == "listening" {
+			lines = append(lines, " "+l.st.App.Muted.Render(f.Name+": "+f.Value))
+		}
+	}
+	return block(strings.Join(lines, "\n"), l.w, l.h)
+}

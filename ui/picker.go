@@ -1,0 +1,129 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/list"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// sceneItem is one scene in the picker.
+type sceneItem struct{ sc *scenes.Scene }
+
+func (i sceneItem) Title() string       { return i.sc.Name + " — " + i.sc.Title }
+func (i sceneItem) Description() string { return firstSentence(i.sc.Teaches) }
+func (i sceneItem) FilterValue() string { return i.sc.Name + " " + i.sc.Title + " " + i.sc.Teaches }
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 && i < 12 {
+		// "S13. The relay…": the item id is not the sentence.
+		if j := strings.Index(s[i+2:], ". "); j >= 0 {
+			return s[:i+2+j+1]
+		}
+	} else if i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+type pickerKeys struct {
+	Choose, Back key.Binding
+}
+
+// chooseSceneMsg asks the root to load a scene.
+type chooseSceneMsg struct{ name string }
+
+// closePickerMsg asks the root to close the picker.
+type closePickerMsg struct{}
+
+// pickerPane lists every scene (bubbles list, with filtering) and shows what
+// the selected one teaches.
+type pickerPane struct {
+	st   *Styles
+	keys pickerKeys
+	w, h int
+	list list.Model
+}
+
+func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
+	items := make([]list.Item, len(all))
+	for i, sc := range all {
+		items[i] = sceneItem{sc}
+	}
+	d := list.NewDefaultDelegate()
+	d.Styles = list.NewDefaultItemStyles(hasDark)
+	l := list.New(items, d, 80, 20)
+	l.Title = "Scenes"
+	l.Styles = list.DefaultStyles(hasDark)
+	l.SetShowHelp(false)
+	l.SetStatusBarItemName("scene", "scenes")
+	l.DisableQuitKeybindings()
+	return pickerPane{
+		st: st,
+		keys: pickerKeys{
+			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open scene")),
+			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		},
+		list: l,
+	}
+}
+
+// selectScene moves the cursor to the named scene.
+func (p *pickerPane) selectScene(name string) {
+	for i, it := range p.list.Items() {
+		if it.(sceneItem).sc.Name == name {
+			p.list.Select(i)
+		}
+	}
+}
+
+func (p *pickerPane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.list.SetSize(w, max(4, h-p.detailHeight()))
+}
+
+func (p pickerPane) detailHeight() int { return min(8, max(3, p.h/3)) }
+
+func (p pickerPane) ShortHelp() []key.Binding {
+	return append([]key.Binding{p.keys.Choose, p.keys.Back}, p.list.ShortHelp()...)
+}
+
+func (p pickerPane) FullHelp() [][]key.Binding {
+	return append([][]key.Binding{{p.keys.Choose, p.keys.Back}}, p.list.FullHelp()...)
+}
+
+func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && !p.list.SettingFilter() {
+		switch {
+		case key.Matches(k, p.keys.Choose):
+			if it, ok := p.list.SelectedItem().(sceneItem); ok {
+				name := it.sc.Name
+				return p, func() tea.Msg { return chooseSceneMsg{name} }
+			}
+		case key.Matches(k, p.keys.Back) && p.list.FilterState() == list.Unfiltered:
+			return p, func() tea.Msg { return closePickerMsg{} }
+		}
+	}
+	var cmd tea.Cmd
+	p.list, cmd = p.list.Update(msg)
+	return p, cmd
+}
+
+func (p pickerPane) View() string {
+	lh := max(4, p.h-p.detailHeight())
+	top := block(p.list.View(), p.w, lh)
+	var detail []string
+	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
+	if it, ok := p.list.SelectedItem().(sceneItem); ok {
+		sc := it.sc
+		detail = append(detail, "  "+p.st.Figures.Heading.Render(sc.Title)+p.st.App.Muted.Render("  ("+sc.Name+", mode "+sc.Settings.Mode+")"))
+		for _, l := range strings.Split(lipgloss.Wrap(strings.Join(strings.Fields(sc.Teaches), " "), max(10, p.w-4), " "), "\n") {
+			detail = append(detail, "  "+l)
+		}
+	}
+	return top + "\n" + block(strings.Join(detail, "\n"), p.w, p.h-lh)
+}

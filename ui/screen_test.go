@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// fakeTables serves windows of an in-memory outbox table.
+type fakeTables struct{ rows int }
+
+func (f fakeTables) Table(_ context.Context, pipeline, name string, offset, limit int) (sim.Table, error) {
+	t := sim.Table{Name: name, Columns: fixtureTable().Columns, Total: f.rows, Offset: offset}
+	for i := offset; i < min(f.rows, offset+limit); i++ {
+		t.Keys = append(t.Keys, fmt.Sprintf("%d:1", i))
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("0190%04x", i), "0190f5a2", "1", "1", "7c1e0001", "12:01:01", "12:00:31", "-", "-", ""})
+	}
+	return t, nil
+}
+
+// fixtureModel is the root model in a fixed state, built from literal
+// values: no database.
+func fixtureModel(t testing.TB, w, h int, mode string, rows int) Model {
+	t.Helper()
+	all, err := scenes.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := scenes.Find(all, "crash-after-publish")
+	m := newModel(context.Background(), Options{Mode: mode}, all, sc, newResources())
+	m.phase = phaseRunning
+	m.now = sim.Epoch.Add(31004e6)
+	m.script = 4
+	actors := fixtureActors()
+	if mode == "compare" {
+		actors = fixtureCompareActors()
+	}
+	m.setActors(actors)
+	src := fakeTables{rows: rows}
+	m.tables.reset(src, m.simID, m.settings.Pipelines())
+	m.tables.table = 1
+	m.timeline.compare = mode == "compare"
+	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	oracles := fixtureOracles()
+	if mode != "compare" {
+		oracles = oracles[1:]
+	}
+	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oraclesMsg{oracles},
+		timeline: timelineMsg{from: 0, entries: fixtureEntries()}})
+	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.visible()), m.tables.visible())
+	m = send(t, m, tableMsg{simID: m.simID, gen: 1, pipeline: "outbox", table: tb})
+	return m
+}
+
+func send(t testing.TB, m Model, msg tea.Msg) Model {
+	t.Helper()
+	next, _ := m.Update(msg)
+	return next.(Model)
+}
+
+func TestScreenGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		w, h       int
+		mode       string
+		keys       []string
+		wantInView []string
+	}{
+		{"screen_120x40", 120, 40, "", nil, []string{"Pipeline", "Tables", "Timeline", "Guarantees", "Metrics", "Lesson"}},
+		{"screen_80x24", 80, 24, "", nil, []string{"Pipeline", "Tables", "Timeline", "Guarantees"}},
+		{"screen_160x50", 160, 50, "", nil, []string{"Metrics", "Lesson"}},
+		{"screen_compare_view_120x40", 120, 40, "compare", []string{"v"}, []string{"Naive", "Outbox", "Timeline"}},
+		{"screen_compare_80x24", 80, 24, "compare", nil, []string{"naive", "outbox"}},
+		{"screen_help_120x40", 120, 40, "", []string{"?"}, []string{"duplicate next delivery", "fail next commit"}},
+		{"screen_crash_dialog_120x40", 120, 40, "", []string{"c", "down", "enter"}, []string{"crash relay-1 when?"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fixtureModel(t, tc.w, tc.h, tc.mode, 3)
+			m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
+			m.updateKeys()
+			for _, k := range tc.keys {
+				m = send(t, m, keyPress(k))
+			}
+			view := m.render()
+			lines := strings.Split(view, "\n")
+			if len(lines) != tc.h {
+				t.Errorf("%d lines, want %d", len(lines), tc.h)
+			}
+			for i, l := range lines {
+				if w := len([]rune(plain(l))) - 1; w > tc.w {
+					t.Errorf("line %d is %d cells wide, more than %d", i, w, tc.w)
+				}
+			}
+			for _, s := range tc.wantInView {
+				if !strings.Contains(plain(view), s) {
+					t.Errorf("view lacks %q", s)
+				}
+			}
+			golden(t, tc.name, view)
+		})
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	for _, sz := range [][2]int{{79, 24}, {80, 23}, {40, 10}, {1, 1}} {
+		m := fixtureModel(t, 100, 30, "", 3)
+		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		if got := m.View().Content; got != "terminal too small: need 80×24" {
+			t.Errorf("%dx%d: view %q", sz[0], sz[1], got)
+		}
+	}
+	// Growing back redraws the screen.
+	m := fixtureModel(t, 60, 20, "", 3)
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := m.View().Content; !strings.Contains(plain(v), "Pipeline") {
+		t.Errorf("after growing to 80x24 the screen is not drawn:\n%s", plain(v))
+	}
+}
+
+func TestStaleTickDropped(t *testing.T) {
+	m := fixtureModel(t, 120, 40, "", 3)
+	m.playing = true
+	m.tickTag = 5
+	next, cmd := m.Update(tickMsg{tag: 4})
+	if cmd != nil || len(next.(Model).queue) != 0 || next.(Model).busy {
+		t.Error("a stale tick started work")
+	}
+}
+
+// BenchmarkRender draws the full screen at 160×50 with a 10,000-row outbox
+// table (the pane holds only the rows in view, as it does live).
+func BenchmarkRender(b *testing.B) {
+	m := fixtureModel(b, 160, 50, "", 10000)
+	if !strings.Contains(plain(m.render()), "10000 rows") {
+		b.Fatal("table not loaded")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.View()
+	}
+}

@@ -1,0 +1,359 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// tableSource reads a window of a table; *sim.Sim is one.
+type tableSource interface {
+	Table(ctx context.Context, pipeline, name string, offset, limit int) (sim.Table, error)
+}
+
+// tableKeys are the tables pane's own keys.
+type tableKeys struct {
+	Up, Down, PageUp, PageDown, Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
+}
+
+func defaultTableKeys() tableKeys {
+	return tableKeys{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first row")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last row")),
+		NextTable: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→", "next table")),
+		PrevTable: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←", "prev table")),
+		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "other pipeline"), key.WithDisabled()),
+	}
+}
+
+func (k tableKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.PrevTable, k.NextTable, k.Down, k.Pipeline}
+}
+
+func (k tableKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTable, k.NextTable, k.Pipeline}}
+}
+
+// tablesPane shows one table of one pipeline, read from the real database:
+// only the rows that fit are fetched and drawn. Rows whose key was not seen
+// before the last change of the simulation are highlighted.
+type tablesPane struct {
+	st      *Styles
+	keys    tableKeys
+	w, h    int
+	focused bool
+
+	src       tableSource
+	simID     int
+	pipelines []string
+	pipe      int // index in pipelines
+	table     int // index in sim.TableNames
+	offset    int
+	follow    bool // keep the newest rows in view
+
+	data    sim.Table
+	err     error
+	gen     int             // change generation of data
+	seen    map[string]bool // keys seen before the latest change
+	changed map[string]bool // keys new in the latest change
+}
+
+// tableMsg is a window of a table read for the pane.
+type tableMsg struct {
+	simID    int
+	gen      int // change generation it reflects (0: a scroll, not a change)
+	pipeline string
+	table    sim.Table
+	err      error
+}
+
+// tableReq is what the pane wants to show.
+type tableReq struct {
+	pipeline, name string
+	offset, limit  int
+}
+
+func newTablesPane(st *Styles) tablesPane {
+	return tablesPane{st: st, keys: defaultTableKeys(), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
+}
+
+// reset points the pane at a new simulation.
+func (t *tablesPane) reset(src tableSource, simID int, pipelines []string) {
+	t.src, t.simID, t.pipelines = src, simID, pipelines
+	if t.pipe >= len(pipelines) {
+		t.pipe = 0
+	}
+	// In compare mode the outbox is what the tables are about, and its
+	// outbox table the one to watch.
+	if len(pipelines) > 1 {
+		t.pipe = len(pipelines) - 1
+	}
+	t.table = 0
+	if t.pipeline() == "outbox" {
+		t.table = 1
+	}
+	t.offset, t.follow, t.data, t.err, t.gen = 0, true, sim.Table{}, nil, 0
+	t.seen, t.changed = map[string]bool{}, map[string]bool{}
+	t.keys.Pipeline.SetEnabled(len(pipelines) > 1)
+}
+
+func (t *tablesPane) SetSize(w, h int) { t.w, t.h = w, h }
+
+func (t tablesPane) ShortHelp() []key.Binding  { return t.keys.ShortHelp() }
+func (t tablesPane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+
+// visible is how many rows fit under the title and the header.
+func (t tablesPane) visible() int { return max(1, t.h-2) }
+
+func (t tablesPane) pipeline() string {
+	if t.pipe < len(t.pipelines) {
+		return t.pipelines[t.pipe]
+	}
+	return ""
+}
+
+// request is the window the pane shows now (newest rows when following).
+func (t tablesPane) request() tableReq {
+	off := t.offset
+	if t.follow {
+		off = max(0, t.data.Total-t.visible())
+	}
+	return tableReq{pipeline: t.pipeline(), name: sim.TableNames[t.table], offset: off, limit: t.visible()}
+}
+
+// fetchCmd reads the window in a command; gen tags a read after a change.
+func fetchCmd(src tableSource, simID, gen int, r tableReq) tea.Cmd {
+	if src == nil || r.pipeline == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		tb, err := src.Table(context.Background(), r.pipeline, r.name, r.offset, r.limit)
+		return tableMsg{simID: simID, gen: gen, pipeline: r.pipeline, table: tb, err: err}
+	}
+}
+
+func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tableMsg:
+		if msg.simID != t.simID || msg.pipeline != t.pipeline() || msg.table.Name != sim.TableNames[t.table] && msg.err == nil {
+			return t, nil
+		}
+		t.err = msg.err
+		if msg.err != nil {
+			return t, nil
+		}
+		if msg.gen > t.gen {
+			// A read after a change: what is new since the previous one is
+			// what the change did.
+			t.changed = map[string]bool{}
+			for _, k := range msg.table.Keys {
+				if !t.seen[k] {
+					t.changed[k] = true
+				}
+			}
+			t.gen = msg.gen
+		}
+		for _, k := range msg.table.Keys {
+			t.seen[k] = true
+		}
+		t.data = msg.table
+		if !t.follow {
+			t.offset = msg.table.Offset
+		}
+		// Following, the total may have grown since the request: read again.
+		if t.follow && msg.table.Offset != max(0, msg.table.Total-t.visible()) {
+			return t, fetchCmd(t.src, t.simID, 0, t.request())
+		}
+		return t, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			return t.scroll(-3)
+		case tea.MouseWheelDown:
+			return t.scroll(3)
+		}
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, t.keys.Up):
+			return t.scroll(-1)
+		case key.Matches(msg, t.keys.Down):
+			return t.scroll(1)
+		case key.Matches(msg, t.keys.PageUp):
+			return t.scroll(-t.visible())
+		case key.Matches(msg, t.keys.PageDown):
+			return t.scroll(t.visible())
+		case key.Matches(msg, t.keys.Top):
+			t.follow, t.offset = false, 0
+			return t, fetchCmd(t.src, t.simID, 0, t.request())
+		case key.Matches(msg, t.keys.Bottom):
+			t.follow = true
+			return t, fetchCmd(t.src, t.simID, 0, t.request())
+		case key.Matches(msg, t.keys.NextTable):
+			return t.switchTo(t.pipe, (t.table+1)%len(sim.TableNames))
+		case key.Matches(msg, t.keys.PrevTable):
+			return t.switchTo(t.pipe, (t.table+len(sim.TableNames)-1)%len(sim.TableNames))
+		case key.Matches(msg, t.keys.Pipeline):
+			return t.switchTo((t.pipe+1)%max(1, len(t.pipelines)), t.table)
+		}
+	}
+	return t, nil
+}
+
+func (t tablesPane) switchTo(pipe, table int) (tablesPane, tea.Cmd) {
+	t.pipe, t.table = pipe, table
+	t.offset, t.follow = 0, true
+	t.data = sim.Table{Name: sim.TableNames[table]}
+	t.seen, t.changed = map[string]bool{}, map[string]bool{}
+	t.gen = 0
+	return t, fetchCmd(t.src, t.simID, 0, t.request())
+}
+
+func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
+	last := max(0, t.data.Total-t.visible())
+	off := t.data.Offset + d
+	if t.follow {
+		off = last + d
+	}
+	off = min(max(0, off), last)
+	t.follow = off >= last
+	t.offset = off
+	if off == t.data.Offset {
+		return t, nil
+	}
+	return t, fetchCmd(t.src, t.simID, 0, t.request())
+}
+
+func (t tablesPane) View() string {
+	name := sim.TableNames[t.table]
+	detail := fmt.Sprintf("%d rows", t.data.Total)
+	if len(t.pipelines) > 1 {
+		detail = t.pipeline() + " · " + detail
+	}
+	if t.data.Total > t.visible() {
+		detail += fmt.Sprintf(" · %d–%d", t.data.Offset+1, t.data.Offset+len(t.data.Rows))
+	}
+	tabs := t.tabs()
+	lines := []string{paneTitle(t.st, t.focused, "Tables "+tabs, detail, t.w)}
+	switch {
+	case t.err != nil:
+		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))
+	case t.src == nil && len(t.data.Columns) == 0:
+		lines = append(lines, t.st.Pane.Empty.Render("  waiting for the simulator…"))
+	default:
+		lines = append(lines, t.grid(name)...)
+	}
+	return block(strings.Join(lines, "\n"), t.w, t.h)
+}
+
+// tabs names the tables with the current one marked.
+func (t tablesPane) tabs() string {
+	short := map[string]string{"payments": "payments", "outbox_messages": "outbox", "inbox_messages": "inbox", "ledger_entries": "ledger", "notifications": "notifications"}
+	parts := make([]string, len(sim.TableNames))
+	for i, n := range sim.TableNames {
+		s := short[n]
+		if i == t.table {
+			s = "[" + s + "]"
+		}
+		parts[i] = s
+	}
+	if t.w < 110 {
+		return "[" + short[sim.TableNames[t.table]] + "]"
+	}
+	return strings.Join(parts, " ")
+}
+
+// grid draws the header and the visible rows, columns sized to their
+// content and cut to the pane's width.
+func (t tablesPane) grid(name string) []string {
+	cols, rows := visibleColumns(t.data)
+	if len(cols) == 0 {
+		return []string{t.st.Pane.Empty.Render("  no rows yet")}
+	}
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = ansi.StringWidth(c)
+	}
+	for _, r := range rows {
+		for i := range widths {
+			if i < len(r) {
+				widths[i] = max(widths[i], ansi.StringWidth(r[i]))
+			}
+		}
+	}
+	for i := range widths {
+		widths[i] = min(widths[i], 36)
+	}
+	shrink(widths, t.w-2-2*(len(cols)-1))
+	row := func(cells []string) string {
+		var sb strings.Builder
+		sb.WriteString("  ")
+		for i, w := range widths {
+			if i > 0 {
+				sb.WriteString("  ")
+			}
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			sb.WriteString(fitLine(c, w))
+		}
+		return sb.String()
+	}
+	lines := []string{t.st.Table.Header.Render(row(cols))}
+	if len(rows) == 0 {
+		lines = append(lines, t.st.Pane.Empty.Render("  (empty)"))
+	}
+	for i, r := range rows {
+		s := fitLine(row(r), t.w)
+		if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
+			lines = append(lines, t.st.Table.Changed.Render(s))
+		} else {
+			lines = append(lines, t.st.Table.Row.Render(s))
+		}
+	}
+	return lines
+}
+
+// visibleColumns drops the columns that are empty in every row in view
+// (last_error, mostly): on a narrow screen the others need the room.
+func visibleColumns(tb sim.Table) ([]string, [][]string) {
+	if len(tb.Rows) == 0 {
+		return tb.Columns, nil
+	}
+	var keep []int
+	for i := range tb.Columns {
+		for _, r := range tb.Rows {
+			if i < len(r) && r[i] != "" {
+				keep = append(keep, i)
+				break
+			}
+		}
+	}
+	if len(keep) == len(tb.Columns) {
+		return tb.Columns, tb.Rows
+	}
+	cols := make([]string, len(keep))
+	for j, i := range keep {
+		cols[j] = tb.Columns[i]
+	}
+	rows := make([][]string, len(tb.Rows))
+	for k, r := range tb.Rows {
+		row := make([]string, len(keep))
+		for j, i := range keep {
+			if i < len(r) {
+				row[j] = r[i]
+			}
+		}
+		rows[k] = row
+	}
+	return cols, rows
+}

@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// maxEntries bounds the timeline the pane keeps; older entries drop off.
+const maxEntries = 5000
+
+type timelineKeys struct {
+	Up, Down, Newest, SQL key.Binding
+}
+
+func defaultTimelineKeys() timelineKeys {
+	return timelineKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "older entry")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "newer entry")),
+		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "follow newest")),
+		SQL:    key.NewBinding(key.WithKeys("enter", "x"), key.WithHelp("enter", "show SQL")),
+	}
+}
+
+func (k timelineKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL} }
+func (k timelineKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL}}
+}
+
+// timelineMsg carries the entries recorded since the pane's last one.
+type timelineMsg struct {
+	from    int
+	entries []sim.Entry
+}
+
+// timelinePane lists the newest timeline entries: who, at which checkpoint,
+// which named statement ran, and why it matters. Enter shows the selected
+// entry's SQL and full explanation.
+type timelinePane struct {
+	st      *Styles
+	keys    timelineKeys
+	w, h    int
+	focused bool
+	compare bool // prefix entries with their pipeline
+
+	entries []sim.Entry
+	total   int // entries received, including dropped ones
+	sel     int // selected index into entries; -1 follows the newest
+	showSQL bool
+}
+
+func newTimelinePane(st *Styles) timelinePane {
+	return timelinePane{st: st, keys: defaultTimelineKeys(), sel: -1}
+}
+
+func (t *timelinePane) SetSize(w, h int) { t.w, t.h = w, h }
+
+func (t timelinePane) ShortHelp() []key.Binding  { return t.keys.ShortHelp() }
+func (t timelinePane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+
+func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case timelineMsg:
+		if msg.from != t.total {
+			return t, nil // a stale read: the next one covers it
+		}
+		t.entries = append(t.entries, msg.entries...)
+		t.total += len(msg.entries)
+		if drop := len(t.entries) - maxEntries; drop > 0 {
+			t.entries = append(t.entries[:0:0], t.entries[drop:]...)
+			if t.sel >= 0 {
+				t.sel = max(0, t.sel-drop)
+			}
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			t.move(-3)
+		case tea.MouseWheelDown:
+			t.move(3)
+		}
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, t.keys.Up):
+			t.move(-1)
+		case key.Matches(msg, t.keys.Down):
+			t.move(1)
+		case key.Matches(msg, t.keys.Newest):
+			t.sel = -1
+		case key.Matches(msg, t.keys.SQL):
+			t.showSQL = !t.showSQL
+		}
+	}
+	return t, nil
+}
+
+func (t *timelinePane) move(d int) {
+	if len(t.entries) == 0 {
+		return
+	}
+	cur := t.sel
+	if cur < 0 {
+		cur = len(t.entries) - 1
+	}
+	cur += d
+	switch {
+	case cur >= len(t.entries)-1:
+		t.sel = -1
+	case cur < 0:
+		t.sel = 0
+	default:
+		t.sel = cur
+	}
+}
+
+func (t timelinePane) selected() int {
+	if t.sel < 0 {
+		return len(t.entries) - 1
+	}
+	return t.sel
+}
+
+func (t timelinePane) View() string {
+	detail := fmt.Sprintf("%d entries", t.total)
+	if t.sel >= 0 {
+		detail += " · scrolled (G: newest)"
+	}
+	lines := []string{paneTitle(t.st, t.focused, "Timeline", detail, t.w)}
+	body := t.h - 1
+	var sqlLines []string
+	if t.showSQL && len(t.entries) > 0 {
+		sqlLines = t.detail(t.entries[t.selected()], max(3, body/2))
+		body -= len(sqlLines)
+	}
+	if len(t.entries) == 0 {
+		lines = append(lines, t.st.Pane.Empty.Render("  nothing has happened yet: p sends a payment, n steps, space runs"))
+	}
+	sel := t.selected()
+	end := min(len(t.entries), max(sel+1, body))
+	if t.sel < 0 {
+		end = len(t.entries)
+	}
+	start := max(0, end-body)
+	for i := start; i < end; i++ {
+		l := t.entryLine(t.entries[i])
+		if i == sel && (t.sel >= 0 || t.showSQL) {
+			l = t.st.Timeline.Selected.Render(fitLine(stripped(l), t.w))
+		}
+		lines = append(lines, l)
+	}
+	lines = fitLines(lines, t.w, t.h-len(sqlLines))
+	lines = append(lines, sqlLines...)
+	return block(strings.Join(lines, "\n"), t.w, t.h)
+}
+
+// entryLine is one entry on one line.
+func (t timelinePane) entryLine(e sim.Entry) string {
+	ts := t.st.Timeline
+	who := e.Actor
+	if t.compare && e.Pipeline != "" {
+		who = e.Pipeline[:1] + ":" + who
+	}
+	what := shortCheckpoint(e.Checkpoint)
+	whatStyle := ts.Checkpoint
+	switch e.Kind {
+	case "checkpoint":
+	case "crash":
+		what, whatStyle = "CRASH", ts.Crash
+		if e.Checkpoint != "" {
+			what += "@" + shortCheckpoint(e.Checkpoint)
+		}
+	case "fault", "error", "blocked":
+		what, whatStyle = e.Kind, ts.Fault
+	default:
+		if what == "" {
+			what, whatStyle = e.Kind, ts.Answer
+		}
+	}
+	var sb strings.Builder
+	if t.w >= 100 {
+		sb.WriteString(ts.Time.Render(e.At.Format("15:04:05.000")))
+		sb.WriteByte(' ')
+	}
+	sb.WriteString(ts.Actor.Render(pad(who, 13)))
+	sb.WriteByte(' ')
+	sb.WriteString(whatStyle.Render(pad(what, 15)))
+	sb.WriteByte(' ')
+	if e.Statement != "" {
+		sb.WriteString(ts.Statement.Render("[" + e.Statement + "]"))
+		sb.WriteByte(' ')
+	}
+	sb.WriteString(ts.Explain.Render(strings.TrimSpace(e.Explain)))
+	return sb.String()
+}
+
+// detail is the selected entry's explanation, ids and SQL, in at most n lines.
+func (t timelinePane) detail(e sim.Entry, n int) []string {
+	ts := t.st.Timeline
+	w := max(10, t.w-4)
+	head := fmt.Sprintf("#%d %s", e.Seq, e.At.Format("15:04:05.000000"))
+	if e.Pipeline != "" {
+		head += " " + e.Pipeline
+	}
+	head += " " + e.Actor
+	if e.Checkpoint != "" {
+		head += " at " + e.Checkpoint
+	}
+	if e.Rows != 0 || e.Statement != "" {
+		head += fmt.Sprintf(" · %d rows", e.Rows)
+	}
+	if len(e.MessageIDs) > 0 {
+		head += " · messages " + strings.Join(e.MessageIDs, ",")
+	}
+	if e.Delivery > 0 {
+		head += fmt.Sprintf(" · delivery %d", e.Delivery)
+	}
+	lines := []string{t.st.Pane.Gutter.Render(strings.Repeat("╌", t.w)), "  " + ts.Actor.Render(head)}
+	for _, l := range strings.Split(lipgloss.Wrap(strings.TrimSpace(e.Explain), w, " "), "\n") {
+		lines = append(lines, "  "+ts.Explain.Render(l))
+	}
+	if e.SQL != "" {
+		lines = append(lines, "  "+ts.Statement.Render(e.Statement+":"))
+		for _, l := range strings.Split(strings.TrimSpace(e.SQL), "\n") {
+			lines = append(lines, "    "+ts.SQL.Render(strings.TrimRight(l, " \t")))
+		}
+	} else {
+		lines = append(lines, "  "+t.st.App.Muted.Render("(no SQL ran at this entry)"))
+	}
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return lines
+}
