@@ -198,14 +198,10 @@ type snapshotMsg struct {
 	now      time.Time
 	oracles  oraclesMsg
 	metrics  metricsMsg
+	edges    edgesMsg
 	timeline timelineMsg
 	table    tableMsg
 	err      error
-}
-
-// metricsReader is the simulator's S24 accessor.
-type metricsReader interface {
-	Metrics(ctx context.Context) ([]sim.Metrics, error)
 }
 
 func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, from int, req tableReq) tea.Cmd {
@@ -219,12 +215,18 @@ func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, from int, req tableRe
 			return msg
 		}
 		msg.oracles = oraclesMsg{o}
-		// The S24 figures, once the simulator reports them.
-		if mr, ok := any(s).(metricsReader); ok {
-			if ms, err := mr.Metrics(ctx); err == nil {
-				msg.metrics = metricsMsg{ms}
-			}
+		ms, err := s.Metrics(ctx)
+		if err != nil {
+			msg.err = err
+			return msg
 		}
+		msg.metrics = metricsMsg{ms}
+		edges, err := s.Edges(ctx)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.edges = edgesMsg{edges}
 		tb, err := s.Table(ctx, req.pipeline, req.name, req.offset, req.limit)
 		msg.table = tableMsg{simID: id, gen: gen, pipeline: req.pipeline, table: tb, err: err}
 		return msg

@@ -132,6 +132,11 @@ func TestPipelinePaneGolden(t *testing.T) {
 			p := newPipelinePane(testStyles())
 			p, _ = p.Update(actorsMsg{tc.actors})
 			p, _ = p.Update(oraclesMsg{fixtureOracles()})
+			p, _ = p.Update(edgesMsg{[]sim.Edge{
+				{Pipeline: "outbox", From: "postgres", To: "relay", Queued: 2, Unacked: 1},
+				{Pipeline: "outbox", From: "broker", To: "accounting", Queued: 1, Unacked: 1},
+				{Pipeline: "outbox", From: "broker", To: "notifications"},
+			}})
 			p.SetSize(tc.w, tc.h)
 			golden(t, tc.name, p.View())
 		})

@@ -264,6 +264,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.now = msg.now
 			m.pipeline, _ = m.pipeline.Update(msg.oracles)
+			m.pipeline, _ = m.pipeline.Update(msg.edges)
 			m.guarantees, _ = m.guarantees.Update(msg.oracles)
 			m.metrics, _ = m.metrics.Update(msg.oracles)
 			if msg.metrics.metrics != nil {

@@ -21,6 +21,7 @@ type pipelinePane struct {
 	kinds   []string
 	actors  []sim.ActorView
 	oracles map[string]sim.Oracle
+	edges   []sim.Edge
 }
 
 func newPipelinePane(st *Styles) pipelinePane {
@@ -33,6 +34,9 @@ type actorsMsg struct{ actors []sim.ActorView }
 // oraclesMsg carries every pipeline's oracle, freshly computed.
 type oraclesMsg struct{ oracles []sim.Oracle }
 
+// edgesMsg carries what is in flight between the actors.
+type edgesMsg struct{ edges []sim.Edge }
+
 func (p pipelinePane) Update(msg tea.Msg) (pipelinePane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case actorsMsg:
@@ -43,6 +47,8 @@ func (p pipelinePane) Update(msg tea.Msg) (pipelinePane, tea.Cmd) {
 				p.kinds = append(p.kinds, a.Pipeline)
 			}
 		}
+	case edgesMsg:
+		p.edges = msg.edges
 	case oraclesMsg:
 		p.oracles = map[string]sim.Oracle{}
 		for _, o := range msg.oracles {
@@ -161,6 +167,9 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 		case roleBroker:
 			broker = append(broker, cell)
 		default:
+			if e, ok := p.edge(kind, "broker", a.Name); ok && e.Queued+e.Unacked > 0 {
+				cell[0] += p.st.Pipeline.Count.Render(fmt.Sprintf(" ◂%d queued %d unacked", e.Queued, e.Unacked))
+			}
 			consumers = append(consumers, cell)
 		}
 	}
@@ -168,6 +177,9 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	db := [2]string{p.st.Pipeline.Name.Render("postgres"), ""}
 	if kind == "outbox" {
 		db[1] = p.st.Pipeline.Count.Render(fmt.Sprintf("%d pending", o.Pending))
+		if e, ok := p.edge(kind, "postgres", "relay"); ok && e.Unacked > 0 {
+			db[1] += p.st.Pipeline.Count.Render(fmt.Sprintf(" · %d leased", e.Unacked))
+		}
 	} else {
 		db[1] = p.st.Pipeline.Idle.Render(fmt.Sprintf("%d payments", o.Payments))
 	}
@@ -312,4 +324,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// edge finds what is in flight from one actor to another in a pipeline.
+func (p pipelinePane) edge(kind, from, to string) (sim.Edge, bool) {
+	for _, e := range p.edges {
+		if e.Pipeline == kind && e.From == from && e.To == to {
+			return e, true
+		}
+	}
+	return sim.Edge{}, false
 }
