@@ -59,6 +59,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	running bool
+	owner   *os.File // the data directory's lock, held while booted
 }
 
 const (
@@ -142,6 +143,7 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.start(ctx, progress); err != nil {
+		s.release()
 		return nil, err
 	}
 	progress(StageMigrating, "")
@@ -200,20 +202,36 @@ func (s *Server) prepareDataDir(fresh bool, progress func(Stage, string)) error 
 	if err := os.Chmod(s.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory %s: %w", s.DataDir, err)
 	}
+	owner, err := lockOwner(s.DataDir)
+	if err != nil {
+		return err
+	}
+	s.owner = owner
 	if msg, err := s.recoverOrphan(progress); err != nil {
+		s.release()
 		return err
 	} else {
 		s.Recovered = msg
 	}
 	if fresh {
 		if err := os.RemoveAll(s.PGData); err != nil {
+			s.release()
 			return fmt.Errorf("--fresh: remove %s: %w", s.PGData, err)
 		}
 	}
 	if err := s.acct.own(s.DataDir); err != nil {
+		s.release()
 		return fmt.Errorf("give %s to %s: %w", s.DataDir, s.acct.name, err)
 	}
 	return nil
+}
+
+// release gives the data directory up for another outboxlab.
+func (s *Server) release() {
+	if s.owner != nil {
+		_ = s.owner.Close() // closing the file drops its flock
+		s.owner = nil
+	}
 }
 
 // URL is the connection string of the application database.
@@ -396,6 +414,9 @@ func (s *Server) stop(mode string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.external != "" || !s.running {
+		if mode == "fast" {
+			s.release()
+		}
 		return nil
 	}
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "stop", "-w", "-t", "60", "-m", mode, "-D", s.PGData)
@@ -403,6 +424,10 @@ func (s *Server) stop(mode string) error {
 		return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
 	}
 	s.running = false
+	if mode == "fast" {
+		// A crash (immediate) keeps the directory: Restart follows.
+		s.release()
+	}
 	return nil
 }
 

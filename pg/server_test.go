@@ -343,6 +343,9 @@ func TestStalePIDFileIsRemoved(t *testing.T) {
 	if err := srv.Crash(); err != nil {
 		t.Fatal(err)
 	}
+	if err := srv.Stop(); err != nil { // gives the data directory up
+		t.Fatal(err)
+	}
 	// An immediate stop removes postmaster.pid; put back one that names a
 	// process that is not a server (this test process), as after a reboot
 	// with PID reuse.
@@ -566,5 +569,24 @@ func TestDownloadLeavesNoDebris(t *testing.T) {
 	}
 	if !isInstallation(dir) {
 		t.Errorf("download reported %s, which holds no installation", dir)
+	}
+}
+
+// A data directory in use by a live outboxlab is not an orphan to recover:
+// a second boot on it is refused with a clear message and the first server
+// keeps running.
+func TestSecondBootOnSameDataDirIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	first := boot(t, Options{DataDir: dir})
+	_, err := Boot(context.Background(), Options{DataDir: dir})
+	if !errors.Is(err, ErrDataDirInUse) {
+		t.Fatalf("second boot: %v, want ErrDataDirInUse", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) || !strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("message %q should name the owner's pid and suggest --data-dir", err)
+	}
+	if err := connect(t, first).Ping(context.Background()); err != nil {
+		t.Errorf("the first server was disturbed: %v", err)
 	}
 }
