@@ -1,0 +1,170 @@
+package lessons
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var prefixes atomic.Int64
+
+// newSim builds step i's simulator on a unique prefix, dropped at the end.
+func newSim(t *testing.T, l *Lesson, i int) *sim.Sim {
+	t.Helper()
+	srv := pgtest.Server(t)
+	prefix := fmt.Sprintf("lessontest%d_%d", os.Getpid(), prefixes.Add(1))
+	s, err := l.NewSim(context.Background(), srv, prefix, i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		for _, p := range l.Steps[i].Settings.Pipelines() {
+			_ = srv.DropDatabase(context.Background(), prefix+"_"+p)
+		}
+	})
+	return s
+}
+
+// timelineText is the timeline as `outboxlab run` prints it, for failures.
+func timelineText(s *sim.Sim) string {
+	var b strings.Builder
+	for _, e := range s.Timeline(0) {
+		sim.WriteEntry(&b, e)
+	}
+	return b.String()
+}
+
+func outcomes(out []Outcome) string {
+	var b strings.Builder
+	for _, o := range out {
+		mark := "ok  "
+		if !o.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(&b, "  %s line %d check: %s (%s)\n", mark, o.Check.Line, o.Check.Source, o.Detail)
+	}
+	return b.String()
+}
+
+// Every lesson, in English, is solved by a driver that performs each
+// step's task with the same actions the TUI sends (sim.Do with scene
+// commands): before the task at least one check is unpassed, after it
+// every check passes.
+func TestLessonsSolve(t *testing.T) {
+	all, err := Load("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		t.Run(l.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			var s *sim.Sim
+			for i := range l.Steps {
+				st := &l.Steps[i]
+				if st.Fresh {
+					s = newSim(t, l, i)
+				}
+				since := len(s.Timeline(0))
+				passed, out, err := st.Eval(ctx, s, since)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if passed {
+					t.Errorf("step %d %q passes before its task is done:\n%s", i+1, st.Title, outcomes(out))
+				}
+				if err := st.Solve(ctx, s, nil); err != nil {
+					t.Fatalf("step %d: %v\n%s", i+1, err, timelineText(s))
+				}
+				passed, out, err = st.Eval(ctx, s, since)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !passed {
+					t.Fatalf("%s step %d %q: solution %q did not pass:\n%s\ntimeline:\n%s", l.File, i+1, st.Title, st.SolutionText(), outcomes(out), timelineText(s))
+				}
+			}
+		})
+	}
+}
+
+// wrongs are plausible mistakes, one per lesson: the step's task done
+// wrong (the wrong actor, the wrong checkpoint, a missing action). The
+// step's checks must not pass.
+var wrongs = map[string]struct {
+	step int // 0-based
+	cmds string
+}{
+	"dual-write": {1, "crash naive at naive.inserted; crash api at api.committed; request; drain"},
+	"phantom":    {0, "fail-commit naive at naive.inserted; request; drain"},
+	"outbox":     {1, "crash api at api.committed; request; drain"},
+	"relay":      {0, "request; request; request; request; finish api; step relay-1; step relay-1"},
+	"duplicate":  {0, "crash relay-1 at relay.marked; request; run"},
+	"inbox":      {0, "crash notifications at consumer.committed; request; run"},
+	"race":       {0, "request; finish api; finish relay-1; duplicate; finish accounting; drain"},
+	"backoff":    {0, "request; run; broker down"},
+	"poison":     {0, "request amount=666; request amount=100; drain"},
+	"lease":      {0, "stall relay-2 at relay.claimed; request; finish api; step relay-1; step relay-2"},
+	"order":      {0, "request; capture; finish api; until relay-2 relay.claimed; finish relay-1"},
+	"consumers":  {1, "request; drain"},
+}
+
+// A wrong action leaves the step unpassed: the checks read what happened,
+// not which commands were typed.
+func TestWrongActionsDoNotPass(t *testing.T) {
+	all, err := Load("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		w, ok := wrongs[l.Name]
+		if !ok {
+			t.Errorf("lesson %s has no wrong action to test", l.Name)
+			continue
+		}
+		t.Run(l.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			var s *sim.Sim
+			for i := 0; i < w.step; i++ {
+				if l.Steps[i].Fresh {
+					s = newSim(t, l, i)
+				}
+				if err := l.Steps[i].Solve(ctx, s, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := &l.Steps[w.step]
+			if st.Fresh {
+				s = newSim(t, l, w.step)
+			}
+			since := len(s.Timeline(0))
+			cmds, err := parseSolution(w.cmds, st.Settings, envOf(st.Settings))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cmds {
+				if err := s.Do(ctx, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			passed, out, err := st.Eval(ctx, s, since)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("after the wrong action:\n%s", outcomes(out))
+			if passed {
+				t.Errorf("step %d %q passed after the wrong action %q:\n%s", w.step+1, st.Title, w.cmds, outcomes(out))
+			}
+		})
+	}
+}
