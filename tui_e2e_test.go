@@ -90,10 +90,10 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 		term.keys("Down")
 	}
 	term.keys("Enter")
-	term.waitFor("crash-after-publish opened", regexp.MustCompile(`scene crash-after-publish`), 30*time.Second)
+	term.waitFor("crash-after-publish opened", regexp.MustCompile(`scene crash-after-publish`), 60*time.Second)
 	// Keys that do not apply yet are disabled (and absent from the help line)
 	// until the scene's simulation is ready.
-	term.waitFor("the scene ready for keys", regexp.MustCompile(`p payment`), 30*time.Second)
+	term.waitFor("the scene ready for keys", regexp.MustCompile(`p payment`), 90*time.Second)
 
 	term.keys("p")
 	term.waitFor("the payment request", regexp.MustCompile(`a client asks for a`), 10*time.Second)

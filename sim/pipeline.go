@@ -67,7 +67,7 @@ var consumerNames = []string{"accounting", "notifications"}
 func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, leases: map[uuid.UUID]lease{}}
 	p.db = s.dbPrefix + "_" + kind
-	if err := s.srv.CreateDatabase(ctx, p.db); err != nil {
+	if err := s.srv.ResetDatabase(ctx, p.db); err != nil {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
 	}
 	p.url = s.srv.DatabaseURL(p.db)
