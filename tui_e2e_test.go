@@ -81,6 +81,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
 
 	term.waitFor("the main screen", regexp.MustCompile(`scene dual-write-crash`), 90*time.Second)
+	term.waitFor("the first scene ready", regexp.MustCompile(`p payment`), 90*time.Second)
 	term.keys("/")
 	term.waitFor("the scene picker", regexp.MustCompile(`(?i)crash-after-publish`), 10*time.Second)
 	term.keys("/", "p", "u", "b", "l", "i", "s", "h", "Enter")

@@ -48,6 +48,7 @@ func (a *actor) conn(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: connect: %w", a.name, mapDBError(err))
 	}
+	registerTypes(c)
 	a.db = c
 	return c, nil
 }

@@ -255,10 +255,14 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 	if len(ok) == 0 {
 		return ok, refused, nil
 	}
+	applied := make(map[string]bool, len(ok))
+	for _, it := range ok {
+		applied[it.d.AggregateID] = true
+	}
 	var advAggs []string
 	var advVers []int64
 	for _, agg := range aggs {
-		if v, moved := last[agg]; moved && slices.ContainsFunc(ok, func(it *batchItem) bool { return it.d.AggregateID == agg }) {
+		if v, moved := last[agg]; moved && applied[agg] {
 			advAggs, advVers = append(advAggs, agg), append(advVers, v)
 		}
 	}

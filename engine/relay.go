@@ -39,7 +39,8 @@ type RelayConfig struct {
 	Pipeline bool
 	// DisableListen makes Run poll only (no LISTEN/NOTIFY wake-up).
 	DisableListen bool
-	// DurableMarks keeps synchronous_commit on for marks (see Relay.markSQL).
+	// DurableMarks keeps synchronous_commit on for claims and marks (see
+	// Relay.claim and Relay.mark).
 	DurableMarks bool
 }
 
@@ -176,6 +177,11 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		published = append(published, m.ID)
 		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
 		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
+		if r.hook == nil {
+			// Nobody watches: skip building a per-message event (no statement
+			// ran since relay.claimed, so there is nothing else to report).
+			continue
+		}
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: fmt.Sprintf("attempt %d accepted by the broker, not marked yet", m.Attempts)}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 			return res, err
@@ -227,48 +233,53 @@ func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepR
 
 // claim leases the next batch, re-sorted by (occurred_at, id): RETURNING
 // has no order. With Pipeline, pending marks go in the same round trip.
+//
+// The claim, like the mark, commits with synchronous_commit = off (unless
+// DurableMarks). A claim lost in a PostgreSQL crash only undoes the lease
+// (and its attempts increment): the row is claimed again and, if it was
+// published meanwhile, published again with the same id — a duplicate the
+// consumers' inbox absorbs, never a loss. WAL is replayed in order, so a mark
+// that survived implies its claim survived too.
 func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) ([]ClaimedMessage, *markOutcome, error) {
 	var (
-		rows     pgx.Rows
-		err      error
-		marked   *markOutcome
-		br       pgx.BatchResults
-		pipeline = len(r.pending) > 0
+		rows   pgx.Rows
+		err    error
+		marked *markOutcome
+		asked  = r.pending
 	)
-	if pipeline {
-		asked := r.pending
-		r.pending = nil
-		batch := &pgx.Batch{}
-		if !r.cfg.DurableMarks {
-			batch.Queue(stmtRelaxCommit.SQL)
-			r.note(stmtRelaxCommit)
-		}
+	r.pending = nil
+	// One round trip: [relax_commit,] [mark_published,] claim_batch. A batch
+	// outside BEGIN runs as one implicit transaction, so the set_config(…,
+	// true) covers the statements of this batch and nothing after them.
+	batch := &pgx.Batch{}
+	if !r.cfg.DurableMarks {
+		batch.Queue(stmtRelaxCommit.SQL)
+		r.note(stmtRelaxCommit)
+	}
+	if len(asked) > 0 {
 		batch.Queue(stmtMarkPublished.SQL, asked, r.cfg.WorkerID, now)
-		batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
 		r.note(stmtMarkPublished)
-		br = c.SendBatch(ctx, batch)
-		if !r.cfg.DurableMarks {
-			if _, err := br.Exec(); err != nil {
-				br.Close()
-				return nil, nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
-			}
+	}
+	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
+	br := c.SendBatch(ctx, batch)
+	if !r.cfg.DurableMarks {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
 		}
+	}
+	if len(asked) > 0 {
 		got, err := collectIDs(br.Query())
 		if err != nil {
 			br.Close()
 			return nil, nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
 		}
 		marked = &markOutcome{asked: asked, marked: got}
-		rows, err = br.Query()
-		if err != nil {
-			br.Close()
-			return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
-		}
-	} else {
-		rows, err = c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
-		if err != nil {
-			return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
-		}
+	}
+	rows, err = br.Query()
+	if err != nil {
+		br.Close()
+		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
 	r.note(stmtClaimBatch)
 	msgs := make([]ClaimedMessage, 0, r.cfg.BatchSize)
@@ -293,10 +304,8 @@ func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Tim
 	if err == nil {
 		err = scanErr
 	}
-	if br != nil {
-		if cerr := br.Close(); err == nil {
-			err = cerr
-		}
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
