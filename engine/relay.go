@@ -42,6 +42,10 @@ type RelayConfig struct {
 	// DurableMarks keeps synchronous_commit on for claims and marks (see
 	// Relay.claim and Relay.mark).
 	DurableMarks bool
+	// HoldTransaction is the wrong way S8 warns against, kept so the
+	// simulator can show it: the claim's transaction stays open while
+	// publishing and the marks commit in it (see Relay.stepHoldingTx).
+	HoldTransaction bool
 }
 
 // Relay moves outbox rows to the broker (S8–S15): claim a batch under a
@@ -124,6 +128,10 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if err != nil {
 		r.pending = nil // their leases expire; they will be published again
 		return res, fmt.Errorf("relay step: %w", err)
+	}
+	if r.cfg.HoldTransaction {
+		err := r.stepHoldingTx(ctx, c, &res)
+		return res, err
 	}
 	now := r.clock.Now()
 	leaseUntil := now.Add(r.cfg.Lease)
@@ -282,7 +290,20 @@ func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Tim
 		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
 	r.note(stmtClaimBatch)
-	msgs := make([]ClaimedMessage, 0, r.cfg.BatchSize)
+	msgs, err := scanClaimed(rows, r.cfg.BatchSize)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+	}
+	return msgs, marked, nil
+}
+
+// scanClaimed reads claim_batch's rows, re-sorted by (occurred_at, id):
+// RETURNING has no order.
+func scanClaimed(rows pgx.Rows, n int) ([]ClaimedMessage, error) {
+	msgs := make([]ClaimedMessage, 0, n)
 	var scanErr error
 	for rows.Next() {
 		var m ClaimedMessage
@@ -300,15 +321,12 @@ func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Tim
 		msgs = append(msgs, m)
 	}
 	rows.Close()
-	err = rows.Err()
+	err := rows.Err()
 	if err == nil {
 		err = scanErr
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return nil, err
 	}
 	slices.SortFunc(msgs, func(a, b ClaimedMessage) int {
 		if c := a.OccurredAt.Compare(b.OccurredAt); c != 0 {
@@ -316,7 +334,7 @@ func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Tim
 		}
 		return bytes.Compare(a.ID[:], b.ID[:]) // uuid order as PostgreSQL sorts it
 	})
-	return msgs, marked, nil
+	return msgs, nil
 }
 
 func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
@@ -509,4 +527,81 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// stepHoldingTx is one iteration the wrong way (S8): BEGIN, claim, publish
+// with the transaction still open and the rows locked, mark, COMMIT. It buys
+// nothing: the broker is outside the transaction, so a crash after a publish
+// still means a republish with the same id. It costs plenty: locks and a
+// connection held for as long as the broker takes, and a crash rolls the
+// claim back — the lease and the attempts increment vanish, so a message that
+// crashes its relay every time is never counted towards the dead letter.
+func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepResult) error {
+	now := r.clock.Now()
+	if err := r.begin(ctx, c); err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	r.note(stmtClaimBatch)
+	rows, err := c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, now.Add(r.cfg.Lease))
+	if err != nil {
+		r.rollback(ctx)
+		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+	}
+	msgs, err := scanClaimed(rows, r.cfg.BatchSize)
+	if err != nil {
+		r.rollback(ctx)
+		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+	}
+	res.Claimed = len(msgs)
+	if res.Idle = len(msgs) == 0; res.Idle {
+		r.rollback(ctx)
+		return nil
+	}
+	for _, m := range msgs {
+		res.MessageIDs = append(res.MessageIDs, m.ID)
+	}
+	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
+	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
+		Detail: fmt.Sprintf("%d locked, transaction still open while publishing (the wrong way, S8)", len(msgs))}
+	if err := r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev)); err != nil {
+		return err
+	}
+	published := make([]uuid.UUID, 0, len(msgs))
+	for _, m := range msgs {
+		if perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name)); perr != nil {
+			if ctx.Err() != nil {
+				r.rollback(ctx)
+				return fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
+			}
+			r.cfg.Counters.add(&r.cfg.Counters.PublishFailures, 1)
+			if err := r.fail(ctx, c, m, perr, res); err != nil {
+				r.rollback(ctx)
+				return err
+			}
+			continue
+		}
+		res.Published++
+		published = append(published, m.ID)
+		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
+		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID},
+			Detail: fmt.Sprintf("attempt %d accepted by the broker; the claim is not even committed yet", m.Attempts)}
+		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
+			return err
+		}
+	}
+	var got []uuid.UUID
+	if len(published) > 0 {
+		r.note(stmtMarkPublished)
+		if got, err = collectIDs(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {
+			r.rollback(ctx)
+			return fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+		}
+	}
+	if err := r.finish(ctx, RelayPublished, nil); err != nil {
+		return fmt.Errorf("relay: commit: %w", err)
+	}
+	if len(published) == 0 {
+		return nil
+	}
+	return r.reportMarked(ctx, markOutcome{asked: published, marked: got}, res)
 }

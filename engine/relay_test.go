@@ -445,3 +445,39 @@ func TestRetryDelay(t *testing.T) {
 		}
 	}
 }
+
+// S8, the wrong way kept to be shown: a relay that holds its claim's
+// transaction open while publishing still republishes after a crash (the
+// broker is outside the transaction), and the crash rolls its claim back, so
+// the attempt is not counted: a message that kills its relay every time
+// would never reach the dead letter.
+func TestHoldTransactionStillDuplicatesAndLosesTheAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	wrong := b.relay(t, "relay-1", faultAt(RelayPublished, ErrCrash))
+	wrong.cfg.HoldTransaction = true
+	_, err := wrong.Step(ctx)
+	mustErrIs(t, err, ErrCrash)
+	row := b.row(t, id)
+	if row.attempts != 0 || row.lockID != nil || row.publishedAt != nil {
+		t.Fatalf("after the crash: %+v, want the claim rolled back (attempts 0, no lease)", row)
+	}
+	if got := b.broker.Stats().PublishesByID[id]; got != 1 {
+		t.Fatalf("published %d times before the crash, want 1", got)
+	}
+	// No lease to wait for: the next relay takes the row at once.
+	again := b.relay(t, "relay-2", nil)
+	again.cfg.HoldTransaction = true
+	res := must[RelayStepResult](t)(again.Step(ctx))
+	if res.Published != 1 || res.Marked != 1 {
+		t.Fatalf("relay-2: %+v", res)
+	}
+	if got := b.broker.Stats().PublishesByID[id]; got != 2 {
+		t.Errorf("id published %d times, want 2: holding the transaction did not prevent the duplicate", got)
+	}
+	if row := b.row(t, id); row.attempts != 1 || row.publishedAt == nil {
+		t.Errorf("row %+v, want published with attempts 1 (the crashed attempt was never counted)", row)
+	}
+}

@@ -190,6 +190,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
 			Rand: rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())), Counters: p.counters,
 			WorkerID: p.sim.newID(), BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
+			HoldTransaction: set.HoldTx,
 		})
 	}
 	build()
