@@ -2,15 +2,15 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/pg"
 )
 
 // The test binary doubles as outboxlab: with this variable set, TestMain runs
@@ -86,29 +86,9 @@ func TestServeStopsServerOnSignals(t *testing.T) {
 // postmasters counts PostgreSQL servers running on pgdata.
 func postmasters(t *testing.T, pgdata string) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	pids, err := pg.Postmasters(pgdata)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if filepath.Base(args[0]) != "postgres" {
-			continue
-		}
-		for i, a := range args {
-			if a == "-D" && i+1 < len(args) && filepath.Clean(args[i+1]) == filepath.Clean(pgdata) {
-				n++
-			}
-		}
-	}
-	return n
+	return len(pids)
 }

@@ -68,3 +68,34 @@ func isPostmaster(pid int, pgdata string) bool {
 	}
 	return true
 }
+
+// Postmasters lists the PIDs of PostgreSQL servers running on pgdata, read
+// from /proc (Linux): what a test or an operator checks to be sure no server
+// was left behind.
+func Postmasters(pgdata string) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("list processes: %w", err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		if filepath.Base(args[0]) != "postgres" {
+			continue
+		}
+		for i, a := range args {
+			if a == "-D" && i+1 < len(args) && filepath.Clean(args[i+1]) == filepath.Clean(pgdata) {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, nil
+}

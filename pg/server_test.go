@@ -476,29 +476,9 @@ func processUID(t *testing.T, pid int) int {
 // postmastersOn lists the PIDs of postmasters running on pgdata.
 func postmastersOn(t *testing.T, pgdata string) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	pids, err := Postmasters(pgdata)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if len(args) < 3 || filepath.Base(args[0]) != "postgres" {
-			continue
-		}
-		for i, a := range args {
-			if a == "-D" && i+1 < len(args) && filepath.Clean(args[i+1]) == filepath.Clean(pgdata) {
-				pids = append(pids, pid)
-			}
-		}
 	}
 	return pids
 }
