@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -26,6 +27,12 @@ by breaking a real one.
 
 Usage:
   outboxlab [flags]             open the simulator
+  outboxlab --lesson NAME [--lang en|es]
+                                open a guided lesson (its checks pass as you do its tasks)
+  outboxlab lessons [--lang en|es] [--reset [NAME]]
+                                list the lessons, done or not; --reset forgets progress
+  outboxlab play SCENE|LESSON [--speed X] [--lang en|es] [--record FILE.cast]
+                                play a scene or a lesson by itself, with captions, then exit
   outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 or 1)
   outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C
   outboxlab scenes [--scenes DIR]
@@ -33,6 +40,10 @@ Usage:
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
                                 run a scene headless: its timeline, then a summary;
                                 exit 0 if its expected outcome held, 1 if not, 2 on bad input
+
+--record FILE.cast (the simulator, a lesson or play) writes an asciicast v2
+recording of the terminal, for asciinema play. The lessons' language defaults
+from LC_ALL or LANG.
 
 Flags:
 `
@@ -79,6 +90,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return listScenes(args, stdout, stderr)
 	case "run":
 		return runScene(args, stdout, stderr)
+	case "lessons":
+		return listLessons(args, stdout, stderr)
+	case "play":
+		return play(args, stdout, stderr)
 	case "", "sim":
 		return simulator(args, stdout, stderr)
 	case "help":
@@ -156,21 +171,172 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
 	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
 	autoplay := fs.Bool("autoplay", false, "start playing the scene instead of paused")
+	lesson := fs.String("lesson", "", "open this guided lesson (`outboxlab lessons` lists them)")
+	lang := fs.String("lang", "", "the lessons' language: en or es (default: from LC_ALL or LANG)")
+	record := fs.String("record", "", "write an asciicast v2 recording of the terminal to this file (.cast)")
 	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	l, err := langFlag(*lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab: %v\n", err)
+		return exitUsage
+	}
+	if *lesson != "" && (*scene != "" || *mode != "") {
+		fmt.Fprintln(stderr, "outboxlab: --lesson runs on its own scene and mode: leave out --scene and --mode")
 		return exitUsage
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	err := ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: *dir, Scene: *scene, Seed: *seed, Mode: *mode, Autoplay: *autoplay})
+	return uiExit("outboxlab", ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: *dir, Scene: *scene, Seed: *seed, Mode: *mode,
+		Autoplay: *autoplay, Lesson: *lesson, Lang: l, Record: *record}), stderr)
+}
+
+// uiExit reports ui.Run's error: bad input exits 2, anything else 1.
+func uiExit(who string, err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", who, err)
+	var usage *ui.UsageError
+	if errors.As(err, &usage) {
+		return exitUsage
+	}
+	return exitFail
+}
+
+// langFlag is --lang, or the language LC_ALL or LANG name.
+func langFlag(v string) (string, error) {
+	if v == "" {
+		return lessons.Lang(os.Getenv("LANG"), os.Getenv("LC_ALL")), nil
+	}
+	l, err := lessons.ParseLang(v)
 	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab: %v\n", err)
-		var usage *ui.UsageError
-		if errors.As(err, &usage) {
+		return "", fmt.Errorf("--lang: %w", err)
+	}
+	return l, nil
+}
+
+// listLessons prints every lesson, in course order, done or not; with
+// --reset it forgets the progress of one lesson (or of all) first.
+func listLessons(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("lessons", stderr)
+	lang := fs.String("lang", "", "the lessons' language: en or es (default: from LC_ALL or LANG)")
+	reset := fs.Bool("reset", false, "forget the progress of the lesson named after it, or of every lesson")
+	// --reset takes an optional NAME: a word after the flags.
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	var names []string
+	if fs.NArg() > 0 {
+		if !*reset {
+			fmt.Fprintf(stderr, "outboxlab lessons: unexpected argument %q (--reset NAME forgets one lesson)\n", fs.Arg(0))
 			return exitUsage
 		}
+		names = fs.Args()
+	}
+	l, err := langFlag(*lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab lessons: %v\n", err)
+		return exitUsage
+	}
+	all, err := lessons.Load(l)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab lessons: %v\n", err)
 		return exitFail
 	}
+	for _, n := range names {
+		if _, err := lessons.Find(all, n); err != nil {
+			fmt.Fprintf(stderr, "outboxlab lessons: %v\n", err)
+			return exitUsage
+		}
+	}
+	p, err := lessons.LoadProgress("")
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab lessons: %v\n", err)
+		return exitFail
+	}
+	if *reset {
+		p.Reset(names...)
+		if err := p.Save(); err != nil {
+			fmt.Fprintf(stderr, "outboxlab lessons: %v\n", err)
+			return exitFail
+		}
+		if len(names) == 0 {
+			fmt.Fprintln(stdout, "progress reset for every lesson")
+		} else {
+			fmt.Fprintf(stdout, "progress reset for %s\n", strings.Join(names, ", "))
+		}
+		return exitOK
+	}
+	done := 0
+	for i, ls := range all {
+		mark := "[ ]"
+		state := fmt.Sprintf("%d/%d steps", p.Steps(ls.Name), len(ls.Steps))
+		if p.Done(ls.Name) {
+			mark, state, done = "[x]", "done", done+1
+		}
+		fmt.Fprintf(stdout, "%2d %s %-11s %-10s %s\n", i+1, mark, ls.Name, state, ls.Title)
+	}
+	fmt.Fprintf(stdout, "%d of %d done · outboxlab --lesson NAME opens one · progress: %s\n", done, len(all), p.Path())
 	return exitOK
+}
+
+// play plays a scene or a lesson by itself, with captions, and exits.
+func play(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("play", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
+	speed := fs.Float64("speed", 1, "play faster (2) or slower (0.5): scales the pauses to read each caption")
+	lang := fs.String("lang", "", "a lesson's language: en or es (default: from LC_ALL or LANG)")
+	record := fs.String("record", "", "write an asciicast v2 recording of the terminal to this file (.cast)")
+	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
+	// The name may come before or after the flags.
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "outboxlab play: unexpected argument %q\n", fs.Arg(fs.NArg()-1))
+		return exitUsage
+	}
+	if name == "" {
+		fmt.Fprintln(stderr, "outboxlab play: play what? a scene (`outboxlab scenes`) or a lesson (`outboxlab lessons`)")
+		return exitUsage
+	}
+	if !(*speed > 0) {
+		fmt.Fprintf(stderr, "outboxlab play: --speed %g: want a number above 0\n", *speed)
+		return exitUsage
+	}
+	l, err := langFlag(*lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab play: %v\n", err)
+		return exitUsage
+	}
+	opts := ui.Options{PG: pf.options(nil), ScenesDir: *dir, Seed: *seed, Lang: l, Play: true, Speed: *speed, Record: *record}
+	all, err := scenes.Load(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab play: %v\n", err)
+		return exitUsage
+	}
+	if _, err := scenes.Find(all, name); err == nil {
+		opts.Scene = name
+	} else if course, lerr := lessons.Load(l); lerr == nil {
+		if _, lerr := lessons.Find(course, name); lerr != nil {
+			fmt.Fprintf(stderr, "outboxlab play: %q is neither a scene nor a lesson (`outboxlab scenes`, `outboxlab lessons` list them)\n", name)
+			return exitUsage
+		}
+		opts.Lesson = name
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	return uiExit("outboxlab play", ui.Run(ctx, opts), stderr)
 }
 
 func listScenes(args []string, stdout, stderr io.Writer) int {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -16,11 +17,17 @@ import (
 // outside the model (Run reads them after the program ends); commands record
 // what they create here, and nothing here is drawn.
 type resources struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// building serialises simulations being built: two scenes opened in
+	// quick succession share database names (the prefix), and building them
+	// at once would reset each other's databases under them.
+	building sync.Mutex
 	srv      *pg.Server
 	ownsSrv  bool
 	sims     map[*sim.Sim]chan struct{}
 	bootDone chan struct{} // closed when a boot started by this TUI returned
+	booting  bool          // the boot command began (bootDone will close)
+	ended    bool          // the program ended: a boot not yet begun never will
 }
 
 func newResources() *resources {
@@ -71,6 +78,13 @@ func (r *resources) shutdown() error {
 // the channel is closed when Boot returns.
 func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, res *resources) tea.Cmd {
 	return func() tea.Msg {
+		res.mu.Lock()
+		if res.ended {
+			res.mu.Unlock()
+			return nil
+		}
+		res.booting = true
+		res.mu.Unlock()
 		defer close(res.bootDone)
 		user := opts.Progress
 		opts.Progress = func(p pg.Progress) {
@@ -117,6 +131,8 @@ type simReadyMsg struct {
 // builds the next one.
 func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg sim.Config) tea.Cmd {
 	return func() tea.Msg {
+		res.building.Lock()
+		defer res.building.Unlock()
 		if old != nil {
 			res.closeSim(old)
 		}
@@ -153,6 +169,7 @@ const (
 	actUnit actionKind = iota // one unit of play: the script's next command or one step
 	actStep                   // sim.Step
 	actDo                     // sim.Do(step)
+	actEval                   // a lesson step's checks (lessons.Step.Eval)
 )
 
 // action is one thing to do to the simulation; actions run one at a time.
@@ -162,6 +179,17 @@ type action struct {
 	script bool // came from the scene's script
 	inRun  bool // a step of a scripted run or drain
 	user   bool // the learner asked for it
+
+	check *lessons.Step // actEval: the step whose checks run
+	mark  bool          // actEval: the step begins now (since = the timeline's length)
+	since int           // actEval: timeline entries before the step began
+}
+
+// evalResult is a lesson step's checks, evaluated after an action.
+type evalResult struct {
+	since    int
+	passed   bool
+	outcomes []lessons.Outcome
 }
 
 // actionDoneMsg is an action's outcome, with the actors' states read right
@@ -173,20 +201,32 @@ type actionDoneMsg struct {
 	actors []sim.ActorView
 	now    time.Time
 	err    error
+
+	entries []sim.Entry // what the action added to the timeline
+	eval    *evalResult // actEval's result
 }
 
 func actionCmd(ctx context.Context, s *sim.Sim, id int, a action) tea.Cmd {
 	return func() tea.Msg {
 		var moved bool
 		var err error
+		before := len(s.Timeline(0))
 		switch a.kind {
+		case actEval:
+			since := a.since
+			if a.mark {
+				since = before
+			}
+			passed, out, err := a.check.Eval(ctx, s, since)
+			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err,
+				eval: &evalResult{since: since, passed: passed, outcomes: out}}
 		case actStep:
 			moved, err = s.Step(ctx)
 		case actDo:
 			err = s.Do(ctx, a.step)
 			moved = err == nil
 		}
-		return actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err}
+		return actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, entries: s.Timeline(before)}
 	}
 }
 

@@ -24,6 +24,11 @@ type KeyMap struct {
 	Scenes    key.Binding
 	Help      key.Binding
 	Quit      key.Binding
+
+	// A guided lesson's keys, enabled only with a lesson open.
+	Hint   key.Binding
+	Next   key.Binding
+	Choose key.Binding
 }
 
 // DefaultKeyMap returns the keys issue 5 names.
@@ -47,12 +52,15 @@ func DefaultKeyMap() KeyMap {
 		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "scenes")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint")),
+		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next step")),
+		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "choose")),
 	}
 }
 
 // ShortHelp is the one-line help: what a learner reaches for first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Play, k.Step, k.Payment, k.Crash, k.Advance, k.Scenes, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Hint, k.Choose, k.Play, k.Step, k.Payment, k.Crash, k.Advance, k.Scenes, k.Help, k.Quit}
 }
 
 // FullHelp is every global key, in columns: drive, break, view.
@@ -61,13 +69,15 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Play, k.Step, k.Faster, k.Slower, k.Advance, k.Reset},
 		{k.Payment, k.Resend, k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker},
 		{k.Compare, k.NextPane, k.Scenes, k.Help, k.Quit},
+		{k.Next, k.Hint, k.Choose},
 	}
 }
 
 // all lists every binding, for enabling and disabling them as a group.
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Play, &k.Step, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.FailNext,
-		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit}
+		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
+		&k.Hint, &k.Next, &k.Choose}
 }
 
 // combinedHelp is the root's help: its global keys plus the focused pane's.

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,8 +11,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -30,6 +31,7 @@ type focus int
 const (
 	focusTables focus = iota
 	focusTimeline
+	focusLesson // only with a lesson open
 	focusCount
 )
 
@@ -93,6 +95,21 @@ type Model struct {
 	brokerDown  bool
 	actors      []sim.ActorView
 
+	// A guided lesson (lesson.lesson != nil): its course, the timeline
+	// length when the step began, and the learner's saved progress.
+	course   []*lessons.Lesson
+	since    int
+	progress *lessons.Progress
+
+	// `outboxlab play`: captions, and the tagged tick that drives it.
+	caption    string
+	playDelay  time.Duration
+	playTag    int
+	playPaused bool
+	playEnding bool
+	whyShown   bool  // play captioned the passed step's why
+	playErr    error // play could not finish (a solution that did not pass)
+
 	refreshing bool
 	dirty      bool
 	changeGen  int
@@ -128,11 +145,10 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 // builds the simulation for opts.Scene in its first command. Close releases
 // the simulation; the server is the caller's.
 func NewModel(ctx context.Context, srv *pg.Server, opts Options) (Model, error) {
-	all, sc, err := loadScenes(opts)
+	m, err := setup(ctx, opts, newResources())
 	if err != nil {
 		return Model{}, err
 	}
-	m := newModel(ctx, opts, all, sc, newResources())
 	m.srv, m.phase = srv, phaseRunning
 	m.first = m.buildSim() // Init has a value receiver: the build is prepared here
 	return m, nil
@@ -160,10 +176,16 @@ func (m Model) sceneSettings(sc *scenes.Scene) scenes.Settings {
 	return set
 }
 
-// buildSim replaces the simulation with a fresh one for the current scene.
+// buildSim replaces the simulation with a fresh one for the current scene,
+// or for the lesson's current step (Lesson.NewSim's settings).
 func (m *Model) buildSim() tea.Cmd {
 	m.simID++
-	m.settings = m.sceneSettings(m.scene)
+	if st := m.lesson.current(); st != nil {
+		m.settings = st.Settings
+		m.since = 0
+	} else {
+		m.settings = m.sceneSettings(m.scene)
+	}
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
 	old := m.sim
 	m.sim, m.simDone = nil, nil
@@ -178,7 +200,13 @@ func (m *Model) buildSim() tea.Cmd {
 	m.timeline = newTimelinePane(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
-	m.lesson = newLessonPane(m.st, m.scene)
+	if m.lesson.lesson == nil {
+		facts := m.lesson.facts
+		m.lesson = newLessonPane(m.st, m.scene)
+		m.lesson.facts = facts
+	} else if m.lesson.stage <= stagePassed {
+		m.lesson.startStep(m.lesson.step)
+	}
 	m.tables.reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.compare = m.settings.Mode == "compare"
 	if m.settings.Mode != "compare" {
@@ -201,6 +229,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.hasDark = msg.IsDark()
 		st := DefaultStyles(m.hasDark)
 		*m.st = st
+		m.lesson.render()
 		m.help.Styles = st.Help
 		m.boot.spin.Style = st.Spinner
 		return m, nil
@@ -241,7 +270,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setActors(msg.actors)
 		m.updateKeys()
 		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize())
-		if m.opts.Autoplay {
+		switch {
+		case m.lesson.lesson != nil && m.lesson.stage == stageStep:
+			cmds = append(cmds, m.startChecks())
+		case m.opts.Play:
+			m.caption = m.scene.Title + ": " + oneLine(m.scene.Teaches)
+			m.playDelay = m.readTime(m.caption)
+			cmds = append(cmds, m.schedulePlay())
+		case m.opts.Autoplay:
 			m.playing = true
 			cmds = append(cmds, m.enqueue(action{kind: actUnit}))
 		}
@@ -295,6 +331,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.actionDone(msg)
+
+	case playTickMsg:
+		if msg.tag != m.playTag || m.playPaused {
+			return m, nil
+		}
+		return m.playNext()
+
+	case progressSavedMsg:
+		if msg.err != nil {
+			m.notice = "progress not saved: " + oneLine(msg.err.Error())
+		}
+		return m, nil
 
 	case tickMsg:
 		if msg.tag != m.tickTag || !m.playing {
@@ -362,9 +410,21 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	k := &m.keys
+	if m.opts.Play {
+		return m.playKey(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
+	case key.Matches(msg, k.Hint):
+		m.lesson.toggleHint()
+		m.updateKeys()
+		return m, m.resize()
+	case key.Matches(msg, k.Next):
+		return m, m.lessonNext()
+	case key.Matches(msg, k.Choose):
+		m.lesson.choose(int(msg.String()[0] - '1'))
+		return m, nil
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return m, m.resize()
@@ -373,13 +433,15 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.picker.selectScene(m.scene.Name)
 		return m, m.resize()
 	case key.Matches(msg, k.NextPane):
-		m.focus = (m.focus + 1) % focusCount
-		m.setFocus()
+		m.nextFocus()
 		return m, nil
 	case key.Matches(msg, k.Compare):
 		m.compareView = !m.compareView
 		return m, m.resize()
 	case key.Matches(msg, k.Reset):
+		if m.lesson.lesson != nil {
+			m.restartStep()
+		}
 		return m, m.reset()
 	case key.Matches(msg, k.Play):
 		m.playing = !m.playing
@@ -441,7 +503,10 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.tables, cmd = m.tables.Update(msg)
 	case focusTimeline:
 		m.timeline, cmd = m.timeline.Update(msg)
+	case focusLesson:
+		m.lesson, cmd = m.lesson.Update(msg)
 	}
+	m.updateKeys()
 	return m, cmd
 }
 
@@ -470,6 +535,8 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 		m.tables, cmd = m.tables.Update(msg)
 	case l.timeline.contains(msg.Mouse().X, y):
 		m.timeline, cmd = m.timeline.Update(msg)
+	case l.lesson.contains(msg.Mouse().X, y):
+		m.lesson, cmd = m.lesson.Update(msg)
 	}
 	return m, cmd
 }
@@ -477,6 +544,7 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 func (m *Model) setFocus() {
 	m.tables.focused = m.focus == focusTables
 	m.timeline.focused = m.focus == focusTimeline
+	m.lesson.focused = m.focus == focusLesson
 }
 
 // reset rebuilds the simulation for the current scene, once the operation
@@ -511,6 +579,10 @@ func (m *Model) startNext() tea.Cmd {
 	if a.kind == actUnit {
 		a = m.nextUnit(a.user)
 	}
+	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.stage != stageStep) {
+		// The step moved on since: nothing to check.
+		return m.startNext()
+	}
 	m.busy = true
 	return actionCmd(m.ctx, m.sim, m.simID, a)
 }
@@ -531,8 +603,8 @@ func (m *Model) nextUnit(user bool) action {
 		}
 		return action{kind: actStep, script: true, inRun: true}
 	}
-	if m.script < len(m.scene.Steps) {
-		st := m.scene.Steps[m.script]
+	if script := m.scriptSteps(); m.script < len(script) {
+		st := script[m.script]
 		m.script++
 		if st.Cmd == "run" || st.Cmd == "drain" {
 			m.run, m.quiet = st.Cmd, false
@@ -580,13 +652,26 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 			}
 			m.notice = "nothing can move now: p sends a payment, t advances the clock, c/s/f/b break something"
 		}
-		if a.script && !a.inRun && m.script >= len(m.scene.Steps) && m.run == "" {
+		if a.script && !a.inRun && m.script >= len(m.scriptSteps()) && m.run == "" && m.lesson.lesson == nil {
 			m.notice = "the scene's script is done; keep stepping or break something"
+		}
+	}
+	if msg.eval != nil && msg.err == nil {
+		cmds = append(cmds, m.checked(a, *msg.eval))
+	} else if a.kind != actEval {
+		m.captionFor(a, msg.entries)
+		if m.lesson.lesson != nil && m.lesson.stage == stageStep {
+			// Every action's result is checked against the simulator
+			// before anything else runs.
+			m.queue = append([]action{m.checkAction(false)}, m.queue...)
 		}
 	}
 	if m.resetting {
 		m.resetting = false
 		return m, tea.Batch(m.buildSim(), m.resize())
+	}
+	if m.opts.Play && len(m.queue) == 0 {
+		cmds = append(cmds, m.schedulePlay())
 	}
 	if m.playing && !m.tickPending && len(m.queue) == 0 {
 		m.tickPending = true
@@ -655,6 +740,20 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Compare.SetHelp("v", "compare view")
 	}
+	m.updateLessonKeys()
+	if m.opts.Play {
+		// play needs no keys: space pauses it, q quits.
+		for _, b := range k.all() {
+			b.SetEnabled(false)
+		}
+		k.Quit.SetEnabled(true)
+		k.Play.SetEnabled(m.phase == phaseRunning)
+		if m.playPaused {
+			k.Play.SetHelp("space", "resume")
+		} else {
+			k.Play.SetHelp("space", "pause")
+		}
+	}
 }
 
 // rect is a region of the screen.
@@ -666,8 +765,8 @@ func (r rect) contains(x, y int) bool {
 
 // screen is where each pane goes at the current size.
 type screen struct {
-	status, body, pipeline, tables, timeline, guarantees, metrics, lesson, help rect
-	compact                                                                     bool // guarantees as a summary strip, no right column
+	status, body, pipeline, tables, timeline, guarantees, metrics, lesson, caption, help rect
+	compact                                                                              bool // guarantees as a summary strip, no right column
 }
 
 func (m Model) size() (int, int) {
@@ -678,6 +777,9 @@ func (m Model) size() (int, int) {
 }
 
 func (m Model) helpView() string {
+	if m.opts.Play {
+		return m.help.View(combinedHelp{global: m.keys})
+	}
 	return m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
 }
 
@@ -689,6 +791,8 @@ func (m Model) focusedHelp() help.KeyMap {
 		return m.chooser
 	case m.compareView:
 		return m.timeline
+	case m.focus == focusLesson:
+		return m.lesson
 	case m.focus == focusTables:
 		return m.tables
 	}
@@ -705,6 +809,12 @@ func (m Model) layout() screen {
 	}
 	s.help = rect{0, H - hh, W, hh}
 	s.body = rect{0, 1, W, H - 1 - hh}
+	if m.opts.Play {
+		// play's caption sits over the help line, the size of its text.
+		ch := min(3, len(m.captionLines(W)))
+		s.caption = rect{0, H - hh - ch, W, ch}
+		s.body.h -= ch
+	}
 	if m.showPicker {
 		return s
 	}
@@ -712,6 +822,9 @@ func (m Model) layout() screen {
 	bodyH := s.body.h
 	if m.compareView {
 		return s
+	}
+	if m.lesson.lesson != nil {
+		return m.lessonLayout(s)
 	}
 	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
 	s.pipeline = rect{0, y, W, ph}
@@ -804,6 +917,8 @@ func (m Model) render() string {
 		body = m.picker.View()
 	case m.compareView:
 		body = m.compareBody(l.body)
+	case m.lesson.lesson != nil:
+		body = m.lessonBody(l)
 	default:
 		body = m.mainBody(l)
 	}
@@ -811,6 +926,9 @@ func (m Model) render() string {
 		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
 	}
 	helpLines := m.helpView()
+	if l.caption.h > 0 {
+		body += "\n" + m.captionView(l.caption.w, l.caption.h)
+	}
 	return m.statusView(W) + "\n" + body + "\n" + block(helpLines, W, l.help.h)
 }
 
@@ -894,8 +1012,11 @@ func (m Model) statusView(W int) string {
 		return st.StatusKey.Render(k+" ") + st.StatusValue.Render(v)
 	}
 	play := "⏸ paused"
-	if m.playing {
+	if m.playing || m.opts.Play && !m.playPaused {
 		play = "▶ running"
+	}
+	if m.opts.Play && !m.playPaused {
+		play = "▶ playing"
 	}
 	if m.busy {
 		play += "…"
@@ -913,7 +1034,10 @@ func (m Model) statusView(W int) string {
 		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
 		st.StatusKey.Render("seed ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}
-	if n := len(m.scene.Steps); n > 0 {
+	if m.lesson.lesson != nil {
+		parts = slices.Insert(parts, 1, kv("lesson", m.lesson.lesson.Name))
+	}
+	if n := len(m.scriptSteps()); n > 0 {
 		parts = append(parts, st.StatusKey.Render("script ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
 	}
 	line := strings.Join(parts, sep)
@@ -958,39 +1082,4 @@ func overlay(bg, fg string, w, h int) string {
 		lines[y+i] = left + fitLine(l, fw) + right
 	}
 	return strings.Join(lines, "\n")
-}
-
-// lessonPane is the place a guided lesson will take (a later issue); until
-// then it shows what the scene teaches and which server runs it.
-type lessonPane struct {
-	st    *Styles
-	w, h  int
-	scene *scenes.Scene
-	facts []pg.Fact
-}
-
-func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane { return lessonPane{st: st, scene: sc} }
-
-func (l *lessonPane) SetSize(w, h int)         { l.w, l.h = w, h }
-func (l lessonPane) ShortHelp() []key.Binding  { return nil }
-func (l lessonPane) FullHelp() [][]key.Binding { return nil }
-func (l lessonPane) Update(tea.Msg) (lessonPane, tea.Cmd) {
-	return l, nil
-}
-
-func (l lessonPane) View() string {
-	lines := []string{paneTitle(l.st, false, "Lesson", "guided lessons: coming", l.w)}
-	if l.scene != nil {
-		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.Title))
-		text := strings.Join(strings.Fields(l.scene.Teaches), " ")
-		for _, s := range strings.Split(lipgloss.Wrap(text, max(10, l.w-2), " "), "\n") {
-			lines = append(lines, " "+s)
-		}
-	}
-	for _, f := range l.facts {
-		if f.Name == "version" || f.Name == "listening" {
-			lines = append(lines, " "+l.st.App.Muted.Render(f.Name+": "+f.Value))
-		}
-	}
-	return block(strings.Join(lines, "\n"), l.w, l.h)
 }

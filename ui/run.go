@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -34,6 +37,26 @@ type Options struct {
 	DBPrefix string
 	// Autoplay starts the scene running instead of paused.
 	Autoplay bool
+
+	// Lesson opens a guided lesson by name (its scene's settings, never its
+	// script); "" opens Scene as before.
+	Lesson string
+	// Lang is the lessons' language, en or es ("" = en).
+	Lang string
+	// ProgressPath is where the learner's progress is kept ("" =
+	// lessons.ProgressPath()).
+	ProgressPath string
+
+	// Play plays Scene (its script) or Lesson (each step's solution, its
+	// why, the quiz answered) by itself with captions, pausing to let each
+	// caption be read, and quits at the end.
+	Play bool
+	// Speed scales play's pauses: 2 is twice as fast ("" or 0 = 1).
+	Speed float64
+
+	// Record writes an asciicast v2 recording of the terminal output to
+	// this file ("" = none).
+	Record string
 }
 
 // UsageError is bad input in Options (an unknown scene or mode, a malformed
@@ -66,29 +89,120 @@ func loadScenes(opts Options) ([]*scenes.Scene, *scenes.Scene, error) {
 	return all, sc, nil
 }
 
+// loadCourse reads the lessons in opts.Lang and finds opts.Lesson; the
+// scene it opens on is the lesson's. Without a lesson it returns nils.
+func loadCourse(opts Options, all []*scenes.Scene) ([]*lessons.Lesson, *lessons.Lesson, *scenes.Scene, error) {
+	if opts.Lesson == "" {
+		return nil, nil, nil, nil
+	}
+	lang := opts.Lang
+	if lang == "" {
+		lang = "en"
+	}
+	lang, err := lessons.ParseLang(lang)
+	if err != nil {
+		return nil, nil, nil, &UsageError{fmt.Errorf("--lang: %w", err)}
+	}
+	course, err := lessons.Load(lang)
+	if err != nil {
+		return nil, nil, nil, &UsageError{err}
+	}
+	l, err := lessons.Find(course, opts.Lesson)
+	if err != nil {
+		return nil, nil, nil, &UsageError{fmt.Errorf("%w; `outboxlab lessons` lists them", err)}
+	}
+	sc, err := scenes.Find(all, l.Scene)
+	if err != nil {
+		return nil, nil, nil, &UsageError{fmt.Errorf("lesson %s: %w", l.Name, err)}
+	}
+	return course, l, sc, nil
+}
+
+// setup loads what opts name and builds the root model.
+func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
+	all, sc, err := loadScenes(opts)
+	if err != nil {
+		return Model{}, err
+	}
+	course, l, lsc, err := loadCourse(opts, all)
+	if err != nil {
+		return Model{}, err
+	}
+	if lsc != nil {
+		sc = lsc
+	}
+	if opts.Speed < 0 {
+		return Model{}, &UsageError{fmt.Errorf("--speed %g: want a positive number", opts.Speed)}
+	}
+	m := newModel(ctx, opts, all, sc, res)
+	if l != nil {
+		m.course = course
+		if !opts.Play {
+			// Progress is the learner's own: a played lesson does not count.
+			p, err := lessons.LoadProgress(opts.ProgressPath)
+			if err != nil {
+				m.notice = "progress will not be saved: " + err.Error()
+			}
+			m.progress = p
+		}
+		m.openLesson(l)
+	}
+	return m, nil
+}
+
 // Run opens the simulator on the terminal: the boot screen at once while
 // PostgreSQL boots, then the scene. It returns when the learner quits (or on
 // SIGTERM/SIGHUP, or when ctx ends), after closing the simulation and
 // stopping the server it booted. A boot failure is shown on screen and
 // returned.
-func Run(ctx context.Context, opts Options) error {
-	all, sc, err := loadScenes(opts)
-	if err != nil {
-		return err
-	}
+func Run(ctx context.Context, opts Options) (runErr error) {
 	if opts.DBPrefix == "" {
 		opts.DBPrefix = "tui"
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	res := newResources()
+	m, err := setup(ctx, opts, res)
+	if err != nil {
+		return err
+	}
 	res.bootDone = make(chan struct{})
-	m := newModel(ctx, opts, all, sc, res)
 	m.stages = make(chan pg.Progress, 8)
 
 	// 30 frames a second is plenty for a stepped simulation and halves the
 	// renderer's idle wake-ups.
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
+	w, h := 0, 0
+	if opts.Play {
+		// play needs no keyboard and may run without a terminal (a script,
+		// a test, a recording made in CI): no input then, and a fixed size.
+		if !term.IsTerminal(os.Stdin.Fd()) {
+			popts = append(popts, tea.WithInput(nil))
+		}
+		if !term.IsTerminal(os.Stdout.Fd()) {
+			w, h = envSize()
+			popts = append(popts, tea.WithWindowSize(w, h))
+		}
+	}
+	if opts.Record != "" {
+		rec, err := startRecording(opts.Record, os.Stdout, time.Now(), w, h)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := rec.Finish(); err != nil && runErr == nil {
+				runErr = err
+			}
+		}()
+		// The recorder sees what the terminal sees, and each resize.
+		popts = append(popts, tea.WithOutput(rec), tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if ws, ok := msg.(tea.WindowSizeMsg); ok {
+				rec.Resize(ws.Width, ws.Height)
+			}
+			return msg
+		}))
+	}
+	p := tea.NewProgram(m, popts...)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -104,20 +218,41 @@ func Run(ctx context.Context, opts Options) error {
 	// Stop whatever is still running: a boot in progress is cancelled and
 	// waited for, so the server it may have started is stopped too.
 	cancel()
-	select {
-	case <-res.bootDone:
-	case <-time.After(2 * time.Minute):
+	res.mu.Lock()
+	res.ended = true
+	booting := res.booting
+	res.mu.Unlock()
+	if booting {
+		select {
+		case <-res.bootDone:
+		case <-time.After(2 * time.Minute):
+		}
 	}
 	stopErr := res.shutdown()
 
 	if fm, ok := final.(Model); ok && fm.phase == phaseBootFailed && fm.err != nil {
 		return fm.err
+	} else if ok && fm.opts.Play && fm.playErr != nil {
+		return fm.playErr
 	}
-	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted) {
+	if runErr != nil && (errors.Is(runErr, tea.ErrProgramPanic) || !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted)) {
 		return runErr
 	}
 	if stopErr != nil {
 		return fmt.Errorf("stop PostgreSQL: %w", stopErr)
 	}
 	return nil
+}
+
+// envSize is the size play draws at without a terminal: $COLUMNS×$LINES,
+// else 120×40.
+func envSize() (int, int) {
+	w, h := 120, 40
+	if v, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && v >= minWidth {
+		w = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("LINES")); err == nil && v >= minHeight {
+		h = v
+	}
+	return w, h
 }

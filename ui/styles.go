@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"charm.land/bubbles/v2/help"
+	glamouransi "charm.land/glamour/v2/ansi"
+	glamourstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
 )
 
@@ -38,8 +40,15 @@ type Styles struct {
 	Dialog struct {
 		Box, Title, Item, Selected, Hint lipgloss.Style
 	}
-	Spinner lipgloss.Style
-	Help    help.Styles
+	Lesson struct {
+		Pass, Fail, Pending, Detail, Status, Caption, Right, Wrong, Choice, Selected, Because lipgloss.Style
+	}
+	// Markdown is the lesson pane's glamour style, matched to the
+	// background (ASCII only under NO_COLOR), without the document margin:
+	// the pane draws its own.
+	Markdown glamouransi.StyleConfig
+	Spinner  lipgloss.Style
+	Help     help.Styles
 }
 
 // DefaultStyles returns the styles for a dark or a light background. With
@@ -140,6 +149,24 @@ func DefaultStyles(hasDark bool) Styles {
 	s.Dialog.Selected = n().Foreground(accent).Bold(true).Reverse(noColor)
 	s.Dialog.Hint = n().Foreground(muted)
 
+	s.Lesson.Pass = n().Foreground(green).Bold(true)
+	s.Lesson.Fail = n().Foreground(red).Bold(true)
+	s.Lesson.Pending = n().Foreground(muted)
+	s.Lesson.Detail = n().Foreground(muted)
+	s.Lesson.Status = n().Foreground(accent).Bold(true)
+	s.Lesson.Caption = n().Foreground(text).Bold(true)
+	if !noColor {
+		s.Lesson.Caption = s.Lesson.Caption.Background(selBg)
+	} else {
+		s.Lesson.Caption = s.Lesson.Caption.Reverse(true)
+	}
+	s.Lesson.Right = n().Foreground(green).Bold(true)
+	s.Lesson.Wrong = n().Foreground(red).Bold(true)
+	s.Lesson.Choice = n().Foreground(text)
+	s.Lesson.Selected = n().Foreground(accent).Bold(true).Reverse(noColor)
+	s.Lesson.Because = n().Foreground(muted).Italic(true)
+	s.Markdown = markdownStyle(hasDark, noColor)
+
 	s.Spinner = n().Foreground(accent)
 
 	s.Help = help.DefaultStyles(hasDark)
@@ -149,4 +176,23 @@ func DefaultStyles(hasDark bool) Styles {
 		s.Help.FullKey = n().Bold(true)
 	}
 	return s
+}
+
+// markdownStyle is glamour's dark or light style (its ASCII style without
+// colour) with no margin and no blank lines around the document, so the
+// rendered text fits a pane's width exactly.
+func markdownStyle(hasDark, noColor bool) glamouransi.StyleConfig {
+	var sc glamouransi.StyleConfig
+	switch {
+	case noColor:
+		sc = glamourstyles.ASCIIStyleConfig
+	case hasDark:
+		sc = glamourstyles.DarkStyleConfig
+	default:
+		sc = glamourstyles.LightStyleConfig
+	}
+	zero := uint(0)
+	sc.Document.Margin = &zero
+	sc.Document.BlockPrefix, sc.Document.BlockSuffix = "", ""
+	return sc
 }

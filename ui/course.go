@@ -1,0 +1,452 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// A lesson runs on the root model: the root owns the simulator and the
+// action queue, so a step's checks are evaluated as one more queued action
+// (lessons.Step.Eval reads the actors' states, which only holds while no
+// other operation runs) right after each action's result comes back.
+
+// openLesson shows a lesson at its first step; the simulator for it is
+// built by buildSim, when the server is up.
+func (m *Model) openLesson(l *lessons.Lesson) {
+	pos, next := "", (*lessons.Lesson)(nil)
+	for i, c := range m.course {
+		if c == l {
+			pos = fmt.Sprintf("%d/%d", i+1, len(m.course))
+			if i+1 < len(m.course) {
+				next = m.course[i+1]
+			}
+		}
+	}
+	if sc, err := scenes.Find(m.all, l.Scene); err == nil {
+		m.scene = sc
+	}
+	m.lesson.setLesson(l, pos, next)
+	m.settings = l.Steps[0].Settings
+	m.focus = focusTimeline
+	m.setFocus()
+	m.updateKeys()
+}
+
+// checkAction evaluates the current step's checks; mark says the step
+// begins now.
+func (m *Model) checkAction(mark bool) action {
+	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: m.since}
+}
+
+// startChecks begins the current step on the running simulator: the
+// timeline entries so far do not count toward it.
+func (m *Model) startChecks() tea.Cmd {
+	m.script, m.run, m.quiet = 0, "", false
+	if m.opts.Play {
+		st := m.lesson.current()
+		lb := m.lesson.lang()
+		m.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
+		text := st.Read + " " + st.Task
+		if m.lesson.step == 0 {
+			text += " " + m.lesson.lesson.Intro
+		}
+		m.playDelay = m.readTime(text)
+	}
+	return m.enqueue(m.checkAction(true))
+}
+
+// checked takes an evaluation of the step's checks.
+func (m *Model) checked(a action, r evalResult) tea.Cmd {
+	if a.check != m.lesson.current() || m.lesson.stage != stageStep {
+		return nil // stale: the step moved on
+	}
+	if a.mark {
+		m.since = r.since
+	}
+	m.lesson.setOutcomes(r.outcomes, r.passed)
+	if !r.passed {
+		return nil
+	}
+	// A run the learner started goes on until nothing moves, as the task
+	// says; the why is on screen meanwhile.
+	m.updateKeys()
+	if m.progress != nil {
+		m.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
+		return m.saveProgress()
+	}
+	return nil
+}
+
+// lessonNext is enter: the next step once this one passed, the quiz after
+// the last step, answering and moving through the quiz, and at the end the
+// next lesson of the course.
+func (m *Model) lessonNext() tea.Cmd {
+	l := &m.lesson
+	switch l.stage {
+	case stagePassed:
+		if l.step+1 < len(l.lesson.Steps) {
+			l.startStep(l.step + 1)
+			m.updateKeys()
+			if l.current().Fresh {
+				return m.reset()
+			}
+			return tea.Batch(m.startChecks(), m.resize())
+		}
+		l.startQuiz()
+		m.focus = focusLesson
+		m.setFocus()
+	case stageQuiz:
+		if !l.answered {
+			l.answer()
+			break
+		}
+		if !l.nextQuestion() && m.progress != nil {
+			m.progress.MarkDone(l.lesson.Name, time.Now())
+			m.updateKeys()
+			return tea.Batch(m.saveProgress(), m.resize())
+		}
+	case stageDone:
+		if l.next != nil {
+			m.openLesson(l.next)
+			return m.reset()
+		}
+	}
+	m.updateKeys()
+	return m.resize()
+}
+
+// restartStep goes back to the latest step that starts on a fresh
+// simulator: a later step builds on what the earlier ones did.
+func (m *Model) restartStep() {
+	i := m.lesson.step
+	if m.lesson.stage > stagePassed {
+		i = len(m.lesson.lesson.Steps) - 1
+	}
+	for i > 0 && !m.lesson.lesson.Steps[i].Fresh {
+		i--
+	}
+	m.lesson.startStep(i)
+}
+
+// progressSavedMsg is Progress.Save's outcome.
+type progressSavedMsg struct{ err error }
+
+// saveProgress writes a copy of the progress, so the command reads nothing
+// Update may change.
+func (m *Model) saveProgress() tea.Cmd {
+	p := *m.progress
+	p.Lessons = maps.Clone(m.progress.Lessons)
+	return func() tea.Msg { return progressSavedMsg{p.Save()} }
+}
+
+// scriptSteps are the commands n plays next: the scene's script, or in a
+// played lesson the current step's solution; a learner's lesson has none
+// (it runs on the scene's settings, never its script).
+func (m Model) scriptSteps() []scenes.Step {
+	if m.lesson.lesson == nil {
+		return m.scene.Steps
+	}
+	if m.opts.Play && m.lesson.stage <= stagePassed {
+		return m.lesson.current().Solution
+	}
+	return nil
+}
+
+// nextFocus moves the focus to the next pane on screen.
+func (m *Model) nextFocus() {
+	l := m.layout()
+	for range focusCount {
+		m.focus = (m.focus + 1) % focusCount
+		r := map[focus]rect{focusTables: l.tables, focusTimeline: l.timeline, focusLesson: l.lesson}[m.focus]
+		if r.h > 0 {
+			break
+		}
+	}
+	m.setFocus()
+	m.updateKeys()
+}
+
+// updateLessonKeys enables the lesson's keys where they apply.
+func (m *Model) updateLessonKeys() {
+	k := &m.keys
+	l := m.lesson
+	on := l.lesson != nil && m.phase == phaseRunning && !m.opts.Play
+	k.Hint.SetEnabled(on && l.stage == stageStep && l.current().Hint != "")
+	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
+	next := ""
+	switch l.stage {
+	case stagePassed:
+		next = "next step"
+		if l.step+1 >= len(l.lesson.Steps) {
+			next = "quiz"
+		}
+	case stageQuiz:
+		next = "answer"
+		if l.answered {
+			next = "next question"
+			if l.question+1 >= len(l.lesson.Quiz) {
+				next = "finish"
+			}
+		}
+	case stageDone:
+		if l.next != nil {
+			next = "next lesson"
+		}
+	}
+	k.Next.SetEnabled(on && next != "")
+	k.Next.SetHelp("enter", next)
+	if l.showHint {
+		k.Hint.SetHelp("h", "hide hint")
+	} else {
+		k.Hint.SetHelp("h", "hint")
+	}
+	if l.lesson != nil {
+		k.Scenes.SetEnabled(false)
+		k.Reset.SetHelp("r", "restart step")
+	}
+}
+
+// lessonLayout places the panes with a lesson open: the lesson beside the
+// tables and timeline on a wide terminal; under the pipeline, above a short
+// timeline, on a narrow one (no tables: the checks say what matters).
+func (m Model) lessonLayout(s screen) screen {
+	W := s.body.w
+	y, bodyH := s.body.y, s.body.h
+	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
+	if W < 110 {
+		ph = m.pipeline.Height(max(3, min(7, bodyH/4)))
+	}
+	s.pipeline = rect{0, y, W, ph}
+	y += ph
+	rest := bodyH - ph
+	if W >= 110 {
+		rw := 50
+		if W >= 150 {
+			rw = 64
+		}
+		lw := W - rw - 1
+		gh := min(1+2*len(m.settings.Pipelines()), rest/4)
+		tlh := max(6, (rest-gh)/2)
+		s.compact = true
+		s.guarantees = rect{0, y, lw, gh}
+		s.tables = rect{0, y + gh, lw, rest - gh - tlh}
+		s.timeline = rect{0, y + rest - tlh, lw, tlh}
+		s.lesson = rect{lw + 1, y, rw, rest}
+		return s
+	}
+	s.compact = true
+	tlh := max(3, rest/4)
+	s.lesson = rect{0, y, W, rest - tlh}
+	s.timeline = rect{0, y + rest - tlh, W, tlh}
+	return s
+}
+
+// lessonBody draws the body as lessonLayout places it.
+func (m Model) lessonBody(l screen) string {
+	parts := []string{m.pipeline.View()}
+	if l.lesson.x > 0 {
+		left := []string{block(m.guarantees.compactView(), l.guarantees.w, l.guarantees.h)}
+		if l.tables.h > 0 {
+			left = append(left, m.tables.View())
+		}
+		left = append(left, m.timeline.View())
+		gutter := m.st.Pane.Gutter.Render("│")
+		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), m.lesson.View()))
+		return strings.Join(parts, "\n")
+	}
+	parts = append(parts, m.lesson.View(), m.timeline.View())
+	return strings.Join(parts, "\n")
+}
+
+// playTickMsg drives `outboxlab play`; a stale tag is dropped.
+type playTickMsg struct{ tag int }
+
+// schedulePlay arms play's next move after the current caption's pause.
+func (m *Model) schedulePlay() tea.Cmd {
+	if !m.opts.Play {
+		return nil
+	}
+	m.playTag++
+	tag := m.playTag
+	return tea.Tick(m.playDelay, func(time.Time) tea.Msg { return playTickMsg{tag} })
+}
+
+// readTime is how long a caption stays: long enough to read it (about 200
+// words a minute, and a moment more), scaled by --speed.
+func (m Model) readTime(text string) time.Duration {
+	words := len(strings.Fields(text))
+	d := time.Second + time.Duration(words)*300*time.Millisecond
+	speed := m.opts.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	return time.Duration(float64(d) / speed)
+}
+
+// captionFor captions an action with what it added to the timeline.
+func (m *Model) captionFor(a action, entries []sim.Entry) {
+	if !m.opts.Play {
+		return
+	}
+	var text []string
+	for _, e := range entries {
+		switch {
+		case e.Explain == "":
+		case strings.HasPrefix(e.Explain, e.Actor+" "):
+			text = append(text, e.Explain)
+		default:
+			text = append(text, e.Actor+": "+e.Explain)
+		}
+	}
+	switch {
+	case len(text) > 0:
+		m.caption = strings.Join(text, " · ")
+		m.playDelay = m.readTime(m.caption)
+	case a.kind == actDo:
+		m.caption = "→ " + a.step.String()
+		m.playDelay = m.readTime(m.caption)
+	default:
+		m.playDelay = m.readTime("")
+	}
+}
+
+// playNext is play's next move: the next command of the script (a scene's,
+// or the step's solution), the next step once the why was read, the quiz
+// answered question by question, and at the end, quit.
+func (m Model) playNext() (tea.Model, tea.Cmd) {
+	if m.sim == nil || m.busy || len(m.queue) > 0 {
+		return m, nil // what runs now schedules the next move when it returns
+	}
+	if m.playEnding {
+		return m, tea.Quit
+	}
+	l := &m.lesson
+	if l.lesson == nil {
+		if m.script < len(m.scene.Steps) || m.run != "" {
+			return m, m.enqueue(action{kind: actUnit, user: true})
+		}
+		m.caption = "✓ " + m.scene.Title
+		return m, m.end()
+	}
+	switch l.stage {
+	case stageStep:
+		if m.script < len(l.current().Solution) || m.run != "" {
+			return m, m.enqueue(action{kind: actUnit, user: true})
+		}
+		m.playErr = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
+		if m.err != nil {
+			m.playErr = errors.Join(m.playErr, m.err)
+		}
+		m.caption = "✗ " + m.playErr.Error()
+		return m, m.end()
+	case stagePassed:
+		if m.script < len(l.current().Solution) || m.run != "" {
+			// Play the solution to its end, as lessons.Step.Solve does.
+			return m, m.enqueue(action{kind: actUnit, user: true})
+		}
+		if !m.whyShown {
+			lb := l.lang()
+			m.whyShown = true
+			m.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
+			m.playDelay = m.readTime(m.caption)
+			return m, tea.Batch(m.resize(), m.schedulePlay())
+		}
+		m.whyShown = false
+		cmd := m.lessonNext()
+		if l.stage == stageQuiz {
+			m.playDelay = m.readTime(m.questionText())
+			return m, tea.Batch(cmd, m.schedulePlay())
+		}
+		return m, cmd // the step's checks (or its fresh simulator) schedule the next move
+	case stageQuiz:
+		if !l.answered {
+			l.choose(l.lesson.Quiz[l.question].Answer())
+			l.answer()
+			c := l.lesson.Quiz[l.question].Choices[l.choice]
+			m.caption = "✓ " + oneLine(c.Text) + " " + oneLine(c.Because)
+			m.playDelay = m.readTime(m.caption)
+			return m, tea.Batch(m.resize(), m.schedulePlay())
+		}
+		if l.nextQuestion() {
+			m.caption = m.questionText()
+			m.playDelay = m.readTime(m.caption)
+			return m, tea.Batch(m.resize(), m.schedulePlay())
+		}
+		m.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
+		return m, tea.Batch(m.resize(), m.end())
+	}
+	return m, m.end()
+}
+
+// questionText is the question on screen with its choices, for a caption.
+func (m Model) questionText() string {
+	q := m.lesson.lesson.Quiz[m.lesson.question]
+	parts := []string{oneLine(q.Text)}
+	for i, c := range q.Choices {
+		parts = append(parts, fmt.Sprintf("%d. %s", i+1, oneLine(c.Text)))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// end holds the last frame a moment, then quits.
+func (m *Model) end() tea.Cmd {
+	m.playEnding = true
+	m.playDelay = m.readTime(m.caption) + m.readTime("")
+	return tea.Batch(m.resize(), m.schedulePlay())
+}
+
+// playKey is the keyboard during play: q quits, space pauses and resumes,
+// ? shows the keys; nothing else is needed.
+func (m Model) playKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case msg.String() == "q":
+		return m, tea.Quit
+	case msg.String() == "space":
+		m.playPaused = !m.playPaused
+		if m.playPaused {
+			m.notice = "paused: space resumes"
+			m.updateKeys()
+			return m, nil
+		}
+		m.notice = ""
+		m.playDelay = 0
+		m.updateKeys()
+		return m, m.schedulePlay()
+	}
+	return m, nil
+}
+
+// captionLines is play's caption wrapped to the width.
+func (m Model) captionLines(w int) []string {
+	if m.caption == "" {
+		return []string{""}
+	}
+	return strings.Split(lipgloss.Wrap(m.caption, max(10, w-2), " "), "\n")
+}
+
+// captionView draws the caption, h lines, full width.
+func (m Model) captionView(w, h int) string {
+	lines := m.captionLines(w)
+	if len(lines) > h {
+		lines = lines[:h]
+		lines[h-1] = fitLine(lines[h-1]+"…", w-2)
+	}
+	out := make([]string, h)
+	for i := range out {
+		t := ""
+		if i < len(lines) {
+			t = lines[i]
+		}
+		out[i] = m.st.Lesson.Caption.Render(fitLine(" "+t, w))
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,459 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// lessonStage is where the learner is in a lesson.
+type lessonStage int
+
+const (
+	stageStep   lessonStage = iota // doing the step's task; its checks not all passed yet
+	stagePassed                    // every check passed: the why is shown
+	stageQuiz                      // answering the questions
+	stageDone                      // the lesson is done
+)
+
+// labels are the few words the lesson pane writes itself, in the lesson's
+// language (the keys' help stays English, like the rest of the TUI).
+type labels struct {
+	Step, Task, Hint, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking string
+}
+
+var paneLabels = map[string]labels{
+	"en": {
+		Step: "Step", Task: "Task", Hint: "Hint", Why: "Why", Quiz: "Check your understanding",
+		Question: "Question", Passed: "step passed", Done: "Lesson done",
+		Right: "%d of %d answered right.", Next: "Next: **%s**, `outboxlab --lesson %s` (enter opens it).",
+		Last: "That was the last lesson of the course.", Checking: "checking…",
+	},
+	"es": {
+		Step: "Paso", Task: "Tarea", Hint: "Pista", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
+		Question: "Pregunta", Passed: "paso superado", Done: "Lección terminada",
+		Right: "%d de %d respuestas correctas.", Next: "Siguiente: **%s**, `outboxlab --lesson %s` (enter la abre).",
+		Last: "Era la última lección del curso.", Checking: "comprobando…",
+	},
+}
+
+func labelsFor(lang string) labels {
+	if l, ok := paneLabels[lang]; ok {
+		return l
+	}
+	return paneLabels["en"]
+}
+
+// lessonKeys are the lesson pane's own keys: they scroll its text, or move
+// between a question's choices.
+type lessonKeys struct {
+	Up, Down, PageUp, PageDown key.Binding
+}
+
+func defaultLessonKeys() lessonKeys {
+	return lessonKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+	}
+}
+
+// lessonPane shows the guided lesson: its introduction, the current step
+// (what to read, the task, the live status of each check, the hint on
+// request, the why once it passes), then the quiz. Without a lesson it
+// shows what the scene teaches. The root owns the lesson's progress; this
+// pane only draws it and scrolls.
+type lessonPane struct {
+	st      *Styles
+	w, h    int
+	focused bool
+	keys    lessonKeys
+
+	scene *scenes.Scene // scene mode
+	facts []pg.Fact
+
+	lesson   *lessons.Lesson
+	position string // "5/12": the lesson's place in the course
+	next     *lessons.Lesson
+	step     int
+	stage    lessonStage
+	outcomes []lessons.Outcome // the latest evaluation of the step's checks
+	checked  bool              // outcomes are for this step
+	showHint bool
+	question int
+	choice   int
+	answered bool
+	right    int // questions answered right the first time
+
+	body   []string // the scrolling text, rendered
+	task   []string // the task, rendered (pinned above the checks)
+	offset int
+	follow bool // keep the end of the text in view after the next render
+}
+
+func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
+	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys()}
+}
+
+// SetSize sizes the pane and renders its text at the new width.
+func (l *lessonPane) SetSize(w, h int) {
+	changed := w != l.w
+	l.w, l.h = w, h
+	if changed {
+		l.render()
+	} else {
+		l.clamp()
+	}
+}
+
+func (l lessonPane) ShortHelp() []key.Binding {
+	if l.lesson == nil {
+		return nil
+	}
+	return []key.Binding{l.keys.Up, l.keys.Down}
+}
+
+func (l lessonPane) FullHelp() [][]key.Binding {
+	if l.lesson == nil {
+		return nil
+	}
+	return [][]key.Binding{{l.keys.Up, l.keys.Down, l.keys.PageUp, l.keys.PageDown}}
+}
+
+// Update scrolls the text, or in the quiz moves between the choices.
+func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || l.lesson == nil {
+		return l, nil
+	}
+	if l.stage == stageQuiz && !l.answered {
+		n := len(l.lesson.Quiz[l.question].Choices)
+		switch {
+		case key.Matches(k, l.keys.Up):
+			l.choose((l.choice + n - 1) % n)
+			return l, nil
+		case key.Matches(k, l.keys.Down):
+			l.choose((l.choice + 1) % n)
+			return l, nil
+		}
+	}
+	page := max(1, l.bodyHeight()-1)
+	switch {
+	case key.Matches(k, l.keys.Up):
+		l.offset--
+	case key.Matches(k, l.keys.Down):
+		l.offset++
+	case key.Matches(k, l.keys.PageUp):
+		l.offset -= page
+	case key.Matches(k, l.keys.PageDown):
+		l.offset += page
+	}
+	l.clamp()
+	return l, nil
+}
+
+// setLesson opens a lesson at its first step.
+func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lessons.Lesson) {
+	l.lesson, l.position, l.next = ls, position, next
+	l.right = 0
+	l.startStep(0)
+}
+
+// startStep shows step i with its checks not yet evaluated.
+func (l *lessonPane) startStep(i int) {
+	l.step, l.stage = i, stageStep
+	l.outcomes, l.checked, l.showHint = nil, false, false
+	l.offset, l.follow = 0, false
+	l.render()
+}
+
+// setOutcomes records an evaluation of the step's checks; passed moves the
+// step to its why.
+func (l *lessonPane) setOutcomes(out []lessons.Outcome, passed bool) {
+	l.outcomes, l.checked = out, true
+	if passed && l.stage == stageStep {
+		l.stage = stagePassed
+		l.showHint = false
+		l.follow = true
+		l.render()
+	}
+}
+
+func (l *lessonPane) toggleHint() {
+	l.showHint = !l.showHint
+	l.follow = l.showHint
+	l.render()
+}
+
+func (l *lessonPane) startQuiz() {
+	l.stage, l.question, l.choice, l.answered = stageQuiz, 0, 0, false
+	l.offset, l.follow = 0, false
+	l.render()
+}
+
+func (l *lessonPane) choose(i int) {
+	if l.answered || i < 0 || i >= len(l.lesson.Quiz[l.question].Choices) {
+		return
+	}
+	l.choice = i
+	l.render()
+}
+
+// answer answers the question with the selected choice.
+func (l *lessonPane) answer() {
+	if l.answered {
+		return
+	}
+	l.answered = true
+	if l.lesson.Quiz[l.question].Choices[l.choice].Right {
+		l.right++
+	}
+	l.follow = true
+	l.render()
+}
+
+// nextQuestion moves on; it reports false after the last question.
+func (l *lessonPane) nextQuestion() bool {
+	if l.question+1 >= len(l.lesson.Quiz) {
+		l.stage = stageDone
+		l.offset, l.follow = 0, false
+		l.render()
+		return false
+	}
+	l.question, l.choice, l.answered = l.question+1, 0, false
+	l.offset, l.follow = 0, false
+	l.render()
+	return true
+}
+
+// current is the step on screen.
+func (l lessonPane) current() *lessons.Step {
+	if l.lesson == nil || l.step >= len(l.lesson.Steps) {
+		return nil
+	}
+	return &l.lesson.Steps[l.step]
+}
+
+func (l lessonPane) lang() labels {
+	if l.lesson == nil {
+		return labelsFor("en")
+	}
+	return labelsFor(l.lesson.Lang)
+}
+
+// textWidth is the width the Markdown wraps to: the pane less a one-cell
+// margin on the left.
+func (l lessonPane) textWidth() int { return max(20, l.w-2) }
+
+// markdown renders Markdown wrapped to the pane, as lines without the
+// blank lines glamour puts around blocks at the very start and end.
+func (l lessonPane) markdown(md string) []string {
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(l.textWidth()))
+	var out string
+	if err == nil {
+		out, err = r.Render(md)
+	}
+	if err != nil {
+		out = lipgloss.Wrap(md, l.textWidth(), " ")
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(stripped(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(stripped(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// render renders the text for the current state: glamour runs here, on a
+// change, never in View.
+func (l *lessonPane) render() {
+	if l.lesson == nil || l.w <= 0 {
+		l.body, l.task = nil, nil
+		return
+	}
+	lb := l.lang()
+	var md strings.Builder
+	l.task = nil
+	switch l.stage {
+	case stageStep, stagePassed:
+		st := l.lesson.Steps[l.step]
+		if l.step == 0 {
+			fmt.Fprintf(&md, "# %s\n\n%s\n\n", l.lesson.Title, l.lesson.Intro)
+		}
+		fmt.Fprintf(&md, "## %s %d/%d · %s\n\n%s\n\n", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, st.Read)
+		if l.showHint && st.Hint != "" {
+			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Hint, st.Hint)
+		}
+		if l.stage == stagePassed && st.Why != "" {
+			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Why, st.Why)
+		}
+		l.task = l.markdown(fmt.Sprintf("**%s.** %s", lb.Task, st.Task))
+	case stageQuiz:
+		title := l.lesson.QuizTitle
+		if title == "" {
+			title = lb.Quiz
+		}
+		q := l.lesson.Quiz[l.question]
+		fmt.Fprintf(&md, "## %s\n\n**%s %d/%d.** %s\n\n", title, lb.Question, l.question+1, len(l.lesson.Quiz), q.Text)
+	case stageDone:
+		fmt.Fprintf(&md, "# %s ✓\n\n%s\n\n", lb.Done, fmt.Sprintf(lb.Right, l.right, len(l.lesson.Quiz)))
+		if l.next != nil {
+			fmt.Fprintf(&md, "%s\n\n", fmt.Sprintf(lb.Next, l.next.Title, l.next.Name))
+		} else {
+			fmt.Fprintf(&md, "%s\n\n", lb.Last)
+		}
+	}
+	l.body = l.markdown(md.String())
+	if l.stage == stageQuiz {
+		l.body = append(l.body, "")
+		l.body = append(l.body, l.choices()...)
+	}
+	l.clamp()
+}
+
+// choices draws the question's choices: the selected one marked, and once
+// answered, which is right and why (for the chosen and the right one).
+func (l lessonPane) choices() []string {
+	st := l.st.Lesson
+	q := l.lesson.Quiz[l.question]
+	w := l.textWidth() - 5
+	var out []string
+	for i, c := range q.Choices {
+		mark, style := "  ", st.Choice
+		switch {
+		case l.answered && c.Right:
+			mark, style = "✓ ", st.Right
+		case l.answered && i == l.choice:
+			mark, style = "✗ ", st.Wrong
+		case !l.answered && i == l.choice:
+			mark, style = "▸ ", st.Selected
+		}
+		text := strings.Split(lipgloss.Wrap(oneLine(c.Text), w, " "), "\n")
+		for j, t := range text {
+			prefix := "     "
+			if j == 0 {
+				prefix = mark + fmt.Sprintf("%d. ", i+1)
+			}
+			out = append(out, prefix+style.Render(t))
+		}
+		if l.answered && (c.Right || i == l.choice) && c.Because != "" {
+			for _, t := range strings.Split(lipgloss.Wrap(oneLine(c.Because), w, " "), "\n") {
+				out = append(out, "     "+st.Because.Render(t))
+			}
+		}
+	}
+	return out
+}
+
+// footer is what stays in view under the text: the task and the checks'
+// live status during a step, a one-line status otherwise.
+func (l lessonPane) footer() []string {
+	if l.lesson == nil {
+		return nil
+	}
+	st := l.st.Lesson
+	lb := l.lang()
+	switch l.stage {
+	case stageStep, stagePassed:
+		out := []string{""}
+		out = append(out, l.task...)
+		step := l.current()
+		for i, c := range step.Checks {
+			mark, style, detail := "· ", st.Pending, lb.Checking
+			if l.checked && i < len(l.outcomes) {
+				o := l.outcomes[i]
+				detail = o.Detail
+				if o.OK {
+					mark, style = "✓ ", st.Pass
+				} else {
+					mark, style = "✗ ", st.Fail
+				}
+			}
+			line := style.Render(mark) + c.Source + st.Detail.Render("  "+detail)
+			out = append(out, fitLine(line, l.textWidth()))
+		}
+		if l.stage == stagePassed {
+			out = append(out, st.Status.Render("✓ "+lb.Passed))
+		}
+		return out
+	}
+	return nil
+}
+
+// bodyHeight is how many lines of the scrolling text fit.
+func (l lessonPane) bodyHeight() int {
+	return max(1, l.h-1-len(l.footer()))
+}
+
+// clamp keeps the scroll offset inside the text (at its end when following).
+func (l *lessonPane) clamp() {
+	maxOff := max(0, len(l.body)-l.bodyHeight())
+	if l.follow {
+		l.offset = maxOff
+		l.follow = false
+	}
+	l.offset = min(max(0, l.offset), maxOff)
+}
+
+func (l lessonPane) View() string {
+	if l.lesson == nil {
+		return l.sceneView()
+	}
+	lb := l.lang()
+	detail := fmt.Sprintf("%s %s", l.position, l.lesson.Name)
+	switch l.stage {
+	case stageStep, stagePassed:
+		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Step), l.step+1, len(l.lesson.Steps))
+	case stageQuiz:
+		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Question), l.question+1, len(l.lesson.Quiz))
+	case stageDone:
+		detail += " · ✓"
+	}
+	lines := []string{paneTitle(l.st, l.focused, "Lesson", detail, l.w)}
+	bh := l.bodyHeight()
+	end := min(len(l.body), l.offset+bh)
+	for i := l.offset; i < end; i++ {
+		lines = append(lines, " "+l.body[i])
+	}
+	if l.offset > 0 || end < len(l.body) {
+		// Say there is more, on the text's last line.
+		more := fmt.Sprintf("↕ %d%%", 100*end/max(1, len(l.body)))
+		last := lines[len(lines)-1]
+		lines[len(lines)-1] = fitLine(last, l.w-len([]rune(more))-1) + " " + l.st.Table.Scroll.Render(more)
+	}
+	// The footer follows the text, or stays at the bottom when the text
+	// scrolls.
+	for _, f := range l.footer() {
+		lines = append(lines, " "+f)
+	}
+	return block(strings.Join(lines, "\n"), l.w, l.h)
+}
+
+// sceneView is the pane without a lesson: what the scene teaches, and which
+// server runs it.
+func (l lessonPane) sceneView() string {
+	lines := []string{paneTitle(l.st, false, "Lesson", "outboxlab --lesson NAME opens one", l.w)}
+	if l.scene != nil {
+		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.Title))
+		text := strings.Join(strings.Fields(l.scene.Teaches), " ")
+		for _, s := range strings.Split(lipgloss.Wrap(text, max(10, l.w-2), " "), "\n") {
+			lines = append(lines, " "+s)
+		}
+	}
+	for _, f := range l.facts {
+		if f.Name == "version" || f.Name == "listening" {
+			lines = append(lines, " "+l.st.App.Muted.Render(f.Name+": "+f.Value))
+		}
+	}
+	return block(strings.Join(lines, "\n"), l.w, l.h)
+}

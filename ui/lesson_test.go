@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/lessons"
+)
+
+func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
+	t.Helper()
+	all, err := lessons.Load(lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lessons.Find(all, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, all
+}
+
+// A step in progress: the first check passed, the others not yet.
+func lessonInProgress(t *testing.T, lang string, w, h int) lessonPane {
+	l, all := loadLesson(t, lang, "duplicate")
+	p := newLessonPane(testStyles(), nil)
+	p.SetSize(w, h)
+	p.setLesson(l, "5/12", all[5])
+	var out []lessons.Outcome
+	for i := range l.Steps[0].Checks {
+		c := &l.Steps[0].Checks[i]
+		out = append(out, lessons.Outcome{Check: c, OK: i == 0, Detail: "detail " + c.Kind})
+	}
+	p.setOutcomes(out, false)
+	return p
+}
+
+// Both languages load and render the lesson pane at 80 columns: a step in
+// progress with its hint, a passed step with its why, an answered question.
+func TestLessonPaneGolden(t *testing.T) {
+	for _, lang := range lessons.Langs {
+		t.Run(lang, func(t *testing.T) {
+			p := lessonInProgress(t, lang, 80, 40)
+			golden(t, "lesson_step_"+lang+"_80", p.View())
+
+			p.toggleHint()
+			if !strings.Contains(plain(p.View()), map[string]string{"en": "Hint.", "es": "Pista."}[lang]) {
+				t.Errorf("the hint is not on screen:\n%s", plain(p.View()))
+			}
+			var out []lessons.Outcome
+			for i := range p.lesson.Steps[0].Checks {
+				out = append(out, lessons.Outcome{Check: &p.lesson.Steps[0].Checks[i], OK: true, Detail: "ok"})
+			}
+			p.setOutcomes(out, true)
+			golden(t, "lesson_passed_"+lang+"_80", p.View())
+
+			p.startQuiz()
+			p.choose(1)
+			p.answer()
+			golden(t, "lesson_quiz_"+lang+"_80", p.View())
+		})
+	}
+}
+
+// Every lesson renders every step and question in both languages, at the
+// narrowest and a wide pane, with nothing wider than the pane.
+func TestEveryLessonRenders(t *testing.T) {
+	for _, lang := range lessons.Langs {
+		all, err := lessons.Load(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range all {
+			for _, w := range []int{80, 50} {
+				p := newLessonPane(testStyles(), nil)
+				p.SetSize(w, 30)
+				p.setLesson(l, "1/1", nil)
+				check := func(what string) {
+					v := p.View()
+					for i, line := range strings.Split(v, "\n") {
+						if n := len([]rune(plain(line))) - 1; n > w {
+							t.Errorf("%s/%s %s at %d: line %d is %d wide", lang, l.Name, what, w, i, n)
+						}
+					}
+					if strings.Count(v, "\n") != 29 {
+						t.Errorf("%s/%s %s: %d lines, want 30", lang, l.Name, what, strings.Count(v, "\n")+1)
+					}
+				}
+				for i := range l.Steps {
+					p.startStep(i)
+					check(l.Steps[i].Title)
+				}
+				p.startQuiz()
+				for {
+					p.answer()
+					check("question")
+					if !p.nextQuestion() {
+						break
+					}
+				}
+				check("done")
+			}
+		}
+	}
+}
+
+var checkLine = regexp.MustCompile(`([✓✗·]) timeline: relay-1 crashed at relay\.published`)
+
+func checkMark(t *testing.T, screen string) string {
+	t.Helper()
+	m := checkLine.FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("the check is not on screen:\n%s", screen)
+	}
+	return m[1]
+}
+
+// A lesson driven by messages through the root model: a wrong action
+// leaves the step's check unpassed on screen; the task, done with the
+// learner's keys, passes it, and the pass is saved as progress.
+func TestDriveLessonStep(t *testing.T) {
+	progress := filepath.Join(t.TempDir(), "progress.json")
+	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en", ProgressPath: progress})
+	scr := d.screen()
+	for _, want := range []string{"lesson duplicate", "Lesson 5/12 duplicate · step 1/2", "Step 1/2 · Die between publish and mark", "Task."} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	if mark := checkMark(t, scr); mark != "✗" {
+		t.Errorf("before any action the crash check shows %s", mark)
+	}
+
+	// Wrong: a payment run through without the crash armed.
+	d.press("p")
+	stepUntilQuiet(d)
+	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.stage != stageStep {
+		t.Fatalf("a run without the crash passed the step (%s):\n%s", mark, d.screen())
+	}
+	if d.m.keys.Next.Enabled() {
+		t.Error("enter (next step) is enabled before the step passed")
+	}
+	d.press("h")
+	if !strings.Contains(d.screen(), "Hint.") {
+		t.Errorf("h shows no hint:\n%s", d.screen())
+	}
+
+	// Start over (r) and do the task: crash relay-1 at relay.published, a
+	// payment, run.
+	d.press("r")
+	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
+	d.settle()
+	if mark := checkMark(t, d.screen()); mark != "✗" {
+		t.Fatalf("after r the check shows %s", mark)
+	}
+	d.press("c", "down", "enter") // relay-1
+	d.press("down", "down", "enter")
+	d.press("p")
+	stepUntilQuiet(d)
+	scr = d.screen()
+	if mark := checkMark(t, scr); mark != "✓" || d.m.lesson.stage != stagePassed {
+		t.Fatalf("the task done, the step has not passed:\n%s", scr)
+	}
+	for _, want := range []string{"Why.", "✓ step passed", "enter next step"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	p, err := lessons.LoadProgress(progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Steps("duplicate") != 1 || p.Done("duplicate") {
+		t.Errorf("progress after step 1: %+v", p.Lessons)
+	}
+
+	// Step 2 continues on the same simulator: its checks count from here.
+	d.press("enter")
+	if d.m.lesson.step != 1 || d.m.since == 0 {
+		t.Fatalf("after enter: step %d, since %d", d.m.lesson.step, d.m.since)
+	}
+	d.press("t")
+	d.press("c", "down", "enter", "enter") // relay-1 → restart
+	stepUntilQuiet(d)
+	if d.m.lesson.stage != stagePassed {
+		t.Fatalf("step 2 not passed:\n%s", d.screen())
+	}
+	// The quiz: the right answers, by number.
+	d.press("enter")
+	for q, question := range d.m.lesson.lesson.Quiz {
+		if !strings.Contains(d.screen(), "Question "+string(rune('1'+q))) {
+			t.Errorf("question %d not on screen:\n%s", q+1, d.screen())
+		}
+		d.press(string(rune('1'+question.Answer())), "enter")
+		if !strings.Contains(d.screen(), "✓ "+string(rune('1'+question.Answer()))+".") {
+			t.Errorf("the answer is not marked right:\n%s", d.screen())
+		}
+		d.press("enter")
+	}
+	if d.m.lesson.stage != stageDone || !strings.Contains(d.screen(), "2 of 2 answered right") {
+		t.Errorf("not done:\n%s", d.screen())
+	}
+	d.settle()
+	if p, err = lessons.LoadProgress(progress); err != nil || !p.Done("duplicate") || p.Steps("duplicate") != 2 {
+		t.Errorf("progress at the end: %+v, %v", p.Lessons, err)
+	}
+	if _, err := os.Stat(progress); err != nil {
+		t.Error(err)
+	}
+}
