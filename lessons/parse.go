@@ -390,7 +390,7 @@ func (p *parser) endStep() error {
 		if err != nil {
 			return p.fail(pc.line, "%v", err)
 		}
-		c.Line = pc.line
+		c.Line, c.Lang = pc.line, p.l.Lang
 		st.Checks = append(st.Checks, c)
 	}
 	for _, ps := range d.solutions {

@@ -168,3 +168,38 @@ func TestWrongActionsDoNotPass(t *testing.T) {
 		})
 	}
 }
+
+// What a check found is said in the lesson's language: a Spanish lesson's
+// pane shows no English sentence under its checks.
+func TestCheckDetailsFollowTheLanguage(t *testing.T) {
+	for _, c := range []struct{ lang, rows, entries string }{
+		{"en", "0 rows", "matching timeline entries"},
+		{"es", "0 filas", "entradas de la línea de tiempo"},
+	} {
+		all, err := Load(c.lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := Find(all, "inbox")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newSim(t, l, 0)
+		for _, ck := range l.Steps[0].Checks {
+			_, detail, err := ck.Eval(context.Background(), s, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch ck.Kind {
+			case "table":
+				if !strings.Contains(detail, c.rows) {
+					t.Errorf("%s table check says %q, want %q", c.lang, detail, c.rows)
+				}
+			case "timeline":
+				if !strings.Contains(detail, c.entries) {
+					t.Errorf("%s timeline check says %q, want %q", c.lang, detail, c.entries)
+				}
+			}
+		}
+	}
+}
