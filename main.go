@@ -76,6 +76,18 @@ func (p *pgFlags) options(progress func(pg.Progress)) pg.Options {
 	return pg.Options{BinDir: p.binDir, DataDir: p.dataDir, DatabaseURL: p.databaseURL, Fresh: p.fresh, Progress: progress}
 }
 
+// sceneFlags are the flags of every command that runs a scene.
+type sceneFlags struct {
+	dir, mode string
+	seed      uint64
+}
+
+func (f *sceneFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.dir, "scenes", "", "also load the scene files (*.scene) in this directory")
+	fs.StringVar(&f.mode, "mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := ""
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -127,6 +139,26 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseNamed parses flags around one NAME argument, which may come before or
+// after them (outboxlab run crash-after-publish --json, or --json after it).
+// name is "" when none was given; a second argument is an error.
+func parseNamed(fs *flag.FlagSet, args []string) (name string, err error) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if name == "" && fs.NArg() == 1 {
+		return fs.Arg(0), nil
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "outboxlab %s: unexpected argument %q\n", fs.Name(), fs.Arg(fs.NArg()-1))
+		return "", errors.New("unexpected argument")
+	}
+	return name, nil
+}
+
 // signalContext is cancelled by SIGINT, SIGTERM or SIGHUP, so every path stops
 // the server it booted instead of leaving it running.
 func signalContext() (context.Context, context.CancelFunc) {
@@ -167,9 +199,8 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 	var pf pgFlags
 	pf.register(fs)
 	scene := fs.String("scene", "", "scene to open first (default: the first of `outboxlab scenes`)")
-	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
-	mode := fs.String("mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
-	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
+	var sf sceneFlags
+	sf.register(fs)
 	autoplay := fs.Bool("autoplay", false, "start playing the scene instead of paused")
 	lesson := fs.String("lesson", "", "open this guided lesson (`outboxlab lessons` lists them)")
 	lang := fs.String("lang", "", "the lessons' language: en or es (default: from LC_ALL or LANG)")
@@ -182,13 +213,13 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "outboxlab: %v\n", err)
 		return exitUsage
 	}
-	if *lesson != "" && (*scene != "" || *mode != "") {
+	if *lesson != "" && (*scene != "" || sf.mode != "") {
 		fmt.Fprintln(stderr, "outboxlab: --lesson runs on its own scene and mode: leave out --scene and --mode")
 		return exitUsage
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	return uiExit("outboxlab", ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: *dir, Scene: *scene, Seed: *seed, Mode: *mode,
+	return uiExit("outboxlab", ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: sf.dir, Scene: *scene, Seed: sf.seed, Mode: sf.mode,
 		Autoplay: *autoplay, Lesson: *lesson, Lang: l, Record: *record}), stderr)
 }
 
@@ -287,23 +318,13 @@ func play(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("play", stderr)
 	var pf pgFlags
 	pf.register(fs)
-	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
+	var sf sceneFlags
+	sf.register(fs)
 	speed := fs.Float64("speed", 1, "play faster (2) or slower (0.5): scales the pauses to read each caption")
 	lang := fs.String("lang", "", "a lesson's language: en or es (default: from LC_ALL or LANG)")
 	record := fs.String("record", "", "write an asciicast v2 recording of the terminal to this file (.cast)")
-	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
-	// The name may come before or after the flags.
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if name == "" && fs.NArg() == 1 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "outboxlab play: unexpected argument %q\n", fs.Arg(fs.NArg()-1))
+	name, err := parseNamed(fs, args)
+	if err != nil {
 		return exitUsage
 	}
 	if name == "" {
@@ -319,8 +340,8 @@ func play(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "outboxlab play: %v\n", err)
 		return exitUsage
 	}
-	opts := ui.Options{PG: pf.options(nil), ScenesDir: *dir, Seed: *seed, Lang: l, Play: true, Speed: *speed, Record: *record}
-	all, err := scenes.Load(*dir)
+	opts := ui.Options{PG: pf.options(nil), ScenesDir: sf.dir, Seed: sf.seed, Mode: sf.mode, Lang: l, Play: true, Speed: *speed, Record: *record}
+	all, err := scenes.Load(sf.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab play: %v\n", err)
 		return exitUsage
@@ -360,36 +381,25 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", stderr)
 	var pf pgFlags
 	pf.register(fs)
-	dir := fs.String("scenes", "", "also load the scene files (*.scene) in this directory")
-	mode := fs.String("mode", "", "pipelines to run: outbox, naive or compare (default: the scene's)")
+	var sf sceneFlags
+	sf.register(fs)
 	variant := fs.String("variant", "", "run a variant the scene declares (e.g. select-then-insert)")
-	seed := fs.Uint64("seed", 0, "seed for jitter, ids and the scheduler (default: the scene's)")
 	asJSON := fs.Bool("json", false, "print only JSON: one object per timeline entry, then one summary per pipeline")
-	// The scene name may come before or after the flags.
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "outboxlab run: unexpected argument %q\n", fs.Arg(0))
+	name, err := parseNamed(fs, args)
+	if err != nil {
 		return exitUsage
 	}
 	if name == "" {
 		fmt.Fprintln(stderr, "outboxlab run: which scene? `outboxlab scenes` lists them")
 		return exitUsage
 	}
-	switch *mode {
+	switch sf.mode {
 	case "", "outbox", "naive", "compare":
 	default:
-		fmt.Fprintf(stderr, "outboxlab run: --mode %q: want outbox, naive or compare\n", *mode)
+		fmt.Fprintf(stderr, "outboxlab run: --mode %q: want outbox, naive or compare\n", sf.mode)
 		return exitUsage
 	}
-	all, err := scenes.Load(*dir)
+	all, err := scenes.Load(sf.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
 		return exitUsage
@@ -412,7 +422,7 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 	}
 	defer srv.Stop()
 	enc := json.NewEncoder(stdout)
-	opts := sim.RunOptions{Mode: *mode, Variant: *variant, Seed: *seed, DBPrefix: "run"}
+	opts := sim.RunOptions{Mode: sf.mode, Variant: *variant, Seed: sf.seed, DBPrefix: "run"}
 	if *asJSON {
 		opts.OnEntry = func(e sim.Entry) { _ = enc.Encode(e) }
 	} else {
