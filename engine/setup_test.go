@@ -49,10 +49,16 @@ type bundle struct {
 func setup(t testing.TB) *bundle {
 	t.Helper()
 	pool, name := pgtest.DB(t)
+	return newBundle(t, pool, pgtest.Server(t).DatabaseURL(name))
+}
+
+// newBundle is setup on a database of any server.
+func newBundle(t testing.TB, pool *pgxpool.Pool, url string) *bundle {
+	t.Helper()
 	clock := newTestClock()
 	b := &bundle{
 		pool:     pool,
-		connect:  ConnectURL(pgtest.Server(t).DatabaseURL(name)),
+		connect:  ConnectURL(url),
 		clock:    clock,
 		broker:   NewBroker(BrokerConfig{Clock: clock, AckTimeout: 30 * time.Second}),
 		counters: &Counters{},
