@@ -166,23 +166,12 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 func doctor(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("doctor", stderr)
-	var pf pgFlags
-	pf.register(fs)
-	if err := parse(fs, args); err != nil {
-		return exitUsage
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	srv, err := pg.Boot(ctx, pf.options(nil))
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab doctor: %v\n", err)
+	srv, _, stop, code := bootCommand("doctor", args, stdout, stderr)
+	if srv == nil {
 		fmt.Fprintln(stdout, "not ok")
-		return exitFail
+		return code
 	}
-	for _, f := range srv.Facts() {
-		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
-	}
+	defer stop()
 	if err := srv.Stop(); err != nil {
 		fmt.Fprintf(stderr, "outboxlab doctor: stop: %v\n", err)
 		fmt.Fprintln(stdout, "not ok")
@@ -190,6 +179,30 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "ok")
 	return exitOK
+}
+
+// bootCommand parses a command that takes only the database flags, boots
+// PostgreSQL (cancelled by SIGINT, SIGTERM or SIGHUP through ctx) and prints
+// the server's facts, one a line. srv is nil when it did not boot; code then
+// says why (bad flags, or a boot failure already reported on stderr).
+func bootCommand(name string, args []string, stdout, stderr io.Writer) (srv *pg.Server, ctx context.Context, stop context.CancelFunc, code int) {
+	fs := newFlagSet(name, stderr)
+	var pf pgFlags
+	pf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, nil, nil, exitUsage
+	}
+	ctx, stop = signalContext()
+	srv, err := pg.Boot(ctx, pf.options(nil))
+	if err != nil {
+		stop()
+		fmt.Fprintf(stderr, "outboxlab %s: %v\n", name, err)
+		return nil, nil, nil, exitFail
+	}
+	for _, f := range srv.Facts() {
+		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	return srv, ctx, stop, exitOK
 }
 
 // simulator opens the terminal UI: it boots PostgreSQL on its boot screen,
@@ -450,22 +463,11 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 // serve keeps the server up for a look with psql, and stops it cleanly on
 // SIGINT, SIGTERM or SIGHUP.
 func serve(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("serve", stderr)
-	var pf pgFlags
-	pf.register(fs)
-	if err := parse(fs, args); err != nil {
-		return exitUsage
+	srv, ctx, stop, code := bootCommand("serve", args, stdout, stderr)
+	if srv == nil {
+		return code
 	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	srv, err := pg.Boot(ctx, pf.options(nil))
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
-		return exitFail
-	}
-	for _, f := range srv.Facts() {
-		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
-	}
+	defer stop()
 	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 	<-ctx.Done()
