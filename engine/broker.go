@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"maps"
@@ -108,16 +109,20 @@ type Broker struct {
 	tag     uint64
 	subs    map[string]*subscription
 	byTopic map[string][]*subscription
-	log     []BrokerLogEntry
+	log     brokerLog
 	logHead int
 	stats   BrokerStats
 	changed chan struct{}
+	// watched is true once changed was handed out by Changed: only then can
+	// closing it wake anyone, so signal skips the close-and-replace otherwise.
+	watched bool
 }
 
 type subscription struct {
 	name, topic string
 	queue       []*brokerEntry // waiting, ordered by (seq, tag)
 	inflight    map[uint64]*brokerEntry
+	due         deadlineHeap // the in-flight entries, earliest (deadline, tag) first
 	keysInFly   map[string]int
 	dead        []DeadLetter
 }
@@ -130,6 +135,37 @@ type brokerEntry struct {
 	deadline    time.Time
 	forced      bool // a DuplicateNext copy: bypasses key ordering
 	tag         uint64
+	dueIdx      int // position in the subscription's due heap; -1 when not in flight
+}
+
+// deadlineHeap orders in-flight entries by (deadline, tag), so Receive finds
+// out in O(1) that nothing expired and requeues expired ones in O(log n) each
+// instead of walking every in-flight delivery on every call.
+type deadlineHeap []*brokerEntry
+
+func (h deadlineHeap) Len() int { return len(h) }
+func (h deadlineHeap) Less(i, j int) bool {
+	if c := h[i].deadline.Compare(h[j].deadline); c != 0 {
+		return c < 0
+	}
+	return h[i].tag < h[j].tag
+}
+func (h deadlineHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].dueIdx, h[j].dueIdx = i, j
+}
+func (h *deadlineHeap) Push(x any) {
+	e := x.(*brokerEntry)
+	e.dueIdx = len(*h)
+	*h = append(*h, e)
+}
+func (h *deadlineHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.dueIdx = -1
+	return e
 }
 
 // NewBroker returns an empty broker.
@@ -201,13 +237,20 @@ func (b *Broker) DuplicateNext() {
 func (b *Broker) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.watched = true
 	return b.changed
 }
 
+// signal wakes whoever waits on a channel Changed returned. A channel nobody
+// was given cannot have waiters, so replacing it would change nothing: that
+// case (most acks of a batch) costs no allocation.
 func (b *Broker) signal() {
 	b.mu.Lock()
-	close(b.changed)
-	b.changed = make(chan struct{})
+	if b.watched {
+		close(b.changed)
+		b.changed = make(chan struct{})
+		b.watched = false
+	}
 	b.mu.Unlock()
 }
 
@@ -229,7 +272,7 @@ func (b *Broker) Publish(ctx context.Context, msg Message) error {
 	msg.Metadata = maps.Clone(msg.Metadata)
 	b.seq++
 	for _, s := range b.byTopic[msg.Topic] {
-		s.queue = append(s.queue, &brokerEntry{msg: msg, seq: b.seq, availableAt: now})
+		s.queue = append(s.queue, &brokerEntry{msg: msg, seq: b.seq, availableAt: now, dueIdx: -1})
 	}
 	b.stats.Published++
 	b.stats.PublishesByID[msg.ID]++
@@ -265,7 +308,7 @@ func (b *Broker) Receive(ctx context.Context, name string) (Delivery, bool, erro
 	d := b.handOut(s, e, now)
 	if b.dupNext {
 		b.dupNext = false
-		cp := &brokerEntry{msg: e.msg, seq: e.seq, count: e.count, availableAt: now, forced: true}
+		cp := &brokerEntry{msg: e.msg, seq: e.seq, count: e.count, availableAt: now, forced: true, dueIdx: -1}
 		s.queue = append([]*brokerEntry{cp}, s.queue...)
 		b.stats.Duplicated++
 	}
@@ -308,6 +351,7 @@ func (b *Broker) handOut(s *subscription, e *brokerEntry, now time.Time) Deliver
 	e.count++
 	e.deadline = now.Add(b.cfg.AckTimeout)
 	s.inflight[e.tag] = e
+	heap.Push(&s.due, e)
 	if e.msg.Key != "" {
 		s.keysInFly[e.msg.Key]++
 	}
@@ -321,13 +365,14 @@ func (b *Broker) handOut(s *subscription, e *brokerEntry, now time.Time) Deliver
 }
 
 // requeueExpired puts deliveries whose ack timeout passed back in the queue.
+// The due heap yields exactly the in-flight entries whose deadline is not
+// after now, without looking at the others; enqueue places each by (seq, tag),
+// so the resulting queue does not depend on the order they are taken in.
 func (b *Broker) requeueExpired(s *subscription, now time.Time) int {
 	n := 0
-	for tag, e := range s.inflight {
-		if e.deadline.After(now) {
-			continue
-		}
-		b.release(s, tag, e)
+	for len(s.due) > 0 && !s.due[0].deadline.After(now) {
+		e := s.due[0]
+		b.release(s, e.tag, e)
 		e.availableAt = now
 		b.enqueue(s, e)
 		n++
@@ -337,6 +382,9 @@ func (b *Broker) requeueExpired(s *subscription, now time.Time) int {
 
 func (b *Broker) release(s *subscription, tag uint64, e *brokerEntry) {
 	delete(s.inflight, tag)
+	if e.dueIdx >= 0 {
+		heap.Remove(&s.due, e.dueIdx)
+	}
 	if e.msg.Key != "" {
 		if s.keysInFly[e.msg.Key]--; s.keysInFly[e.msg.Key] <= 0 {
 			delete(s.keysInFly, e.msg.Key)
@@ -462,21 +510,53 @@ func (b *Broker) DeadLetters(subscription string) []DeadLetter {
 func (b *Broker) record(e BrokerLogEntry) {
 	b.seqLog++
 	e.Seq = b.seqLog
-	if b.cfg.LogLimit > 0 && len(b.log) >= b.cfg.LogLimit {
-		b.log[b.logHead] = e
-		b.logHead = (b.logHead + 1) % len(b.log)
+	if b.cfg.LogLimit > 0 && b.log.n >= b.cfg.LogLimit {
+		*b.log.at(b.logHead) = e
+		b.logHead = (b.logHead + 1) % b.log.n
 		return
 	}
-	b.log = append(b.log, e)
+	b.log.append(e)
+}
+
+// logBlock is how many entries a brokerLog block holds.
+const logBlock = 4096
+
+// brokerLog is an append-only sequence of log entries kept in fixed-size
+// blocks: appending never copies what is already there (a single growing
+// slice re-copied, and page-faulted in, megabytes per doubling).
+type brokerLog struct {
+	blocks [][]BrokerLogEntry
+	n      int
+}
+
+func (l *brokerLog) at(i int) *BrokerLogEntry { return &l.blocks[i/logBlock][i%logBlock] }
+
+func (l *brokerLog) append(e BrokerLogEntry) {
+	if l.n%logBlock == 0 && l.n/logBlock == len(l.blocks) {
+		l.blocks = append(l.blocks, make([]BrokerLogEntry, logBlock))
+	}
+	*l.at(l.n) = e
+	l.n++
+}
+
+// appendRange appends entries [from, to) to out.
+func (l *brokerLog) appendRange(out []BrokerLogEntry, from, to int) []BrokerLogEntry {
+	for from < to {
+		blk := l.blocks[from/logBlock]
+		end := min(to-from, logBlock-from%logBlock)
+		out = append(out, blk[from%logBlock:from%logBlock+end]...)
+		from += end
+	}
+	return out
 }
 
 // Log returns a copy of the broker's log, oldest first.
 func (b *Broker) Log() []BrokerLogEntry {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]BrokerLogEntry, 0, len(b.log))
-	out = append(out, b.log[b.logHead:]...)
-	return append(out, b.log[:b.logHead]...)
+	out := make([]BrokerLogEntry, 0, b.log.n)
+	out = b.log.appendRange(out, b.logHead, b.log.n)
+	return b.log.appendRange(out, 0, b.logHead)
 }
 
 // Stats returns a copy of the broker's counters.
@@ -502,11 +582,11 @@ func (b *Broker) Stats() BrokerStats {
 func (b *Broker) Reset() {
 	b.mu.Lock()
 	b.down, b.dupNext = false, false
-	b.log, b.logHead = nil, 0
+	b.log, b.logHead = brokerLog{}, 0
 	b.resetStats()
 	for name, s := range b.subs {
 		s.queue, s.dead = nil, nil
-		s.inflight, s.keysInFly = map[uint64]*brokerEntry{}, map[string]int{}
+		s.inflight, s.keysInFly, s.due = map[uint64]*brokerEntry{}, map[string]int{}, nil
 		b.stats.DeliveriesByID[name] = map[uuid.UUID]int{}
 	}
 	b.mu.Unlock()
@@ -560,8 +640,8 @@ func (b *Broker) NextDue() (t time.Time, ok bool) {
 		for _, e := range s.queue {
 			consider(e.availableAt)
 		}
-		for _, e := range s.inflight {
-			consider(e.deadline)
+		if len(s.due) > 0 {
+			consider(s.due[0].deadline) // the earliest in-flight deadline
 		}
 	}
 	return t, ok

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 )
@@ -103,5 +104,79 @@ func TestBrokerOrderByKey(t *testing.T) {
 	_ = b.Ack(ctx, d)
 	if d, ok, _ := b.Receive(ctx, "s"); !ok || d.ID != a2.ID {
 		t.Fatalf("a2 not delivered after a1 was acked")
+	}
+}
+
+// The log keeps its newest LogLimit entries, oldest first, across the
+// blocks it is stored in.
+func TestBrokerLogRing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const limit = logBlock + 5
+	b := NewBroker(BrokerConfig{Clock: newTestClock(), LogLimit: limit})
+	_ = b.Subscribe(TopicPayments, "s")
+	const total = 2*logBlock + 7
+	for range total {
+		_ = b.Publish(ctx, testMessage("a", 1))
+	}
+	log := b.Log()
+	if len(log) != limit {
+		t.Fatalf("log has %d entries, want %d", len(log), limit)
+	}
+	for i, e := range log {
+		if want := uint64(total - limit + i + 1); e.Seq != want {
+			t.Fatalf("entry %d has seq %d, want %d", i, e.Seq, want)
+		}
+	}
+}
+
+// Expired deliveries come back in publish order whatever order their
+// deadlines and settlements came in; settled ones never come back.
+func TestBrokerRedeliveryOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clock := newTestClock()
+	b := NewBroker(BrokerConfig{Clock: clock, AckTimeout: 10 * time.Second})
+	_ = b.Subscribe(TopicPayments, "s")
+	var msgs []Message
+	for i := range 8 {
+		m := testMessage(string(rune('a'+i)), 1)
+		msgs = append(msgs, m)
+		_ = b.Publish(ctx, m)
+	}
+	var ds []Delivery
+	for i := 7; i >= 0; i-- { // deadlines a second apart every two deliveries
+		d, ok, _ := b.Receive(ctx, "s")
+		if !ok {
+			t.Fatal("nothing to receive")
+		}
+		ds = append(ds, d)
+		if i%2 == 0 {
+			clock.Advance(time.Second)
+		}
+	}
+	_ = b.Ack(ctx, ds[2])
+	_ = b.Ack(ctx, ds[5])
+	if due, ok := b.NextDue(); !ok || !due.Equal(ds[0].DeliveredAt.Add(10*time.Second)) {
+		t.Fatalf("next due %v %v, want the first delivery's deadline", due, ok)
+	}
+	clock.Advance(time.Minute)
+	var got []int
+	for {
+		d, ok, _ := b.Receive(ctx, "s")
+		if !ok {
+			break
+		}
+		if d.Count != 2 {
+			t.Fatalf("delivery %+v, want a redelivery", d)
+		}
+		for i, m := range msgs {
+			if m.ID == d.ID {
+				got = append(got, i)
+			}
+		}
+	}
+	if want := []int{0, 1, 3, 4, 6, 7}; !slices.Equal(got, want) {
+		t.Fatalf("redelivered %v, want %v", got, want)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // HandleBatch; with none available it returns no results.
 func (c *Consumer) StepBatch(ctx context.Context) ([]ConsumeResult, error) {
 	n := max(c.cfg.BatchSize, 1)
-	ds := make([]Delivery, 0, n)
+	var ds []Delivery // allocated at the first delivery: an idle poll costs nothing
 	for len(ds) < n {
 		d, ok, err := c.cfg.Subscriber.Receive(ctx, c.cfg.Subscription)
 		if err != nil {
@@ -28,6 +28,9 @@ func (c *Consumer) StepBatch(ctx context.Context) ([]ConsumeResult, error) {
 		}
 		if !ok {
 			break
+		}
+		if ds == nil {
+			ds = make([]Delivery, 0, n)
 		}
 		ds = append(ds, d)
 	}
@@ -208,6 +211,7 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
 	}
 	last := map[string]int64{}
+	read := map[string]bool{} // aggregates whose row exists (and is now locked)
 	for rows.Next() {
 		var agg string
 		var v int64
@@ -216,6 +220,7 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 			return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
 		}
 		last[agg] = v
+		read[agg] = true
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
@@ -261,16 +266,25 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 	}
 	var advAggs []string
 	var advVers []int64
+	var advExisting []bool
 	for _, agg := range aggs {
 		if v, moved := last[agg]; moved && applied[agg] {
-			advAggs, advVers = append(advAggs, agg), append(advVers, v)
+			advAggs, advVers, advExisting = append(advAggs, agg), append(advVers, v), append(advExisting, read[agg])
 		}
 	}
-	tag, err := c.exec(ctx, db, stmtAdvancePositionsBatch, c.consumer, advAggs, advVers)
+	c.note(stmtAdvancePositionsBatch)
+	var advanced int64
+	err = db.QueryRow(ctx, stmtAdvancePositionsBatch.SQL, c.consumer, advAggs, advVers, advExisting).Scan(&advanced)
 	if err != nil {
-		return nil, nil, err
+		err = mapDBError(err)
+		if errors.Is(err, ErrDuplicate) {
+			// Another consumer inserted the position of an aggregate this batch
+			// saw none for: the same lost race as a position moved first.
+			return nil, nil, fmt.Errorf("%s: a concurrent consumer created a position first: %w: %w", stmtAdvancePositionsBatch.Name, ErrSerialization, err)
+		}
+		return nil, nil, fmt.Errorf("%s: %w", stmtAdvancePositionsBatch.Name, err)
 	}
-	if tag.RowsAffected() != int64(len(advAggs)) {
+	if advanced != int64(len(advAggs)) {
 		return nil, nil, fmt.Errorf("%s: a concurrent consumer moved a position first: %w", stmtAdvancePositionsBatch.Name, ErrSerialization)
 	}
 	return ok, refused, nil

@@ -332,3 +332,40 @@ func TestHandleBatch(t *testing.T) {
 		t.Errorf("unsettled: %+v %+v", st.InFlight, st.Queued)
 	}
 }
+
+// A position another consumer creates between the batch's read and its
+// advance loses the batch the race: nothing is applied, everything is handed
+// back, and the other consumer's position stands (S20).
+func TestHandleBatchLosesPositionRace(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	w := b.writer(t, nil)
+	a := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("c1")))
+	other := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("c2")))
+	captured := must[Envelope](t)(w.CapturePayment(ctx, other.PaymentID, uuid.Nil, ""))
+	for _, id := range []uuid.UUID{a.EventID, captured.ID} { // a's v1; other's v2 without its v1 (a gap)
+		env := must[Envelope](t)(b.envelope(t, id))
+		_ = b.broker.Publish(ctx, newMessage(env, TopicPayments, "relay-x"))
+	}
+	hook := func(ctx context.Context, ev Event) error {
+		if ev.Checkpoint != ConsumerVersionGap { // after the positions were read, before they advance
+			return nil
+		}
+		_, err := b.pool.Exec(ctx, "INSERT INTO consumer_positions (consumer_name, aggregate_id, last_version) VALUES ('accounting', $1, 1)", a.PaymentID.String())
+		return err
+	}
+	c := NewConsumer(ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: b.clock, Counters: b.counters, BatchSize: 10, Hook: hook})
+	defer c.Close(ctx)
+	_, err := c.StepBatch(ctx)
+	mustErrIs(t, err, ErrSerialization)
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries"); n != 0 {
+		t.Errorf("ledger entries %d, want 0", n)
+	}
+	if n := b.count(t, "SELECT count(*) FROM inbox_messages"); n != 0 {
+		t.Errorf("inbox markers %d, want 0", n)
+	}
+	if st := b.broker.Stats(); st.InFlight["accounting"] != 0 || st.Queued["accounting"] != 2 {
+		t.Errorf("not handed back: %+v %+v", st.InFlight, st.Queued)
+	}
+}
