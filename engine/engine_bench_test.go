@@ -253,24 +253,7 @@ func drainRelay(b *testing.B, bd *bundle, n, batch int) time.Duration {
 		}
 	}
 	start := time.Now()
-	var wg sync.WaitGroup
-	for _, r := range relays {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				res, err := r.Step(ctx)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				if res.Idle {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	drainConcurrently(b, ctx, relays...)
 	elapsed := time.Since(start)
 	if got := bd.counters.Marked.Load(); got != int64(n) {
 		b.Fatalf("marked %d of %d", got, n)

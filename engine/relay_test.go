@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -124,24 +123,7 @@ func TestTwoRelaysNeverHoldOneLease(t *testing.T) {
 		t.Fatalf("relay-1: %+v %v", res1, err1)
 	}
 
-	var wg sync.WaitGroup
-	for _, r := range []*Relay{r1, r2} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				res, err := r.Step(ctx)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if res.Idle {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	drainConcurrently(t, ctx, r1, r2)
 	st := b.broker.Stats()
 	for _, id := range ids {
 		if st.PublishesByID[id] != 1 {

@@ -167,3 +167,26 @@ func must[T any](t testing.TB) func(T, error) T {
 		return v
 	}
 }
+
+// drainConcurrently runs each relay in its own goroutine, stepping until it
+// finds nothing ready, and waits for all of them.
+func drainConcurrently(tb testing.TB, ctx context.Context, relays ...*Relay) {
+	var wg sync.WaitGroup
+	for _, r := range relays {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				res, err := r.Step(ctx)
+				if err != nil {
+					tb.Error(err)
+					return
+				}
+				if res.Idle {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
