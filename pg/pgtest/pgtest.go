@@ -32,8 +32,11 @@ var (
 // Settings for test servers: fsync off (a test cluster is thrown away; a
 // killed server process still keeps what the OS has, which is what crash tests
 // need). synchronous_commit stays on, so a commit that returned survives an
-// immediate shutdown, as the crash tests assert.
-var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off"}
+// immediate shutdown, as the crash tests assert. max_connections is raised
+// from 100: the concurrency tests open 50 connections each, and a backend
+// whose client has closed takes a moment to exit, so two such tests back to
+// back could briefly need more than 100.
+var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", "max_connections": "200"}
 
 // Main runs the tests, then stops the shared server and removes its data.
 func Main(m *testing.M) {
