@@ -20,15 +20,18 @@ func ConnectURL(url string) Connect {
 }
 
 // actor is what every engine actor shares: its name, clock and hook, its own
-// connection, and the statements run since its previous checkpoint.
+// connection(s), and the statements run since its previous checkpoint.
 type actor struct {
 	name    string
 	clock   Clock
 	hook    Hook
 	connect Connect
 	db      *pgx.Conn
-	ran     []*Statement
-	last    *Statement
+	// aux is a second connection an actor may own (a pipelined relay marks
+	// on it while its claims run on db); it lives and dies with db.
+	aux  *pgx.Conn
+	ran  []*Statement
+	last *Statement
 }
 
 func newActor(name string, clock Clock, hook Hook, connect Connect) actor {
@@ -38,8 +41,17 @@ func newActor(name string, clock Clock, hook Hook, connect Connect) actor {
 // conn returns the actor's connection, opening a new one when it has none or
 // the old one died (a crash, a server restart).
 func (a *actor) conn(ctx context.Context) (*pgx.Conn, error) {
-	if a.db != nil && !a.db.IsClosed() {
-		return a.db, nil
+	return a.open(ctx, &a.db)
+}
+
+// auxConn returns the actor's second connection, opened like conn.
+func (a *actor) auxConn(ctx context.Context) (*pgx.Conn, error) {
+	return a.open(ctx, &a.aux)
+}
+
+func (a *actor) open(ctx context.Context, slot **pgx.Conn) (*pgx.Conn, error) {
+	if *slot != nil && !(*slot).IsClosed() {
+		return *slot, nil
 	}
 	if a.connect == nil {
 		return nil, fmt.Errorf("%s: no Connect configured", a.name)
@@ -49,17 +61,19 @@ func (a *actor) conn(ctx context.Context) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("%s: connect: %w", a.name, mapDBError(err))
 	}
 	registerTypes(c)
-	a.db = c
+	*slot = c
 	return c, nil
 }
 
-// Close closes the actor's connection cleanly (a graceful shutdown).
+// Close closes the actor's connections cleanly (a graceful shutdown).
 func (a *actor) Close(ctx context.Context) error {
-	if a.db == nil {
-		return nil
+	var err error
+	for _, c := range []**pgx.Conn{&a.db, &a.aux} {
+		if *c != nil {
+			err = errors.Join(err, (*c).Close(ctx))
+			*c = nil
+		}
 	}
-	err := a.db.Close(ctx)
-	a.db = nil
 	return err
 }
 
@@ -95,14 +109,16 @@ func (a *actor) checkpoint(ctx context.Context, ev Event) error {
 // die is a process death as PostgreSQL sees it: the socket closes with no
 // COMMIT and no Terminate message, so the server rolls back whatever was open.
 func (a *actor) die() {
-	if a.db == nil {
-		return
+	for _, c := range []**pgx.Conn{&a.db, &a.aux} {
+		if *c == nil {
+			continue
+		}
+		if nc := (*c).PgConn().Conn(); nc != nil {
+			_ = nc.Close()
+		}
+		_ = (*c).Close(context.Background())
+		*c = nil
 	}
-	if nc := a.db.PgConn().Conn(); nc != nil {
-		_ = nc.Close()
-	}
-	_ = a.db.Close(context.Background())
-	a.db = nil
 }
 
 // crashed kills the actor and returns the error it reports.

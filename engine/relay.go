@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // RelayConfig configures a relay worker. Zero values take the defaults.
@@ -33,9 +34,11 @@ type RelayConfig struct {
 	Lease        time.Duration // how long a claim holds a row; default 30s
 	PollInterval time.Duration // Run's fallback when no NOTIFY comes; default 500ms
 	MaxAttempts  int           // the attempt whose failure dead-letters the row; default 12
-	// Pipeline sends the marks of a full batch together with the next claim,
-	// one round trip per batch while a backlog drains. Step then reports
-	// relay.marked for batch N at the start of step N+1.
+	// Pipeline overlaps PostgreSQL with the broker while a backlog drains:
+	// after a full batch is claimed, the next claim is sent before this batch
+	// is published, and a batch's marks are sent on the relay's second
+	// connection and read back one step later. Step then reports
+	// relay.marked for batch N during step N+1 (see relay_pipeline.go).
 	Pipeline bool
 	// DisableListen makes Run poll only (no LISTEN/NOTIFY wake-up).
 	DisableListen bool
@@ -51,13 +54,21 @@ type RelayConfig struct {
 // Relay moves outbox rows to the broker (S8–S15): claim a batch under a
 // lease, publish with no transaction open, then mark published (or schedule a
 // retry) only where the lease is still this worker's. It owns its
-// connections and is not safe for concurrent use: run several Relays for
-// parallelism, SKIP LOCKED keeps them apart.
+// connection (two with Pipeline) and is not safe for concurrent use: run
+// several Relays for parallelism, SKIP LOCKED keeps them apart.
 type Relay struct {
 	actor
-	cfg     RelayConfig
-	rnd     *rand.Rand
-	pending []uuid.UUID // published, not yet marked (Pipeline)
+	cfg   RelayConfig
+	rnd   *rand.Rand
+	ahead *claimAhead // Pipeline: the next batch's claim, sent, not read yet
+	marks *marksAhead // Pipeline: the last batch's marks, sent, not read yet
+	// flushing stops Step from claiming ahead while Flush finishes a batch.
+	flushing bool
+	// scanned is the last claimed batch, its backing array reused by the
+	// next claim: a batch is done with once its step ends (the broker keeps
+	// copies), and a fresh slice per step was ≈8% of the bytes a draining
+	// relay allocated.
+	scanned []ClaimedMessage
 	listen  *pgx.Conn
 }
 
@@ -126,29 +137,58 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	var res RelayStepResult
 	c, err := r.conn(ctx)
 	if err != nil {
-		r.pending = nil // their leases expire; they will be published again
+		r.dropAhead() // their leases expire; they will be published again
 		return res, fmt.Errorf("relay step: %w", err)
 	}
 	if r.cfg.HoldTransaction {
 		err := r.stepHoldingTx(ctx, c, &res)
 		return res, err
 	}
-	now := r.clock.Now()
-	leaseUntil := now.Add(r.cfg.Lease)
-	msgs, marked, err := r.claim(ctx, c, now, leaseUntil)
+	var msgs []ClaimedMessage
+	var leaseUntil time.Time
+	if r.cfg.Pipeline {
+		msgs, leaseUntil, err = r.takeClaim(ctx, c)
+	} else {
+		now := r.clock.Now()
+		leaseUntil = now.Add(r.cfg.Lease)
+		msgs, err = r.claim(ctx, c, now, leaseUntil)
+	}
 	if err != nil {
 		return res, err
-	}
-	if marked != nil {
-		if err := r.reportMarked(ctx, *marked, &res); err != nil {
-			return res, err
-		}
 	}
 	res.Claimed = len(msgs)
 	res.Idle = len(msgs) == 0
 	if res.Idle {
-		return res, nil
+		return res, r.settleMarks(ctx, &res)
 	}
+	if err := r.reportClaimed(ctx, msgs, leaseUntil, &res); err != nil {
+		return res, err
+	}
+	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize && !r.flushing {
+		// More is probably ready: PostgreSQL leases the next batch while
+		// this one goes to the broker.
+		r.claimAhead(ctx, c)
+	}
+	failConn := func() (*pgx.Conn, error) { return c, nil }
+	if r.cfg.Pipeline {
+		failConn = func() (*pgx.Conn, error) { return r.markConn(ctx, &res) }
+	}
+	published, err := r.publish(ctx, msgs, failConn, &res)
+	if err != nil || len(published) == 0 {
+		return res, err
+	}
+	if r.cfg.Pipeline {
+		return res, r.markAhead(ctx, published, &res)
+	}
+	got, err := r.mark(ctx, c, published)
+	if err != nil {
+		return res, err
+	}
+	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got}, &res)
+}
+
+// reportClaimed counts a claimed batch and reports relay.claimed.
+func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseUntil time.Time, res *RelayStepResult) error {
 	res.MessageIDs = make([]uuid.UUID, len(msgs))
 	for i, m := range msgs {
 		res.MessageIDs[i] = m.ID
@@ -163,21 +203,28 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if res.Recovered > 0 {
 		ev.Detail += fmt.Sprintf(", %d from expired leases", res.Recovered)
 	}
-	if err := r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev)); err != nil {
-		return res, err
-	}
+	return r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev))
+}
 
+// publish hands msgs to the broker, no transaction open, and returns the ids
+// it accepted. A rejected message has its retry (or dead letter) written on
+// the connection failConn returns.
+func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn func() (*pgx.Conn, error), res *RelayStepResult) ([]uuid.UUID, error) {
 	published := make([]uuid.UUID, 0, len(msgs))
 	for _, m := range msgs {
 		perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name))
 		if perr != nil {
 			if ctx.Err() != nil {
 				// Shutting down: the lease expires and the row is published later.
-				return res, fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
+				return published, fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
 			}
 			r.cfg.Counters.add(&r.cfg.Counters.PublishFailures, 1)
-			if err := r.fail(ctx, c, m, perr, &res); err != nil {
-				return res, err
+			c, err := failConn()
+			if err == nil {
+				err = r.fail(ctx, c, m, perr, res)
+			}
+			if err != nil {
+				return published, err
 			}
 			continue
 		}
@@ -192,22 +239,10 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		}
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: fmt.Sprintf("attempt %d accepted by the broker, not marked yet", m.Attempts)}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
-			return res, err
+			return published, err
 		}
 	}
-	if len(published) == 0 {
-		return res, nil
-	}
-	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize {
-		// More is probably ready: these marks ride with the next claim.
-		r.pending = published
-		return res, nil
-	}
-	got, err := r.mark(ctx, c, published)
-	if err != nil {
-		return res, err
-	}
-	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got}, &res)
+	return published, nil
 }
 
 // markOutcome pairs the ids a relay asked to mark with those it did mark.
@@ -240,7 +275,7 @@ func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepR
 }
 
 // claim leases the next batch, re-sorted by (occurred_at, id): RETURNING
-// has no order. With Pipeline, pending marks go in the same round trip.
+// has no order.
 //
 // The claim, like the mark, commits with synchronous_commit = off (unless
 // DurableMarks). A claim lost in a PostgreSQL crash only undoes the lease
@@ -248,81 +283,74 @@ func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepR
 // published meanwhile, published again with the same id — a duplicate the
 // consumers' inbox absorbs, never a loss. WAL is replayed in order, so a mark
 // that survived implies its claim survived too.
-func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) ([]ClaimedMessage, *markOutcome, error) {
-	var (
-		rows   pgx.Rows
-		err    error
-		marked *markOutcome
-		asked  = r.pending
-	)
-	r.pending = nil
-	// One round trip: [relax_commit,] [mark_published,] claim_batch. A batch
-	// outside BEGIN runs as one implicit transaction, so the set_config(…,
-	// true) covers the statements of this batch and nothing after them.
+func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) ([]ClaimedMessage, error) {
+	return r.readClaim(r.sendClaim(ctx, c, now, leaseUntil))
+}
+
+// sendClaim sends [relax_commit,] claim_batch in one round trip, without
+// reading the reply. A batch outside BEGIN runs as one implicit
+// transaction, so the set_config(…, true) covers the claim and nothing after.
+func (r *Relay) sendClaim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) pgx.BatchResults {
 	batch := &pgx.Batch{}
 	if !r.cfg.DurableMarks {
 		batch.Queue(stmtRelaxCommit.SQL)
 		r.note(stmtRelaxCommit)
 	}
-	if len(asked) > 0 {
-		batch.Queue(stmtMarkPublished.SQL, asked, r.cfg.WorkerID, now)
-		r.note(stmtMarkPublished)
-	}
 	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
-	br := c.SendBatch(ctx, batch)
+	r.note(stmtClaimBatch)
+	return c.SendBatch(ctx, batch)
+}
+
+// readClaim reads what sendClaim's batch returned and closes it.
+func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
 	if !r.cfg.DurableMarks {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
-			return nil, nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+			return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
 		}
 	}
-	if len(asked) > 0 {
-		got, err := collectIDs(br.Query())
-		if err != nil {
-			br.Close()
-			return nil, nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
-		}
-		marked = &markOutcome{asked: asked, marked: got}
-	}
-	rows, err = br.Query()
+	rows, err := br.Query()
 	if err != nil {
 		br.Close()
-		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
-	r.note(stmtClaimBatch)
-	msgs, err := scanClaimed(rows, r.cfg.BatchSize)
+	msgs, err := scanClaimed(rows, r.scanned[:0])
+	r.scanned = msgs
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
-	return msgs, marked, nil
+	return msgs, nil
 }
 
-// scanClaimed reads claim_batch's rows, re-sorted by (occurred_at, id):
-// RETURNING has no order.
-func scanClaimed(rows pgx.Rows, n int) ([]ClaimedMessage, error) {
-	msgs := make([]ClaimedMessage, 0, n)
-	var scanErr error
-	for rows.Next() {
-		var m ClaimedMessage
-		var trace *string
-		var attempts int32
+// scanClaimed appends claim_batch's rows to msgs, re-sorted by
+// (occurred_at, id): RETURNING has no order.
+func scanClaimed(rows pgx.Rows, msgs []ClaimedMessage) ([]ClaimedMessage, error) {
+	// One set of scan targets for every row: declared per row they escaped
+	// to the heap through Scan's ...any, five allocations a row. pgx gives
+	// every text and bytes value fresh memory, so reusing them is safe.
+	var (
+		m        ClaimedMessage
+		trace    pgtype.Text
+		attempts int32
 		// The payload is scanned as bytes: into a json.RawMessage pgx would
 		// run json.Unmarshal, re-validating what PostgreSQL's jsonb output
 		// guarantees is valid JSON (a tenth of the relay's CPU per message).
-		var payload []byte
-		if err := rows.Scan(&m.ID, &m.AggregateType, &m.AggregateID, &m.AggregateVersion, &m.Type, &m.SchemaVersion,
-			&payload, &trace, &m.OccurredAt, &attempts, &m.Recovered); err != nil {
+		payload []byte
+		scanErr error
+	)
+	dest := []any{&m.ID, &m.AggregateType, &m.AggregateID, &m.AggregateVersion, &m.Type, &m.SchemaVersion,
+		&payload, &trace, &m.OccurredAt, &attempts, &m.Recovered}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
 			scanErr = err
 			break
 		}
 		m.Payload = payload
 		m.Attempts = int(attempts)
-		if trace != nil {
-			m.TraceParent = *trace
-		}
+		m.TraceParent = trace.String // "" when NULL
 		msgs = append(msgs, m)
 	}
 	rows.Close()
@@ -358,26 +386,29 @@ func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
 // expires — a duplicate the consumers' inbox absorbs, never a loss. In
 // exchange the relay does not wait for a WAL flush per batch.
 func (r *Relay) mark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) ([]uuid.UUID, error) {
-	now := r.clock.Now()
-	if r.cfg.DurableMarks {
-		r.note(stmtMarkPublished)
-		got, err := collectIDs(c.Query(ctx, stmtMarkPublished.SQL, ids, r.cfg.WorkerID, now))
-		if err != nil {
-			return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
-		}
-		return got, nil
-	}
+	return r.readMark(r.sendMark(ctx, c, ids))
+}
+
+// sendMark sends [relax_commit,] mark_published in one round trip, without
+// reading the reply; like sendClaim's, the batch is one implicit transaction.
+func (r *Relay) sendMark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) pgx.BatchResults {
 	batch := &pgx.Batch{}
-	batch.Queue(stmtRelaxCommit.SQL)
-	batch.Queue(stmtMarkPublished.SQL, ids, r.cfg.WorkerID, now)
-	r.note(stmtRelaxCommit)
+	if !r.cfg.DurableMarks {
+		batch.Queue(stmtRelaxCommit.SQL)
+		r.note(stmtRelaxCommit)
+	}
+	batch.Queue(stmtMarkPublished.SQL, ids, r.cfg.WorkerID, r.clock.Now())
 	r.note(stmtMarkPublished)
-	// A batch outside BEGIN runs as one implicit transaction, so the
-	// set_config(…, true) applies to the mark and to nothing after it.
-	br := c.SendBatch(ctx, batch)
+	return c.SendBatch(ctx, batch)
+}
+
+// readMark reads what sendMark's batch returned (the ids marked) and closes it.
+func (r *Relay) readMark(br pgx.BatchResults) ([]uuid.UUID, error) {
 	defer br.Close()
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+	if !r.cfg.DurableMarks {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+		}
 	}
 	got, err := collectIDs(br.Query())
 	if err != nil {
@@ -426,23 +457,22 @@ func (r *Relay) fail(ctx context.Context, c *pgx.Conn, m ClaimedMessage, cause e
 	return r.stopAt(ctx, at, r.checkpoint(ctx, ev))
 }
 
-// Flush marks what a pipelined relay published but has not marked yet.
+// Flush finishes what a pipelined relay has in flight: a claim sent ahead
+// is read and its batch published and marked (a graceful shutdown should not
+// leave leases to expire), with no further claim, and the last marks are
+// read back.
 func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	var res RelayStepResult
-	if len(r.pending) == 0 {
-		return res, nil
+	if r.ahead != nil {
+		r.flushing = true
+		var err error
+		res, err = r.Step(ctx)
+		r.flushing = false
+		if err != nil {
+			return res, err
+		}
 	}
-	asked := r.pending
-	r.pending = nil
-	c, err := r.conn(ctx)
-	if err != nil {
-		return res, fmt.Errorf("relay flush: %w", err)
-	}
-	got, err := r.mark(ctx, c, asked)
-	if err != nil {
-		return res, err
-	}
-	return res, r.reportMarked(ctx, markOutcome{asked: asked, marked: got}, &res)
+	return res, r.settleMarks(ctx, &res)
 }
 
 // Run is the production loop: Step until nothing is ready, then wait for a
@@ -552,7 +582,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		r.rollback(ctx)
 		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
-	msgs, err := scanClaimed(rows, r.cfg.BatchSize)
+	msgs, err := scanClaimed(rows, make([]ClaimedMessage, 0, r.cfg.BatchSize))
 	if err != nil {
 		r.rollback(ctx)
 		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // seed writes n payments (and events) in one transaction and returns the event ids.
@@ -358,7 +361,9 @@ func TestRelayCancellationPropagates(t *testing.T) {
 	}
 }
 
-// Pipelined marks ride with the next claim; everything ends marked.
+// A pipelined relay (claims sent ahead, marks on its second connection)
+// publishes every row once, in (occurred_at, id) order, and ends with every
+// row marked and no lease left.
 func TestRelayPipelineDrains(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -378,8 +383,176 @@ func TestRelayPipelineDrains(t *testing.T) {
 	if total.Published != 103 || total.Marked != 103 {
 		t.Fatalf("published %d marked %d", total.Published, total.Marked)
 	}
-	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL"); n != 0 {
-		t.Errorf("%d unmarked", n)
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL OR lock_id IS NOT NULL"); n != 0 {
+		t.Errorf("%d rows unmarked or still leased", n)
+	}
+	var published []uuid.UUID
+	for _, e := range b.broker.Log() {
+		if e.Kind == "publish" {
+			published = append(published, e.MessageID)
+		}
+	}
+	want := must[[]uuid.UUID](t)(collectIDs(b.pool.Query(ctx, "SELECT id FROM outbox_messages ORDER BY occurred_at, id")))
+	if !slices.Equal(published, want) {
+		t.Errorf("published %d messages out of (occurred_at, id) order or more than once", len(published))
+	}
+}
+
+// trackConnect wraps b.connect and keeps every connection it opened.
+func (b *bundle) trackConnect() (Connect, func() []*pgx.Conn) {
+	var mu sync.Mutex
+	var opened []*pgx.Conn
+	return func(ctx context.Context) (*pgx.Conn, error) {
+			c, err := b.connect(ctx)
+			if err == nil {
+				mu.Lock()
+				opened = append(opened, c)
+				mu.Unlock()
+			}
+			return c, err
+		}, func() []*pgx.Conn {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(opened)
+		}
+}
+
+// A pipelined relay that dies leaves what any relay leaves, twice over: the
+// batch it was publishing and the batch it had claimed ahead stay leased
+// until the lease expires, both its connections are gone, and a new relay
+// then publishes them (the one already published, again with the same id).
+func TestRelayPipelineCrashLeavesBothLeases(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	ids := b.seed(t, 35) // batches of 10: 1, 2, 3 (claimed ahead), then 5 more
+	state := func(id uuid.UUID) string {
+		var s string
+		if err := b.pool.QueryRow(ctx, `SELECT CASE WHEN published_at IS NOT NULL THEN 'marked'
+			WHEN lock_id IS NOT NULL THEN 'leased' ELSE 'ready' END FROM outbox_messages WHERE id = $1`, id).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	steps := 0
+	hook := func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == RelayClaimed {
+			steps++
+		}
+		if ev.Checkpoint != RelayPublished || steps != 2 {
+			return nil
+		}
+		// Batch 2's first message is with the broker. Die once the database
+		// shows what step 1 and this step sent without waiting: batch 1's
+		// marks and batch 3's claim.
+		for deadline := time.Now().Add(10 * time.Second); state(ids[9]) != "marked" || state(ids[29]) != "leased"; {
+			if time.Now().After(deadline) {
+				t.Error("batch 1 not marked or batch 3 not claimed ahead within 10s")
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return ErrCrash
+	}
+	connect, opened := b.trackConnect()
+	r1 := NewRelay(RelayConfig{Name: "relay-1", Connect: connect, Publisher: b.broker, Clock: b.clock, Hook: hook, BatchSize: 10, Pipeline: true})
+	defer r1.Close(ctx)
+	must[RelayStepResult](t)(r1.Step(ctx))
+	_, err := r1.Step(ctx)
+	mustErrIs(t, err, ErrCrash)
+	conns := opened()
+	if len(conns) != 2 {
+		t.Fatalf("relay-1 opened %d connections, want 2 (claims and marks)", len(conns))
+	}
+	for i, c := range conns {
+		if !c.IsClosed() {
+			t.Errorf("connection %d of the dead relay still open", i+1)
+		}
+	}
+	for i, id := range ids {
+		want := map[int]string{0: "marked", 1: "leased", 2: "leased", 3: "ready"}[i/10]
+		if got := state(id); got != want {
+			t.Fatalf("message %d of 35 is %s after the crash, want %s", i+1, got, want)
+		}
+	}
+	r2 := NewRelay(RelayConfig{Name: "relay-2", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r2.Close(ctx)
+	drain := func() (recovered int) {
+		for {
+			res := must[RelayStepResult](t)(r2.Step(ctx))
+			recovered += res.Recovered
+			if res.Idle {
+				return recovered
+			}
+		}
+	}
+	if n := drain(); n != 0 {
+		t.Fatalf("relay-2 recovered %d rows under live leases", n)
+	}
+	b.clock.Advance(31 * time.Second)
+	if n := drain(); n != 20 {
+		t.Fatalf("relay-2 recovered %d rows after the leases expired, want 20 (batches 2 and 3)", n)
+	}
+	stats := b.broker.Stats()
+	for i, id := range ids {
+		want := 1
+		if i == 10 {
+			want = 2 // published by relay-1 just before it died, then by relay-2
+		}
+		if got := stats.PublishesByID[id]; got != want || state(id) != "marked" {
+			t.Errorf("message %d: published %d times (want %d), %s", i+1, got, want, state(id))
+		}
+	}
+}
+
+// A publish failure while the next claim is in flight writes its retry on
+// the marks connection; nothing is lost or left leased.
+func TestRelayPipelineSchedulesRetriesWithAClaimAhead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.seed(t, 25)
+	b.broker.SetDown(true)
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r.Close(ctx)
+	var retried []int
+	for {
+		res := must[RelayStepResult](t)(r.Step(ctx))
+		if res.Idle {
+			break
+		}
+		retried = append(retried, res.Retried)
+	}
+	if !slices.Equal(retried, []int{10, 10, 5}) {
+		t.Fatalf("retries per step %v, want [10 10 5]", retried)
+	}
+	if n := b.count(t, `SELECT count(*) FROM outbox_messages WHERE attempts = 1 AND lock_id IS NULL
+		AND published_at IS NULL AND next_attempt_at > $1 AND last_error LIKE '%broker is down%'`, b.clock.Now()); n != 25 {
+		t.Errorf("%d of 25 rows with their retry scheduled and no lease", n)
+	}
+}
+
+// Flush, as Run calls it on shutdown, publishes and marks the batch claimed
+// ahead instead of leaving its leases to expire, and claims nothing more.
+func TestRelayFlushFinishesTheClaimAhead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.seed(t, 25)
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r.Close(ctx)
+	if res := must[RelayStepResult](t)(r.Step(ctx)); res.Published != 10 || res.Marked != 0 {
+		t.Fatalf("step: %+v, want 10 published and their marks still in flight", res)
+	}
+	res := must[RelayStepResult](t)(r.Flush(ctx))
+	if res.Published != 10 || res.Marked != 20 {
+		t.Fatalf("flush: %+v, want the claimed-ahead 10 published and 20 marked", res)
+	}
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND lock_id IS NULL"); n != 20 {
+		t.Errorf("%d rows marked, want 20", n)
+	}
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND lock_id IS NULL AND attempts = 0"); n != 5 {
+		t.Errorf("%d rows never claimed, want 5", n)
 	}
 }
 
