@@ -254,7 +254,10 @@ func (b *Broker) signal() {
 	b.mu.Unlock()
 }
 
-// Publish accepts msg for every subscription of its topic.
+// Publish accepts msg for every subscription of its topic. The broker keeps
+// msg as given, its Metadata map included (every delivery shares it, read
+// only): the caller must not change that map afterwards. Copying it here
+// cost the relay a map per message for callers that never touch it again.
 func (b *Broker) Publish(ctx context.Context, msg Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -269,7 +272,6 @@ func (b *Broker) Publish(ctx context.Context, msg Message) error {
 	if msg.Topic == "" {
 		msg.Topic = TopicPayments
 	}
-	msg.Metadata = maps.Clone(msg.Metadata)
 	b.seq++
 	for _, s := range b.byTopic[msg.Topic] {
 		s.queue = append(s.queue, &brokerEntry{msg: msg, seq: b.seq, availableAt: now, dueIdx: -1})

@@ -129,7 +129,8 @@ func (n *NaiveWriter) message(p paymentPlan) Message {
 // newMessage wraps an envelope for the broker; the traceparent also travels
 // as metadata, as a real broker header would (S22).
 func newMessage(env Envelope, topic, publishedBy string) Message {
-	md := map[string]string{"published_by": publishedBy}
+	md := make(map[string]string, 2)
+	md["published_by"] = publishedBy
 	if env.TraceParent != "" {
 		md["traceparent"] = env.TraceParent
 	}
