@@ -62,8 +62,10 @@ type Relay struct {
 	rnd   *rand.Rand
 	ahead *claimAhead // Pipeline: the next batch's claim, sent, not read yet
 	marks *marksAhead // Pipeline: the last batch's marks, sent, not read yet
-	// flushing stops Step from claiming ahead while Flush finishes a batch.
-	flushing bool
+	// unmarked and unpublished are what a Step cancelled while publishing
+	// left in hand: published ids it did not mark, leased ids it did not
+	// publish. Flush marks the first and releases the second.
+	unmarked, unpublished []uuid.UUID
 	// scanned is the last claimed batch, its backing array reused by the
 	// next claim: a batch is done with once its step ends (the broker keeps
 	// copies), and a fresh slice per step was ≈8% of the bytes a draining
@@ -88,6 +90,7 @@ type RelayStepResult struct {
 	DeadLettered int
 	LostLeases   int
 	Recovered    int  // claimed rows whose earlier lease had expired
+	Released     int  // leased rows handed back unpublished (Flush)
 	Idle         bool // nothing was ready
 	MessageIDs   []uuid.UUID
 }
@@ -135,6 +138,11 @@ func (r *Relay) WorkerID() uuid.UUID { return r.cfg.WorkerID }
 // an error are reclaimed by any relay when their lease expires.
 func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	var res RelayStepResult
+	if err := ctx.Err(); err != nil {
+		// Checked here because what a pipelined relay has in flight is not
+		// bound to ctx (see claimAhead); Flush settles it.
+		return res, fmt.Errorf("relay step: %w", err)
+	}
 	c, err := r.conn(ctx)
 	if err != nil {
 		r.dropAhead() // their leases expire; they will be published again
@@ -164,7 +172,7 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if err := r.reportClaimed(ctx, msgs, leaseUntil, &res); err != nil {
 		return res, err
 	}
-	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize && !r.flushing {
+	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize {
 		// More is probably ready: PostgreSQL leases the next batch while
 		// this one goes to the broker.
 		r.claimAhead(ctx, c)
@@ -211,11 +219,17 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 // the connection failConn returns.
 func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn func() (*pgx.Conn, error), res *RelayStepResult) ([]uuid.UUID, error) {
 	published := make([]uuid.UUID, 0, len(msgs))
-	for _, m := range msgs {
+	for i, m := range msgs {
 		perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name))
 		if perr != nil {
 			if ctx.Err() != nil {
-				// Shutting down: the lease expires and the row is published later.
+				// Shutting down: Flush marks what went out and hands back
+				// the rest (if nobody calls it, the leases expire and the
+				// rows are published again, with the same ids).
+				r.unmarked = append(r.unmarked, published...)
+				for _, rest := range msgs[i:] {
+					r.unpublished = append(r.unpublished, rest.ID)
+				}
 				return published, fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
 			}
 			r.cfg.Counters.add(&r.cfg.Counters.PublishFailures, 1)
@@ -234,7 +248,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn fun
 		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
 		if r.hook == nil {
 			// Nobody watches: skip building a per-message event (no statement
-			// ran since relay.claimed, so there is nothing else to report).
+			// was read since relay.claimed, so there is nothing else to report).
 			continue
 		}
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: fmt.Sprintf("attempt %d accepted by the broker, not marked yet", m.Attempts)}
@@ -287,22 +301,28 @@ func (r *Relay) claim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Tim
 	return r.readClaim(r.sendClaim(ctx, c, now, leaseUntil))
 }
 
-// sendClaim sends [relax_commit,] claim_batch in one round trip, without
-// reading the reply. A batch outside BEGIN runs as one implicit
-// transaction, so the set_config(…, true) covers the claim and nothing after.
+// sendClaim sends [relax_commit,] claim_batch in one round trip and returns
+// without reading the reply (once the statements are prepared: pgx prepares
+// a statement new to the connection in a round trip of its own first). A
+// batch outside BEGIN runs as one implicit transaction, so the
+// set_config(…, true) covers the claim and nothing after.
 func (r *Relay) sendClaim(ctx context.Context, c *pgx.Conn, now, leaseUntil time.Time) pgx.BatchResults {
 	batch := &pgx.Batch{}
 	if !r.cfg.DurableMarks {
 		batch.Queue(stmtRelaxCommit.SQL)
-		r.note(stmtRelaxCommit)
 	}
 	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
-	r.note(stmtClaimBatch)
 	return c.SendBatch(ctx, batch)
 }
 
-// readClaim reads what sendClaim's batch returned and closes it.
+// readClaim reads what sendClaim's batch returned and closes it. The
+// statements are noted here, not when sent, so that a claim sent ahead shows
+// in the checkpoint of the step that reads it.
 func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
+	if !r.cfg.DurableMarks {
+		r.note(stmtRelaxCommit)
+	}
+	r.note(stmtClaimBatch)
 	if !r.cfg.DurableMarks {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -389,21 +409,24 @@ func (r *Relay) mark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) ([]uuid.
 	return r.readMark(r.sendMark(ctx, c, ids))
 }
 
-// sendMark sends [relax_commit,] mark_published in one round trip, without
-// reading the reply; like sendClaim's, the batch is one implicit transaction.
+// sendMark sends [relax_commit,] mark_published like sendClaim sends its
+// batch: one round trip, one implicit transaction, the reply not read.
 func (r *Relay) sendMark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) pgx.BatchResults {
 	batch := &pgx.Batch{}
 	if !r.cfg.DurableMarks {
 		batch.Queue(stmtRelaxCommit.SQL)
-		r.note(stmtRelaxCommit)
 	}
 	batch.Queue(stmtMarkPublished.SQL, ids, r.cfg.WorkerID, r.clock.Now())
-	r.note(stmtMarkPublished)
 	return c.SendBatch(ctx, batch)
 }
 
-// readMark reads what sendMark's batch returned (the ids marked) and closes it.
+// readMark reads what sendMark's batch returned (the ids marked) and closes
+// it; like readClaim, it notes the statements.
 func (r *Relay) readMark(br pgx.BatchResults) ([]uuid.UUID, error) {
+	if !r.cfg.DurableMarks {
+		r.note(stmtRelaxCommit)
+	}
+	r.note(stmtMarkPublished)
 	defer br.Close()
 	if !r.cfg.DurableMarks {
 		if _, err := br.Exec(); err != nil {
@@ -457,22 +480,54 @@ func (r *Relay) fail(ctx context.Context, c *pgx.Conn, m ClaimedMessage, cause e
 	return r.stopAt(ctx, at, r.checkpoint(ctx, ev))
 }
 
-// Flush finishes what a pipelined relay has in flight: a claim sent ahead
-// is read and its batch published and marked (a graceful shutdown should not
-// leave leases to expire), with no further claim, and the last marks are
-// read back.
+// Flush settles what the relay has in hand, as a graceful stop should (Run
+// calls it on its way out, and before it waits for work): it reads the
+// marks in flight, marks what a cancelled Step published, and hands back
+// (release_leases) what it leased and did not publish — a claim sent ahead,
+// the rest of a cancelled batch — so that no lease is left to expire. After
+// a crash it does nothing: a dead relay leaves its leases behind.
 func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	var res RelayStepResult
-	if r.ahead != nil {
-		r.flushing = true
-		var err error
-		res, err = r.Step(ctx)
-		r.flushing = false
+	if r.db == nil || r.db.IsClosed() {
+		r.dropAhead()
+		r.unmarked, r.unpublished = nil, nil
+		return res, nil
+	}
+	release := r.unpublished
+	r.unpublished = nil
+	if a := r.ahead; a != nil {
+		r.ahead = nil
+		if a.conn == r.db {
+			msgs, err := r.readClaim(a.br)
+			if err != nil {
+				return res, err
+			}
+			for _, m := range msgs {
+				release = append(release, m.ID)
+			}
+		}
+	}
+	if err := r.settleMarks(ctx, &res); err != nil {
+		return res, err
+	}
+	if ids := r.unmarked; len(ids) > 0 {
+		r.unmarked = nil
+		got, err := r.mark(ctx, r.db, ids)
 		if err != nil {
 			return res, err
 		}
+		if err := r.reportMarked(ctx, markOutcome{asked: ids, marked: got}, &res); err != nil {
+			return res, err
+		}
 	}
-	return res, r.settleMarks(ctx, &res)
+	if len(release) > 0 {
+		tag, err := r.exec(ctx, r.db, stmtReleaseLeases, release, r.cfg.WorkerID)
+		if err != nil {
+			return res, fmt.Errorf("relay: %w", err)
+		}
+		res.Released = int(tag.RowsAffected())
+	}
+	return res, nil
 }
 
 // Run is the production loop: Step until nothing is ready, then wait for a

@@ -24,7 +24,8 @@ import (
 // and marked only where this worker still holds the lease, and the next
 // batch is published only after this one. What a crash leaves behind is
 // what it always leaves: leases that expire (now up to two batches' worth)
-// and published rows not yet marked, republished with the same id.
+// and published rows not yet marked, republished with the same id. A
+// graceful stop (Flush) hands the batch claimed ahead back instead.
 //
 // Two claims of one relay never run at once, so one pipelined relay keeps
 // PostgreSQL busy without what two relays cost each other: each claim of one
@@ -46,10 +47,17 @@ type marksAhead struct {
 }
 
 // claimAhead sends the next claim on c and returns without waiting for it.
+//
+// It is sent with ctx's values but not its cancellation: pgx watches the
+// context a batch was sent with until its results are read, and a ctx that
+// ends with this step (a per-step timeout, Run's shutdown) would break the
+// read in the next step or in Flush, leaving the batch leased and, for marks,
+// published but unmarked. A relay that dies or is closed closes the
+// connection, which ends any read in progress.
 func (r *Relay) claimAhead(ctx context.Context, c *pgx.Conn) {
 	now := r.clock.Now()
 	leaseUntil := now.Add(r.cfg.Lease)
-	r.ahead = &claimAhead{conn: c, br: r.sendClaim(ctx, c, now, leaseUntil), leaseUntil: leaseUntil}
+	r.ahead = &claimAhead{conn: c, br: r.sendClaim(context.WithoutCancel(ctx), c, now, leaseUntil), leaseUntil: leaseUntil}
 }
 
 // takeClaim returns the batch claimed ahead, or claims one now.
@@ -88,7 +96,8 @@ func (r *Relay) markAhead(ctx context.Context, ids []uuid.UUID, res *RelayStepRe
 	if err != nil {
 		return err
 	}
-	r.marks = &marksAhead{conn: c, br: r.sendMark(ctx, c, ids), asked: ids}
+	// Not bound to ctx's cancellation, for the reason claimAhead gives.
+	r.marks = &marksAhead{conn: c, br: r.sendMark(context.WithoutCancel(ctx), c, ids), asked: ids}
 	return nil
 }
 

@@ -505,54 +505,211 @@ func TestRelayPipelineCrashLeavesBothLeases(t *testing.T) {
 	}
 }
 
-// A publish failure while the next claim is in flight writes its retry on
-// the marks connection; nothing is lost or left leased.
-func TestRelayPipelineSchedulesRetriesWithAClaimAhead(t *testing.T) {
+// failSome refuses the messages in bad and passes the others to the broker.
+type failSome struct {
+	broker *Broker
+	bad    map[uuid.UUID]bool
+}
+
+func (f failSome) Publish(ctx context.Context, m Message) error {
+	if f.bad[m.ID] {
+		return fmt.Errorf("publish %s: %w", m.ID, ErrBrokerDown)
+	}
+	return f.broker.Publish(ctx, m)
+}
+
+// A publish failure in a pipelined relay writes its retry on the marks
+// connection, after reading the marks in flight there, while the next claim
+// runs on the other; nothing is lost or left leased.
+func TestRelayPipelineSchedulesRetries(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	b.seed(t, 25)
-	b.broker.SetDown(true)
-	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
-	defer r.Close(ctx)
-	var retried []int
-	for {
-		res := must[RelayStepResult](t)(r.Step(ctx))
-		if res.Idle {
-			break
-		}
-		retried = append(retried, res.Retried)
-	}
-	if !slices.Equal(retried, []int{10, 10, 5}) {
-		t.Fatalf("retries per step %v, want [10 10 5]", retried)
-	}
-	if n := b.count(t, `SELECT count(*) FROM outbox_messages WHERE attempts = 1 AND lock_id IS NULL
-		AND published_at IS NULL AND next_attempt_at > $1 AND last_error LIKE '%broker is down%'`, b.clock.Now()); n != 25 {
-		t.Errorf("%d of 25 rows with their retry scheduled and no lease", n)
+	for _, tc := range []struct {
+		name          string
+		failing       func(ids []uuid.UUID) []uuid.UUID
+		retried       []int // per step until idle
+		marked        []int
+		wantPublished int64
+	}{
+		{"broker down", func(ids []uuid.UUID) []uuid.UUID { return ids }, []int{10, 10, 5}, []int{0, 0, 0}, 0},
+		// Batch 1's marks are in flight when batch 2's first failure needs
+		// the marks connection: they are read (and reported) first.
+		{"two of batch 2", func(ids []uuid.UUID) []uuid.UUID { return ids[13:15] }, []int{0, 2, 0}, []int{0, 10, 8}, 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			ids := b.seed(t, 25)
+			bad := map[uuid.UUID]bool{}
+			for _, id := range tc.failing(ids) {
+				bad[id] = true
+			}
+			r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: failSome{b.broker, bad}, Clock: b.clock, BatchSize: 10, Pipeline: true})
+			defer r.Close(ctx)
+			var retried, marked []int
+			for {
+				res := must[RelayStepResult](t)(r.Step(ctx))
+				if res.Idle {
+					break
+				}
+				retried, marked = append(retried, res.Retried), append(marked, res.Marked)
+			}
+			if !slices.Equal(retried, tc.retried) || !slices.Equal(marked, tc.marked) {
+				t.Fatalf("per step: retried %v, marked %v; want %v, %v", retried, marked, tc.retried, tc.marked)
+			}
+			if n := b.count(t, `SELECT count(*) FROM outbox_messages WHERE attempts = 1 AND lock_id IS NULL
+				AND published_at IS NULL AND next_attempt_at > $1 AND last_error LIKE '%broker is down%'`, b.clock.Now()); n != int64(len(bad)) {
+				t.Errorf("%d rows with their retry scheduled and no lease, want %d", n, len(bad))
+			}
+			if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND lock_id IS NULL"); n != tc.wantPublished {
+				t.Errorf("%d rows marked, want %d", n, tc.wantPublished)
+			}
+		})
 	}
 }
 
-// Flush, as Run calls it on shutdown, publishes and marks the batch claimed
-// ahead instead of leaving its leases to expire, and claims nothing more.
-func TestRelayFlushFinishesTheClaimAhead(t *testing.T) {
+// Flush, as Run calls it when it stops, reads the marks in flight and hands
+// back the batch claimed ahead: no lease is left to expire, and another
+// relay claims those rows at once, without the clock moving.
+func TestRelayFlushHandsBackTheClaimAhead(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	b.seed(t, 25)
+	ids := b.seed(t, 25)
 	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
 	defer r.Close(ctx)
 	if res := must[RelayStepResult](t)(r.Step(ctx)); res.Published != 10 || res.Marked != 0 {
 		t.Fatalf("step: %+v, want 10 published and their marks still in flight", res)
 	}
 	res := must[RelayStepResult](t)(r.Flush(ctx))
-	if res.Published != 10 || res.Marked != 20 {
-		t.Fatalf("flush: %+v, want the claimed-ahead 10 published and 20 marked", res)
+	if res.Marked != 10 || res.Released != 10 || res.Published != 0 {
+		t.Fatalf("flush: %+v, want 10 marked, the 10 claimed ahead released, nothing published", res)
 	}
-	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND lock_id IS NULL"); n != 20 {
-		t.Errorf("%d rows marked, want 20", n)
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE lock_id IS NOT NULL OR (published_at IS NULL AND attempts <> 0)"); n != 0 {
+		t.Errorf("%d rows still leased or with a claim counted after the release", n)
 	}
-	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND lock_id IS NULL AND attempts = 0"); n != 5 {
-		t.Errorf("%d rows never claimed, want 5", n)
+	r2 := NewRelay(RelayConfig{Name: "relay-2", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r2.Close(ctx)
+	for {
+		if res := must[RelayStepResult](t)(r2.Step(ctx)); res.Idle {
+			break
+		}
+	}
+	for i, id := range ids {
+		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
+			t.Errorf("message %d published %d times, want once", i+1, n)
+		}
+	}
+}
+
+// Run cancelled in the middle of a batch stops publishing, marks what went
+// out and hands back the rest and the batch claimed ahead: every message is
+// then published exactly once by whoever comes next, with no lease to wait for.
+func TestRelayRunCancelledLeavesNoLease(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ids := b.seed(t, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	claims := 0
+	hook := func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == RelayClaimed {
+			claims++
+		}
+		if ev.Checkpoint == RelayPublished && claims == 3 {
+			cancel() // batch 3's first message is out; batch 4 is claimed ahead
+		}
+		return nil
+	}
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, Hook: hook,
+		BatchSize: 10, Pipeline: true, DisableListen: true})
+	defer r.Close(context.Background())
+	mustErrIs(t, r.Run(ctx), context.Canceled)
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE lock_id IS NOT NULL"); n != 0 {
+		t.Errorf("%d rows left leased by a relay that stopped gracefully", n)
+	}
+	published := len(b.broker.Stats().PublishesByID)
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"); n != int64(published) || published != 21 {
+		t.Errorf("%d marked, %d published; want both 21 (batches 1, 2 and the first of 3)", n, published)
+	}
+	r2 := NewRelay(RelayConfig{Name: "relay-2", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r2.Close(context.Background())
+	for {
+		if res := must[RelayStepResult](t)(r2.Step(context.Background())); res.Idle {
+			break
+		}
+	}
+	for i, id := range ids {
+		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
+			t.Errorf("message %d published %d times, want once", i+1, n)
+		}
+	}
+}
+
+// A pipelined relay that dies inside Run stays dead: Run's way out does not
+// publish, claim or reconnect, and the relay's connections are closed.
+func TestRelayRunCrashStaysDead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.seed(t, 100)
+	claims, afterCrash := 0, 0
+	crashed := false
+	hook := func(_ context.Context, ev Event) error {
+		if crashed {
+			afterCrash++
+		}
+		if ev.Checkpoint == RelayClaimed {
+			claims++
+		}
+		if ev.Checkpoint == RelayPublished && claims == 2 && !crashed {
+			crashed = true
+			return ErrCrash
+		}
+		return nil
+	}
+	connect, opened := b.trackConnect()
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: connect, Publisher: b.broker, Clock: b.clock, Hook: hook,
+		BatchSize: 10, Pipeline: true, DisableListen: true})
+	defer r.Close(context.Background())
+	mustErrIs(t, r.Run(context.Background()), ErrCrash)
+	if afterCrash != 0 {
+		t.Errorf("%d checkpoints reached after the crash", afterCrash)
+	}
+	if n := len(b.broker.Stats().PublishesByID); n != 11 {
+		t.Errorf("%d messages published, want 11 (batch 1 and the first of batch 2)", n)
+	}
+	for i, c := range opened() {
+		if !c.IsClosed() {
+			t.Errorf("connection %d of %d still open after the crash", i+1, len(opened()))
+		}
+	}
+}
+
+// A caller may end each Step's context when the step returns (a per-step
+// timeout): what a pipelined relay sent ahead must survive it.
+func TestRelayPipelineOutlivesAStepContext(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ids := b.seed(t, 30)
+	r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r.Close(context.Background())
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := r.Step(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Idle {
+			break
+		}
+	}
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL OR lock_id IS NOT NULL"); n != 0 {
+		t.Errorf("%d rows unmarked or leased", n)
+	}
+	for i, id := range ids {
+		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
+			t.Errorf("message %d published %d times, want once", i+1, n)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ var (
 	stmtClaimBatch               = load("claim_batch")
 	stmtRelaxCommit              = load("relax_commit")
 	stmtMarkPublished            = load("mark_published")
+	stmtReleaseLeases            = load("release_leases")
 	stmtScheduleRetry            = load("schedule_retry")
 	stmtDeadLetter               = load("dead_letter")
 	stmtRequeue                  = load("requeue")
