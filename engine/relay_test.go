@@ -398,6 +398,29 @@ func TestRelayPipelineDrains(t *testing.T) {
 	}
 }
 
+// drainPipelined steps a new pipelined relay (batches of 10) until nothing is ready.
+func (b *bundle) drainPipelined(t *testing.T, name string) {
+	t.Helper()
+	r := NewRelay(RelayConfig{Name: name, Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
+	defer r.Close(context.Background())
+	for {
+		if res := must[RelayStepResult](t)(r.Step(context.Background())); res.Idle {
+			return
+		}
+	}
+}
+
+// publishedOnce checks that the broker accepted each of ids exactly once.
+func (b *bundle) publishedOnce(t *testing.T, ids []uuid.UUID) {
+	t.Helper()
+	stats := b.broker.Stats()
+	for i, id := range ids {
+		if n := stats.PublishesByID[id]; n != 1 {
+			t.Errorf("message %d published %d times, want once", i+1, n)
+		}
+	}
+}
+
 // trackConnect wraps b.connect and keeps every connection it opened.
 func (b *bundle) trackConnect() (Connect, func() []*pgx.Conn) {
 	var mu sync.Mutex
@@ -588,18 +611,8 @@ func TestRelayFlushHandsBackTheClaimAhead(t *testing.T) {
 	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE lock_id IS NOT NULL OR (published_at IS NULL AND attempts <> 0)"); n != 0 {
 		t.Errorf("%d rows still leased or with a claim counted after the release", n)
 	}
-	r2 := NewRelay(RelayConfig{Name: "relay-2", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
-	defer r2.Close(ctx)
-	for {
-		if res := must[RelayStepResult](t)(r2.Step(ctx)); res.Idle {
-			break
-		}
-	}
-	for i, id := range ids {
-		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
-			t.Errorf("message %d published %d times, want once", i+1, n)
-		}
-	}
+	b.drainPipelined(t, "relay-2")
+	b.publishedOnce(t, ids)
 }
 
 // Run cancelled in the middle of a batch stops publishing, marks what went
@@ -631,18 +644,8 @@ func TestRelayRunCancelledLeavesNoLease(t *testing.T) {
 	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"); n != int64(published) || published != 21 {
 		t.Errorf("%d marked, %d published; want both 21 (batches 1, 2 and the first of 3)", n, published)
 	}
-	r2 := NewRelay(RelayConfig{Name: "relay-2", Connect: b.connect, Publisher: b.broker, Clock: b.clock, BatchSize: 10, Pipeline: true})
-	defer r2.Close(context.Background())
-	for {
-		if res := must[RelayStepResult](t)(r2.Step(context.Background())); res.Idle {
-			break
-		}
-	}
-	for i, id := range ids {
-		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
-			t.Errorf("message %d published %d times, want once", i+1, n)
-		}
-	}
+	b.drainPipelined(t, "relay-2")
+	b.publishedOnce(t, ids)
 }
 
 // A pipelined relay that dies inside Run stays dead: Run's way out does not
@@ -706,11 +709,7 @@ func TestRelayPipelineOutlivesAStepContext(t *testing.T) {
 	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL OR lock_id IS NOT NULL"); n != 0 {
 		t.Errorf("%d rows unmarked or leased", n)
 	}
-	for i, id := range ids {
-		if n := b.broker.Stats().PublishesByID[id]; n != 1 {
-			t.Errorf("message %d published %d times, want once", i+1, n)
-		}
-	}
+	b.publishedOnce(t, ids)
 }
 
 // Run wakes on the writer's NOTIFY well before its poll interval.
