@@ -490,7 +490,6 @@ func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	var res RelayStepResult
 	if r.db == nil || r.db.IsClosed() {
 		r.dropAhead()
-		r.unmarked, r.unpublished = nil, nil
 		return res, nil
 	}
 	release := r.unpublished

@@ -118,7 +118,9 @@ func (r *Relay) settleMarks(ctx context.Context, res *RelayStepResult) error {
 	return r.reportMarked(ctx, markOutcome{asked: m.asked, marked: got}, res)
 }
 
-// dropAhead forgets what was in flight on connections that are gone.
+// dropAhead forgets what the relay had in flight or in hand when its
+// connection is gone: those rows keep their lease until it expires.
 func (r *Relay) dropAhead() {
 	r.ahead, r.marks = nil, nil
+	r.unmarked, r.unpublished = nil, nil
 }
