@@ -2,9 +2,7 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +19,10 @@ func (s *Sim) Do(ctx context.Context, st scenes.Step) error {
 	s.op.Lock()
 	defer s.op.Unlock()
 	defer s.notify()
-	err := s.do(ctx, st)
+	err := s.downErr()
+	if err == nil || st.Cmd == "restart-postgres" {
+		err = s.checkDown(ctx, s.do(ctx, st))
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", st, err)
 	}
@@ -34,7 +35,11 @@ func (s *Sim) Step(ctx context.Context) (bool, error) {
 	s.op.Lock()
 	defer s.op.Unlock()
 	defer s.notify()
-	return s.stepAny(ctx)
+	if err := s.downErr(); err != nil {
+		return false, err
+	}
+	moved, err := s.stepAny(ctx)
+	return moved, s.checkDown(ctx, err)
 }
 
 func (s *Sim) do(ctx context.Context, st scenes.Step) error {
@@ -56,13 +61,13 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
 		}
 		if st.Cmd != "crash" || len(st.Args) != 1 {
-			return fmt.Errorf("want %s ACTOR at CHECKPOINT", st.Cmd)
+			return scriptf("want %s ACTOR at CHECKPOINT", st.Cmd)
 		}
 		return s.crashNow(ctx, arg(0))
 	case "resume":
 		return s.eachActor(arg(0), func(r *runner) error {
 			if r.state != Stalled {
-				return fmt.Errorf("%s is not stalled", r.name)
+				return scriptf("%s is not stalled", r.name)
 			}
 			r.state = Paused
 			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: r.name + " resumes at " + string(r.at) + ", unaware of how much time has passed"})
@@ -87,6 +92,9 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 			s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker is back up"})
 		}
 	case "restart-postgres":
+		if s.srv.External() {
+			return scriptf("restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop")
+		}
 		return s.restartPostgres(ctx)
 	case "advance":
 		d, err := time.ParseDuration(arg(0))
@@ -114,7 +122,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 					return err
 				}
 			}
-			return fmt.Errorf("%s did not finish", r.name)
+			return scriptf("%s did not finish", r.name)
 		})
 	case "run":
 		return s.runQuiet(ctx)
@@ -129,12 +137,14 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		}
 		return s.prune(ctx, arg(0), d)
 	default:
-		return fmt.Errorf("unknown command %q", st.Cmd)
+		return scriptf("unknown command %q", st.Cmd)
 	}
 	return nil
 }
 
-// eachActor applies fn to the named actor in every pipeline that has it.
+// eachActor applies fn to the named actor in every pipeline that has it. An
+// actor of a pipeline this mode does not run is skipped (said on the
+// timeline; found is false); one the scene does not run at all is refused.
 func (s *Sim) eachActor(name string, fn func(*runner) error) error {
 	found := false
 	for _, p := range s.pipes {
@@ -145,15 +155,14 @@ func (s *Sim) eachActor(name string, fn func(*runner) error) error {
 			}
 		}
 	}
-	if !found {
-		if slices.Contains(scenes.Actors, name) {
-			// A compare scene names the actors of both pipelines; run in one
-			// mode, the other pipeline's actors are simply not there.
-			s.record(Entry{Actor: name, Kind: "skip", Explain: fmt.Sprintf("%s does not run in %s mode: nothing to do", name, s.settings.Mode)})
-			return nil
-		}
-		return fmt.Errorf("no actor %q in this scene (actors: %s)", name, strings.Join(s.actorNames(), ", "))
+	if found {
+		return nil
 	}
+	skip, why := absence(name, s.settings)
+	if why != "" {
+		return scriptf("%s", why)
+	}
+	s.record(Entry{Actor: name, Kind: "skip", Explain: skip})
 	return nil
 }
 
@@ -227,7 +236,7 @@ func (s *Sim) enqueue(rq request, explain string) {
 // the body under the same key.
 func (s *Sim) resend(other bool) error {
 	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
-		return errors.New("no earlier request to resend: send one first")
+		return scriptf("no earlier request to resend: send one first")
 	}
 	rq := *s.pipes[0].lastReq
 	what := "the client retries the same request"
@@ -248,7 +257,7 @@ func (s *Sim) resend(other bool) error {
 
 func (s *Sim) capture() error {
 	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
-		return errors.New("no payment to capture: send a request first")
+		return scriptf("no payment to capture: send a request first")
 	}
 	id := s.pipes[0].lastReq.req.PaymentID
 	for _, p := range s.pipes {
@@ -259,13 +268,16 @@ func (s *Sim) capture() error {
 	return nil
 }
 
-// arm sets a fault for when the actor reaches the checkpoint.
+// arm sets a fault for when the actor reaches the checkpoint; "armed" is
+// said only when an actor of that name runs here.
 func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
+	armed := false
 	err := s.eachActor(name, func(r *runner) error {
 		r.armed[cp] = f
+		armed = true
 		return nil
 	})
-	if err == nil {
+	if err == nil && armed {
 		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp), Explain: fmt.Sprintf("armed: %s %s when it reaches %s", f.kind, name, cp)})
 	}
 	return err
@@ -299,12 +311,10 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 	})
 }
 
-const sqlTerminateActor = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2`
-
 // restart brings a crashed actor back as a new process.
 func (s *Sim) restart(r *runner, by string) error {
 	if r.state != Crashed {
-		return fmt.Errorf("%s is not crashed", r.name)
+		return scriptf("%s is not crashed", r.name)
 	}
 	if build, ok := s.restarters[r.pipe.Kind+"/"+r.name]; ok {
 		build()
@@ -340,10 +350,10 @@ func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) erro
 				return nil // it waits inside PostgreSQL: as far as it can go now
 			}
 			if !moved {
-				return fmt.Errorf("%s has nothing to do before reaching %s", r.name, cp)
+				return scriptf("%s has nothing to do before reaching %s", r.name, cp)
 			}
 		}
-		return fmt.Errorf("%s did not reach %s", r.name, cp)
+		return scriptf("%s did not reach %s", r.name, cp)
 	})
 }
 
@@ -357,13 +367,16 @@ func (s *Sim) advance(d time.Duration) {
 // and starts it: committed data survives through the WAL, open transactions
 // are gone.
 func (s *Sim) restartPostgres(ctx context.Context) error {
-	if err := s.srv.Crash(); err != nil {
-		return err
+	if s.pgDown == "" {
+		if err := s.srv.Crash(); err != nil {
+			return err
+		}
+		s.record(Entry{Actor: "postgres", Kind: "fault", Explain: "PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost"})
 	}
-	s.record(Entry{Actor: "postgres", Kind: "fault", Explain: "PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost"})
 	if err := s.srv.Restart(ctx); err != nil {
 		return err
 	}
+	s.pgDown = ""
 	for _, p := range s.pipes {
 		p.pool.Reset()
 	}
@@ -377,7 +390,7 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 		if p.Kind != "outbox" {
 			continue
 		}
-		rows, err := p.pool.Query(ctx, sqlDeadLettered)
+		rows, err := p.pool.Query(ctx, sqlDeadLetters)
 		if err != nil {
 			return fmt.Errorf("list dead letters: %w", err)
 		}
@@ -390,7 +403,12 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 				if err := engine.Requeue(ctx, c, id, s.clock.Now()); err != nil {
 					return err
 				}
-				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", MessageIDs: []string{id.String()}, Explain: "an operator requeues dead-lettered " + short(id) + ": same id, attempts kept, scheduled now"})
+				var attempts int
+				if err := c.QueryRow(ctx, sqlAttemptsOf, id).Scan(&attempts); err != nil {
+					return fmt.Errorf("read %s after the requeue: %w", short(id), err)
+				}
+				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", MessageIDs: []string{id.String()},
+					Explain: fmt.Sprintf("an operator requeues dead-lettered %s: same id (consumers still deduplicate it), attempts back to %d for a new retry budget, scheduled now", short(id), attempts)})
 			}
 			return nil
 		}); err != nil {
@@ -400,8 +418,6 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 	s.version++
 	return nil
 }
-
-const sqlDeadLettered = `SELECT id FROM outbox_messages WHERE dead_lettered_at IS NOT NULL ORDER BY occurred_at, id`
 
 func (s *Sim) prune(ctx context.Context, what string, olderThan time.Duration) error {
 	now := s.clock.Now()

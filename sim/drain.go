@@ -3,16 +3,31 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
+
+// maxDrainRounds bounds a drain; each round either changes the database or
+// jumps the clock to the next outbox retry, so a real run needs a few dozen.
+const maxDrainRounds = 500
 
 // drain runs the pipelines until nothing is pending: whenever no actor can
 // move, a supervisor restarts crashed actors and the clock jumps to the next
 // moment something becomes due (a retry's next_attempt_at, an expired lease,
 // a broker redelivery). Lost events are judged after a drain: what a drained
 // system never delivered, it never will.
+//
+// A drain also ends when nothing can change without the learner — a stalled
+// actor, a broker that is down, an event refused on every delivery because
+// its predecessor is dead-lettered — and then the timeline says what waits
+// and which command frees it, so the scene's next line (a resume, a requeue)
+// runs.
 func (s *Sim) drain(ctx context.Context) error {
-	for round := 0; round < 500; round++ {
+	var last string
+	for round := 0; round < maxDrainRounds; round++ {
 		if err := s.runQuiet(ctx); err != nil {
 			return err
 		}
@@ -40,13 +55,172 @@ func (s *Sim) drain(ctx context.Context) error {
 		now := s.clock.Peek()
 		if next.IsZero() || !next.After(now) {
 			// Due now but nobody can take it (a stalled actor holds it, the
-			// broker is down with nothing scheduled): nothing more will happen.
-			return nil
+			// broker is down with nothing scheduled).
+			return s.drainStopped(ctx)
 		}
+		fp, err := s.progress(ctx)
+		if err != nil {
+			return err
+		}
+		if fp == last {
+			// The last round changed nothing in any database: what is due
+			// next only repeats. An outbox retry still to come can change
+			// things, so jump to it; with none, nothing ever will.
+			retry, err := s.nextOutboxDue(ctx)
+			if err != nil {
+				return err
+			}
+			if retry.IsZero() {
+				return s.drainStopped(ctx)
+			}
+			if retry.After(next) {
+				next = retry
+			}
+		}
+		last = fp
 		d := next.Sub(now).Truncate(time.Millisecond) + time.Millisecond
 		s.advance(d)
 	}
-	return fmt.Errorf("drain: not drained after 500 rounds")
+	why, err := s.waiting(ctx)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("drain: not drained after %d rounds: %s", maxDrainRounds, why)
+}
+
+// drainStopped records why a drain ends with work pending.
+func (s *Sim) drainStopped(ctx context.Context) error {
+	why, err := s.waiting(ctx)
+	if err != nil {
+		return err
+	}
+	s.record(Entry{Actor: "drain", Kind: "stuck", Explain: "drain stops: nothing more happens without you. " + why})
+	return nil
+}
+
+// progress is a fingerprint of every pipeline's database and broker queues.
+func (s *Sim) progress(ctx context.Context) (string, error) {
+	var b strings.Builder
+	for _, p := range s.pipes {
+		var n [7]int64
+		if err := p.pool.QueryRow(ctx, sqlProgress).Scan(&n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6]); err != nil {
+			return "", fmt.Errorf("drain progress: %w", err)
+		}
+		st := p.broker.Stats()
+		fmt.Fprintf(&b, "%s %v %d %v %v;", p.Kind, n, st.Published, st.Queued, st.InFlight)
+	}
+	return b.String(), nil
+}
+
+// nextOutboxDue is when the earliest pending outbox row becomes claimable
+// (zero when none is pending).
+func (s *Sim) nextOutboxDue(ctx context.Context) (time.Time, error) {
+	var next time.Time
+	for _, p := range s.pipes {
+		if p.Kind != "outbox" {
+			continue
+		}
+		var n int
+		var due *time.Time
+		if err := p.pool.QueryRow(ctx, sqlNextDue).Scan(&n, &due); err != nil {
+			return next, fmt.Errorf("next due: %w", err)
+		}
+		if due != nil && (next.IsZero() || due.Before(next)) {
+			next = *due
+		}
+	}
+	return next, nil
+}
+
+// waiting says what is still pending and what would free it, one clause a
+// cause, each naming the command (a key in the TUI) that moves it on.
+func (s *Sim) waiting(ctx context.Context) (string, error) {
+	var why []string
+	add := func(format string, args ...any) {
+		if c := fmt.Sprintf(format, args...); !slices.Contains(why, c) {
+			why = append(why, c)
+		}
+	}
+	for _, p := range s.pipes {
+		for _, r := range p.runners {
+			switch r.state {
+			case Stalled:
+				add("%s is stalled at %s (`resume %s`)", r.name, r.at, r.name)
+			case Blocked:
+				add("%s waits for a row lock another transaction holds", r.name)
+			case Crashed:
+				add("%s has crashed (`restart %s`)", r.name, r.name)
+			}
+		}
+		if p.broker.Down() {
+			add("the broker is down (`broker up`)")
+		}
+		if p.Kind != "outbox" {
+			continue
+		}
+		blocked, err := p.blockedByDeadLetter(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, b := range blocked {
+			add("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered (`requeue` it)", b.aggregate, b.version, b.deadVersion, b.deadID)
+		}
+	}
+	if st := s.moving(); st != "" {
+		add("the broker keeps redelivering: %s", st)
+	}
+	if len(why) == 0 {
+		return "messages are pending but nothing can take them", nil
+	}
+	return strings.Join(why, "; "), nil
+}
+
+// moving names the messages the broker keeps handing out again: what goes
+// round while nothing changes.
+func (s *Sim) moving() string {
+	var parts []string
+	for _, p := range s.pipes {
+		for _, u := range p.broker.Unsettled() {
+			if u.Count > 1 {
+				parts = append(parts, fmt.Sprintf("%s to %s (%d deliveries)", short(u.Message.ID), u.Subscription, u.Count))
+			}
+		}
+	}
+	if len(parts) > 3 {
+		parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
+	}
+	return strings.Join(parts, ", ")
+}
+
+type deadBlock struct {
+	aggregate, deadID     string
+	version, deadVersion int64
+}
+
+// blockedByDeadLetter lists the events that wait for a dead-lettered
+// predecessor and are still with the broker (refused on each delivery).
+func (p *Pipeline) blockedByDeadLetter(ctx context.Context) ([]deadBlock, error) {
+	held := map[uuid.UUID]bool{}
+	for _, u := range p.broker.Unsettled() {
+		held[u.Message.ID] = true
+	}
+	rows, err := p.pool.Query(ctx, sqlBlockedByDeadLetter)
+	if err != nil {
+		return nil, fmt.Errorf("events behind a dead letter: %w", err)
+	}
+	defer rows.Close()
+	var out []deadBlock
+	for rows.Next() {
+		var id uuid.UUID
+		var b deadBlock
+		if err := rows.Scan(&id, &b.aggregate, &b.version, &b.deadVersion, &b.deadID); err != nil {
+			return nil, fmt.Errorf("events behind a dead letter: %w", err)
+		}
+		if held[id] {
+			out = append(out, b)
+		}
+	}
+	return out, rows.Err()
 }
 
 // nextDue finds when something pending becomes due: the earliest retry or
@@ -82,13 +256,6 @@ func (s *Sim) nextDue(ctx context.Context) (time.Time, bool, error) {
 	}
 	return next, pending, nil
 }
-
-// sqlNextDue counts pending rows and finds the earliest moment one becomes
-// claimable: its next_attempt_at, or its lease's end if later.
-const sqlNextDue = `
-SELECT count(*), min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at)))
-FROM outbox_messages
-WHERE published_at IS NULL AND dead_lettered_at IS NULL`
 
 // unsettled reports whether the broker holds undelivered or unacked messages.
 func (p *Pipeline) unsettled() bool {

@@ -15,12 +15,6 @@ type Edge struct {
 	Unacked  int // taken and not finished (rows leased by a relay; deliveries not ACKed)
 }
 
-// sqlOutboxEdge counts pending rows: not leased (or lease expired) vs leased now.
-const sqlOutboxEdge = `
-SELECT count(*) FILTER (WHERE locked_until IS NULL OR locked_until <= $1),
-       count(*) FILTER (WHERE locked_until > $1)
-FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL`
-
 // Edges lists the messages in flight on each edge of each pipeline: in the
 // outbox (postgres → relays) and in the broker (broker → each consumer).
 func (s *Sim) Edges(ctx context.Context) ([]Edge, error) {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -111,33 +112,32 @@ func explain(who string, ev engine.Event) string {
 	return fmt.Sprintf("%s reached %s%s", who, ev.Checkpoint, detail(ev))
 }
 
-// explainCrash says what a crash left behind, where it happened.
-func (s *Sim) explainCrash(r *runner) string {
+// explainCrash says what a crash left behind, where it happened; a relay's
+// leases are read from the table.
+func (s *Sim) explainCrash(ctx context.Context, r *runner) (string, error) {
 	base := fmt.Sprintf("%s crashed at %s: its connection closed without COMMIT", r.name, r.at)
 	switch r.at {
 	case engine.RelayPublished, engine.RelayClaimed:
-		var latest time.Time
-		for _, l := range r.pipe.leases {
-			if l.until.After(s.clock.Peek()) && l.until.After(latest) {
-				latest = l.until
-			}
+		var until *time.Time
+		if err := r.pipe.pool.QueryRow(ctx, sqlLeaseEnd, r.lastIDs, s.clock.Peek()).Scan(&until); err != nil {
+			return "", fmt.Errorf("read %s's leases: %w", r.name, err)
 		}
-		if !latest.IsZero() {
-			return base + "; its lease stays in the table until " + latest.Format("15:04:05") + ", then a relay reclaims the row and publishes it again (same id)"
+		if until != nil {
+			return base + "; its lease stays in the table until " + until.Format("15:04:05") + ", then a relay reclaims the row and publishes it again (same id)", nil
 		}
-		return base + "; its lease stays in the table until it expires"
+		return base + "; its lease stays in the table until it expires", nil
 	case engine.NaiveCommitted:
-		return base + " — but the payment was already committed and the event never published: it is lost"
+		return base + " — but the payment was already committed and the event never published: it is lost", nil
 	case engine.APICommitted:
-		return base + "; payment and event were committed together, so the relay will publish it"
+		return base + "; payment and event were committed together, so the relay will publish it", nil
 	case engine.ConsumerCommitted:
-		return base + "; its work was committed but not ACKed: the broker redelivers after the ack timeout"
+		return base + "; its work was committed but not ACKed: the broker redelivers after the ack timeout", nil
 	case engine.ConsumerEffectApplied, engine.ConsumerInboxInserted:
-		return base + "; marker and effect roll back together, the delivery stays with the broker"
+		return base + "; marker and effect roll back together, the delivery stays with the broker", nil
 	case engine.BrokerDelivered:
-		return base + "; the unACKed delivery stays with the broker until its ack timeout"
+		return base + "; the unACKed delivery stays with the broker until its ack timeout", nil
 	}
-	return base
+	return base, nil
 }
 
 func answerErr(actor string, err error) string {

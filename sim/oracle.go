@@ -40,58 +40,63 @@ type Oracle struct {
 	OldestPendingAge    time.Duration
 
 	// Examples name a message id for each violation, so the UI can point at it.
-	LostExample, PhantomExample, DuplicateExample string
+	LostExample, PhantomExample, DuplicateExample, DoubleLeaseExample string
+}
+
+// figures is the one table of the oracle's figures: the name an `expect`
+// line and `run --json` use, and where its value is. scenes.Figures lists the
+// same names for the parser; a test keeps the two equal.
+var figures = []struct {
+	name string
+	of   func(*Oracle) int64
+}{
+	{"payments", func(o *Oracle) int64 { return o.Payments }},
+	{"outbox_rows", func(o *Oracle) int64 { return o.OutboxRows }},
+	{"published", func(o *Oracle) int64 { return o.Published }},
+	{"publishes", func(o *Oracle) int64 { return o.Publishes }},
+	{"deliveries", func(o *Oracle) int64 { return o.Deliveries }},
+	{"duplicates_delivered", func(o *Oracle) int64 { return o.DuplicatesDelivered }},
+	{"duplicates_ignored", func(o *Oracle) int64 { return o.DuplicatesIgnored }},
+	{"effects", func(o *Oracle) int64 { return o.Effects }},
+	{"ledger_entries", func(o *Oracle) int64 { return o.LedgerEntries }},
+	{"notifications", func(o *Oracle) int64 { return o.Notifications }},
+	{"lost_events", func(o *Oracle) int64 { return o.LostEvents }},
+	{"phantom_effects", func(o *Oracle) int64 { return o.PhantomEffects }},
+	{"duplicate_effects", func(o *Oracle) int64 { return o.DuplicateEffects }},
+	{"dead_lettered", func(o *Oracle) int64 { return o.DeadLettered }},
+	{"pending", func(o *Oracle) int64 { return o.Pending }},
+	{"max_attempts", func(o *Oracle) int64 { return o.MaxAttempts }},
+	{"version_gaps", func(o *Oracle) int64 { return o.VersionGaps }},
+	{"lost_leases", func(o *Oracle) int64 { return o.LostLeases }},
+	{"double_leases", func(o *Oracle) int64 { return o.DoubleLeases }},
+	{"crashes", func(o *Oracle) int64 { return o.Crashes }},
+	{"conflicts", func(o *Oracle) int64 { return o.Conflicts }},
+	{"replays", func(o *Oracle) int64 { return o.Replays }},
 }
 
 // Figure returns a figure by its scene name (scenes.Figures).
 func (o Oracle) Figure(name string) (int64, error) {
-	switch name {
-	case "payments":
-		return o.Payments, nil
-	case "outbox_rows":
-		return o.OutboxRows, nil
-	case "published":
-		return o.Published, nil
-	case "publishes":
-		return o.Publishes, nil
-	case "deliveries":
-		return o.Deliveries, nil
-	case "duplicates_delivered":
-		return o.DuplicatesDelivered, nil
-	case "duplicates_ignored":
-		return o.DuplicatesIgnored, nil
-	case "effects":
-		return o.Effects, nil
-	case "ledger_entries":
-		return o.LedgerEntries, nil
-	case "notifications":
-		return o.Notifications, nil
-	case "lost_events":
-		return o.LostEvents, nil
-	case "phantom_effects":
-		return o.PhantomEffects, nil
-	case "duplicate_effects":
-		return o.DuplicateEffects, nil
-	case "dead_lettered":
-		return o.DeadLettered, nil
-	case "pending":
-		return o.Pending, nil
-	case "max_attempts":
-		return o.MaxAttempts, nil
-	case "version_gaps":
-		return o.VersionGaps, nil
-	case "lost_leases":
-		return o.LostLeases, nil
-	case "double_leases":
-		return o.DoubleLeases, nil
-	case "crashes":
-		return o.Crashes, nil
-	case "conflicts":
-		return o.Conflicts, nil
-	case "replays":
-		return o.Replays, nil
+	for _, f := range figures {
+		if f.name == name {
+			return f.of(&o), nil
+		}
 	}
 	return 0, fmt.Errorf("unknown figure %q", name)
+}
+
+// NamedFigure is one figure and its value.
+type NamedFigure struct {
+	Name  string
+	Value int64
+}
+
+// Figures lists every figure, in the table's order.
+func (o Oracle) Figures() []NamedFigure {
+	out := make([]NamedFigure, len(figures))
+	for i, f := range figures {
+		out[i] = NamedFigure{f.name, f.of(&o)}
+	}
+	return out
 }
 
 // Oracles computes the oracle of every pipeline.
@@ -102,56 +107,19 @@ func (s *Sim) Oracles(ctx context.Context) ([]Oracle, error) {
 }
 
 func (s *Sim) oracles(ctx context.Context) ([]Oracle, error) {
+	if err := s.downErr(); err != nil {
+		return nil, err
+	}
 	var out []Oracle
 	for _, p := range s.pipes {
 		o, err := p.oracle(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s oracle: %w", p.Kind, err)
+			return nil, s.checkDown(ctx, fmt.Errorf("%s oracle: %w", p.Kind, err))
 		}
 		out = append(out, o)
 	}
 	return out, nil
 }
-
-// sqlOracle reads every database figure in one round trip. A payment is
-// lost for a consumer when that consumer has no effect for it and nothing
-// that could still bring one is pending in the outbox; the broker's side
-// (queued or unACKed deliveries) is checked in Go.
-const sqlOracle = `
-SELECT
-  (SELECT count(*) FROM payments),
-  (SELECT count(*) FROM outbox_messages),
-  (SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL),
-  (SELECT count(*) FROM ledger_entries),
-  (SELECT count(*) FROM notifications),
-  (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL),
-  (SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL),
-  (SELECT COALESCE(max(attempts), 0) FROM outbox_messages),
-  (SELECT min(occurred_at) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL),
-  (SELECT count(*) FROM (SELECT payment_id FROM ledger_entries UNION ALL SELECT payment_id FROM notifications) e
-     WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = e.payment_id)),
-  (SELECT min(e.message_id::text) FROM (SELECT message_id, payment_id FROM ledger_entries UNION ALL SELECT message_id, payment_id FROM notifications) e
-     WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = e.payment_id)),
-  (SELECT COALESCE(sum(n - 1), 0) FROM (
-     SELECT count(*) AS n FROM ledger_entries GROUP BY consumer_name, message_id HAVING count(*) > 1
-     UNION ALL
-     SELECT count(*) FROM notifications GROUP BY consumer_name, message_id HAVING count(*) > 1) d),
-  (SELECT min(message_id::text) FROM (
-     SELECT message_id FROM ledger_entries GROUP BY consumer_name, message_id HAVING count(*) > 1
-     UNION ALL
-     SELECT message_id FROM notifications GROUP BY consumer_name, message_id HAVING count(*) > 1) d)`
-
-// sqlMissing lists, per consumer effect table, payments without an effect
-// whose event is not pending in the outbox.
-const sqlMissing = `
-SELECT p.id::text, 'accounting' FROM payments p
- WHERE NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.payment_id = p.id)
-   AND NOT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.aggregate_id = p.id::text AND o.published_at IS NULL)
-UNION ALL
-SELECT p.id::text, 'notifications' FROM payments p
- WHERE NOT EXISTS (SELECT 1 FROM notifications n WHERE n.payment_id = p.id)
-   AND NOT EXISTS (SELECT 1 FROM outbox_messages o WHERE o.aggregate_id = p.id::text AND o.published_at IS NULL)
-ORDER BY 1, 2`
 
 func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	o := Oracle{Pipeline: p.Kind}
@@ -160,7 +128,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	err := p.pool.QueryRow(ctx, sqlOracle).Scan(&o.Payments, &o.OutboxRows, &o.Published, &o.LedgerEntries, &o.Notifications,
 		&o.DeadLettered, &o.Pending, &o.MaxAttempts, &oldest, &o.PhantomEffects, &phantomEx, &o.DuplicateEffects, &dupEx)
 	if err != nil {
-		return o, err
+		return o, fmt.Errorf("figures: %w", err)
 	}
 	o.Effects = o.LedgerEntries + o.Notifications
 	if oldest != nil {
@@ -183,18 +151,19 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 		}
 	}
 	inFlight := p.inFlightPayments()
-	rows, err := p.pool.Query(ctx, sqlMissing)
+	rows, err := p.pool.Query(ctx, sqlMissingEffects)
 	if err != nil {
-		return o, err
+		return o, fmt.Errorf("missing effects: %w", err)
 	}
 	lost := map[string]bool{}
 	for rows.Next() {
 		var pay, consumer string
-		if err := rows.Scan(&pay, &consumer); err != nil {
+		var dead bool
+		if err := rows.Scan(&pay, &consumer, &dead); err != nil {
 			rows.Close()
-			return o, err
+			return o, fmt.Errorf("missing effects: %w", err)
 		}
-		if inFlight[consumer][pay] || p.deadLettered(pay) {
+		if inFlight[consumer][pay] || dead {
 			continue
 		}
 		if !lost[pay] && o.LostExample == "" {
@@ -204,7 +173,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return o, err
+		return o, fmt.Errorf("missing effects: %w", err)
 	}
 	o.LostEvents = int64(len(lost))
 
@@ -212,7 +181,15 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	o.DuplicatesIgnored = c.DuplicatesIgnored.Load()
 	o.VersionGaps = c.VersionGaps.Load()
 	o.LostLeases = c.LostLeases.Load()
-	o.DoubleLeases = int64(p.doubles)
+	if p.Kind == "outbox" {
+		var ex *string
+		if err := p.pool.QueryRow(ctx, sqlDoubleLeases, p.sim.settings.Lease).Scan(&o.DoubleLeases, &ex); err != nil {
+			return o, fmt.Errorf("double leases: %w", err)
+		}
+		if ex != nil {
+			o.DoubleLeaseExample = *ex
+		}
+	}
 	for _, r := range p.runners {
 		o.Crashes += int64(r.crashes)
 	}
@@ -243,9 +220,3 @@ func (p *Pipeline) inFlightPayments() map[string]map[string]bool {
 }
 
 func paymentOf(m engine.Message) string { return m.AggregateID }
-
-func (p *Pipeline) deadLettered(payment string) bool {
-	var n int
-	_ = p.pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox_messages WHERE aggregate_id = $1 AND dead_lettered_at IS NOT NULL`, payment).Scan(&n)
-	return n > 0
-}

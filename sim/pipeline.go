@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"time"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -34,9 +33,6 @@ type Pipeline struct {
 	requests []request  // waiting for the api (or naive) actor
 	lastReq  *request   // for resend
 	replies  []response // what the API answered
-
-	leases  map[uuid.UUID]lease // who holds each row, for the double-lease check
-	doubles int
 }
 
 // request is one operation a client sends: a payment, or the capture of an
@@ -53,11 +49,6 @@ type response struct {
 	err  error
 }
 
-type lease struct {
-	owner uuid.UUID
-	until time.Time
-}
-
 // topic is where every pipeline's payment events go.
 const topic = engine.TopicPayments
 
@@ -65,7 +56,7 @@ const topic = engine.TopicPayments
 var consumerNames = []string{"accounting", "notifications"}
 
 func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
-	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, leases: map[uuid.UUID]lease{}}
+	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}}
 	p.db = s.dbPrefix + "_" + kind
 	if err := s.srv.ResetDatabase(ctx, p.db); err != nil {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
@@ -76,6 +67,12 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
 	}
 	p.pool = pool
+	if kind == "outbox" {
+		if _, err := pool.Exec(ctx, sqlWatchLeases); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("%s pipeline: install the lease witness: %w", kind, err)
+		}
+	}
 	set := s.settings
 	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey})
 	for _, c := range consumerNames {
@@ -83,28 +80,57 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 			return nil, fmt.Errorf("subscribe %s: %w", c, err)
 		}
 	}
-	if kind == "outbox" {
-		p.add("api", p.apiUnit())
-		for i := 1; i <= set.Relays; i++ {
-			p.addRelay(fmt.Sprintf("relay-%d", i))
+	for _, name := range actorsOf(kind, set) {
+		switch {
+		case name == "api":
+			unit, closeConns := p.apiUnit()
+			p.add(name, unit, closeConns)
+		case name == "naive":
+			unit, closeConns := p.naiveUnit()
+			p.add(name, unit, closeConns)
+		case strings.HasPrefix(name, "relay-"):
+			p.addRelay(name)
+		case name == "accounting-2":
+			// A second worker of the same consumer: same inbox key, its own process.
+			p.addConsumer(name, "accounting")
+		default:
+			p.addConsumer(name, name)
 		}
-	} else {
-		p.add("naive", p.naiveUnit())
 	}
-	p.addConsumer("accounting", "accounting")
-	if set.Workers > 1 {
-		// A second worker of the same consumer: same inbox key, its own process.
-		p.addConsumer("accounting-2", "accounting")
-	}
-	p.addConsumer("notifications", "notifications")
 	return p, nil
 }
 
-func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, error)) *runner {
+// actorsOf names the actors a pipeline of that kind runs under set, in
+// display order: the one list both the pipeline and a scene's check use.
+func actorsOf(kind string, set scenes.Settings) []string {
+	var names []string
+	if kind == "outbox" {
+		names = append(names, "api")
+		for i := 1; i <= set.Relays; i++ {
+			names = append(names, fmt.Sprintf("relay-%d", i))
+		}
+	} else {
+		names = append(names, "naive")
+	}
+	names = append(names, "accounting")
+	if set.Workers > 1 {
+		names = append(names, "accounting-2")
+	}
+	return append(names, "notifications")
+}
+
+// add starts an actor's goroutine; closeConns closes the connections of the
+// engine object it drives now (a restart replaces that object).
+func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, error), closeConns func(context.Context) error) *runner {
 	r := newRunner(p, name, unit)
+	r.closeConns = closeConns
 	p.runners = append(p.runners, r)
 	p.byName[name] = r
-	go r.loop(p.sim.ctx)
+	p.sim.actors.Add(1)
+	go func() {
+		defer p.sim.actors.Done()
+		r.loop(p.sim.ctx)
+	}()
 	return r
 }
 
@@ -121,7 +147,7 @@ func (p *Pipeline) connect(actor string) engine.Connect {
 	}
 }
 
-func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
+func (p *Pipeline) apiUnit() (func(context.Context) (unitResult, error), func(context.Context) error) {
 	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
@@ -139,10 +165,10 @@ func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
 		resp, err := w.CreatePayment(ctx, rq.req)
 		p.replies = append(p.replies, response{resp, err})
 		return unitResult{summary: answer("api", resp, err)}, err
-	}
+	}, w.Close
 }
 
-func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
+func (p *Pipeline) naiveUnit() (func(context.Context) (unitResult, error), func(context.Context) error) {
 	n := engine.NewNaiveWriter(engine.NaiveWriterConfig{Name: "naive", Connect: p.connect("naive"), Clock: p.sim.clock, Hook: hook, Publisher: p.publisher()})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
@@ -163,7 +189,7 @@ func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
 		}
 		p.replies = append(p.replies, response{resp, err})
 		return unitResult{summary: answer("naive", resp, err)}, err
-	}
+	}, n.Close
 }
 
 func answer(actor string, resp engine.PaymentResponse, err error) string {
@@ -200,7 +226,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			return unitResult{idle: true}, nil
 		}
 		return unitResult{}, err
-	})
+	}, func(ctx context.Context) error { return relay.Close(ctx) })
 	p.sim.restarters[p.Kind+"/"+name] = build
 	return r
 }
@@ -225,7 +251,7 @@ func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 			return unitResult{idle: true}, nil
 		}
 		return unitResult{}, err
-	})
+	}, func(ctx context.Context) error { return c.Close(ctx) })
 	p.sim.restarters[p.Kind+"/"+actor] = build
 	return r
 }
@@ -248,21 +274,24 @@ func (g poisonGuard) Publish(ctx context.Context, msg engine.Message) error {
 }
 
 // waitingOnLock reports whether the actor's connection waits for a lock.
-func (p *Pipeline) waitingOnLock(ctx context.Context, actor string) bool {
+func (p *Pipeline) waitingOnLock(ctx context.Context, actor string) (bool, error) {
 	var n int
-	err := p.pool.QueryRow(ctx, sqlLockWait, actor, p.db).Scan(&n)
-	return err == nil && n > 0
+	if err := p.pool.QueryRow(ctx, sqlLockWait, actor, p.db).Scan(&n); err != nil {
+		return false, fmt.Errorf("is %s waiting for a lock: %w", actor, err)
+	}
+	return n > 0, nil
 }
 
-const sqlLockWait = `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2 AND wait_event_type = 'Lock'`
-
-func (p *Pipeline) close() {
-	p.pool.Close()
-}
-
-// reset empties the pipeline's tables and broker for a rerun.
-func (p *Pipeline) reset(ctx context.Context) error {
-	return pg.Reset(ctx, p.pool)
+// closeActors closes every actor's connections; their goroutines have
+// stopped (Sim.Close waits for them first), so nothing uses them any more.
+func (p *Pipeline) closeActors(ctx context.Context) error {
+	var errs []error
+	for _, r := range p.runners {
+		if err := r.closeConns(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", r.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Actors lists the pipeline's actors in display order.
@@ -273,5 +302,3 @@ func (p *Pipeline) Actors() []string {
 	}
 	return names
 }
-
-var _ = scenes.Settings{}

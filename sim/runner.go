@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
 )
 
@@ -66,6 +67,9 @@ type runner struct {
 	triedAt uint64            // world version when it last found nothing to do
 	armed   map[engine.Checkpoint]fault
 	crashes int
+	lastIDs []uuid.UUID // the messages of its latest checkpoint, for explaining a crash there
+
+	closeConns func(context.Context) error
 }
 
 type runnerKey struct{}
@@ -132,8 +136,14 @@ func (r *runner) await(ctx context.Context) (actorMsg, error) {
 		case <-ctx.Done():
 			return actorMsg{}, ctx.Err()
 		case <-tick.C:
-			if n >= 2 && r.pipe.waitingOnLock(ctx, r.name) {
-				return actorMsg{}, errLockWait
+			if n >= 2 {
+				waiting, err := r.pipe.waitingOnLock(ctx, r.name)
+				if err != nil {
+					return actorMsg{}, err
+				}
+				if waiting {
+					return actorMsg{}, errLockWait
+				}
 			}
 			if time.Now().After(deadline) {
 				return actorMsg{}, fmt.Errorf("%s did not reach a checkpoint in 2 minutes", r.name)

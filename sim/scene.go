@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -34,7 +35,10 @@ type Result struct {
 	Timeline []Entry
 	Oracles  []Oracle
 	Checks   []Check
-	Held     bool // every expectation that applies held
+	Held     bool // every expectation that applies held, and at least one applied
+	// NoneApplied: every expectation names a pipeline this mode does not run,
+	// so nothing was checked; such a run is not a pass.
+	NoneApplied bool
 }
 
 // Settings returns the settings a scene runs with under opts.
@@ -107,6 +111,10 @@ func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOpt
 			res.Held = false
 		}
 		res.Checks = append(res.Checks, c)
+	}
+	res.NoneApplied = !slices.ContainsFunc(res.Checks, func(c Check) bool { return !c.Skipped })
+	if res.NoneApplied {
+		res.Held = false
 	}
 	return res, nil
 }

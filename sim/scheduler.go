@@ -82,8 +82,19 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 	case errors.Is(m.err, engine.ErrCrash):
 		r.state = Crashed
 		r.crashes++
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at), Explain: s.explainCrash(r)})
+		why, err := s.explainCrash(ctx, r)
+		if err != nil {
+			return true, err
+		}
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at), Explain: why})
 	case m.err != nil:
+		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrAmbiguousCommit) ||
+			errors.Is(m.err, engine.ErrCommitFailed) || errors.Is(m.err, engine.ErrBrokerDown); !known {
+			if err := s.checkDown(ctx, m.err); errors.Is(err, ErrPostgresDown) {
+				r.state, r.at = Idle, ""
+				return true, err
+			}
+		}
 		r.state, r.at = Idle, ""
 		if m.res.summary == "" {
 			m.res.summary = answerErr(r.name, m.err)
@@ -102,7 +113,7 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 func (s *Sim) arrive(ctx context.Context, r *runner, p *park) error {
 	s.version++
 	r.parked, r.state, r.at = p, Paused, p.ev.Checkpoint
-	r.pipe.observe(ctx, p.ev)
+	r.lastIDs = p.ev.MessageIDs
 	s.record(s.entryFor(r, p.ev))
 	f, ok := r.armed[p.ev.Checkpoint]
 	if !ok {
@@ -134,7 +145,13 @@ func (s *Sim) settleBlocked(ctx context.Context) error {
 		again = false
 		for _, p := range s.pipes {
 			for _, r := range p.runners {
-				if r.state != Blocked || p.waitingOnLock(ctx, r.name) {
+				if r.state != Blocked {
+					continue
+				}
+				if waiting, err := p.waitingOnLock(ctx, r.name); err != nil || waiting {
+					if err != nil {
+						return err
+					}
 					continue
 				}
 				r.state = Idle
@@ -195,11 +212,11 @@ func (s *Sim) runQuiet(ctx context.Context) error {
 func (s *Sim) stepActor(ctx context.Context, r *runner) (bool, error) {
 	switch r.state {
 	case Crashed:
-		return false, fmt.Errorf("%s has crashed: restart it first", r.name)
+		return false, scriptf("%s has crashed: restart it first", r.name)
 	case Stalled:
-		return false, fmt.Errorf("%s is stalled: resume it first", r.name)
+		return false, scriptf("%s is stalled: resume it first", r.name)
 	case Blocked:
-		return false, fmt.Errorf("%s is blocked on a lock: move the actor that holds it", r.name)
+		return false, scriptf("%s is blocked on a lock: move the actor that holds it", r.name)
 	}
 	r.triedAt = ^uint64(0)
 	return s.move(ctx, r)

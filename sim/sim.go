@@ -48,9 +48,11 @@ type Sim struct {
 	rng      *rand.Rand
 	pipes    []*Pipeline
 
+	actors     sync.WaitGroup // every actor's goroutine
 	restarters map[string]func()
 	poison     map[uuid.UUID]bool
 	version    uint64 // bumped whenever the world changes
+	pgDown     string // why PostgreSQL is down; "" while it runs
 
 	tlMu     sync.Mutex
 	timeline []Entry
@@ -90,11 +92,20 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	return s, nil
 }
 
-// Close stops every actor and closes the simulator's connections.
+// Close stops every actor, waits for their goroutines, closes each actor's
+// connections and then the simulator's own: nothing it opened stays behind.
 func (s *Sim) Close() {
 	s.cancel()
+	// A parked actor's hook returns the cancellation and one inside
+	// PostgreSQL has its statement cancelled, so every goroutine ends.
+	s.actors.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for _, p := range s.pipes {
-		p.close()
+		// A connection the server already cut closes with an error that
+		// changes nothing: the backend is gone either way.
+		_ = p.closeActors(ctx)
+		p.pool.Close()
 	}
 }
 

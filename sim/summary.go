@@ -1,33 +1,79 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
-// Summary is the last JSON object `outboxlab run --json` prints per pipeline.
+// Summary is the last JSON object `outboxlab run --json` prints per pipeline:
+// the run, every figure of the oracle (each name an `expect` line accepts),
+// and one object per expectation about this pipeline.
 type Summary struct {
-	Scene               string   `json:"scene"`
-	Variant             string   `json:"variant,omitempty"`
-	Mode                string   `json:"mode"`
-	Pipeline            string   `json:"pipeline"`
-	Seed                uint64   `json:"seed"`
-	Payments            int64    `json:"payments"`
-	OutboxRows          int64    `json:"outbox_rows"`
-	Published           int64    `json:"published"`
-	Publishes           int64    `json:"publishes"`
-	Deliveries          int64    `json:"deliveries"`
-	DuplicatesDelivered int64    `json:"duplicates_delivered"`
-	DuplicatesIgnored   int64    `json:"duplicates_ignored"`
-	Effects             int64    `json:"effects"`
-	LostEvents          int64    `json:"lost_events"`
-	PhantomEffects      int64    `json:"phantom_effects"`
-	DuplicateEffects    int64    `json:"duplicate_effects"`
-	DeadLettered        int64    `json:"dead_lettered"`
-	OldestPendingAgeS   float64  `json:"oldest_pending_age_s"`
-	ExpectedHeld        bool     `json:"expected_held"`
-	Failed              []string `json:"failed_expectations,omitempty"`
+	Scene        string
+	Variant      string
+	Mode         string
+	Pipeline     string
+	Seed         uint64
+	Figures      []NamedFigure
+	OldestAge    time.Duration
+	ExpectedHeld bool
+	NoneApplied  bool
+	Expectations []ExpectResult
+}
+
+// ExpectResult is one expectation as checked: its text, where it is written,
+// what the oracle found and whether it held (skipped: its pipeline did not run).
+type ExpectResult struct {
+	Text    string `json:"text"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Got     int64  `json:"got"`
+	Held    bool   `json:"held"`
+	Skipped bool   `json:"skipped,omitempty"`
+}
+
+// MarshalJSON writes a flat object in a fixed order: the run, then each
+// figure under its own name, then the verdict and the expectations.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type kv struct {
+		k string
+		v any
+	}
+	fields := []kv{{"scene", s.Scene}}
+	if s.Variant != "" {
+		fields = append(fields, kv{"variant", s.Variant})
+	}
+	fields = append(fields, kv{"mode", s.Mode}, kv{"pipeline", s.Pipeline}, kv{"seed", s.Seed})
+	for _, f := range s.Figures {
+		fields = append(fields, kv{f.Name, f.Value})
+	}
+	expectations := s.Expectations
+	if expectations == nil {
+		expectations = []ExpectResult{}
+	}
+	fields = append(fields, kv{"oldest_pending_age_s", s.OldestAge.Seconds()}, kv{"expected_held", s.ExpectedHeld},
+		kv{"no_expectation_applied", s.NoneApplied}, kv{"expectations", expectations})
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, fmt.Errorf("summary %s: %w", f.k, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // Summaries are one Summary per pipeline that ran.
@@ -36,17 +82,16 @@ func (r *Result) Summaries(variant string) []Summary {
 	for _, o := range r.Oracles {
 		s := Summary{
 			Scene: r.Scene.Name, Variant: variant, Mode: r.Settings.Mode, Pipeline: o.Pipeline, Seed: r.Seed,
-			Payments: o.Payments, OutboxRows: o.OutboxRows, Published: o.Published, Publishes: o.Publishes,
-			Deliveries: o.Deliveries, DuplicatesDelivered: o.DuplicatesDelivered, DuplicatesIgnored: o.DuplicatesIgnored,
-			Effects: o.Effects, LostEvents: o.LostEvents, PhantomEffects: o.PhantomEffects,
-			DuplicateEffects: o.DuplicateEffects, DeadLettered: o.DeadLettered,
-			OldestPendingAgeS: o.OldestPendingAge.Seconds(), ExpectedHeld: true,
+			Figures: o.Figures(), OldestAge: o.OldestPendingAge, ExpectedHeld: r.Held, NoneApplied: r.NoneApplied,
 		}
 		for _, c := range r.Checks {
-			if c.Expect.Pipeline == o.Pipeline && !c.Skipped && !c.Held {
-				s.ExpectedHeld = false
-				s.Failed = append(s.Failed, fmt.Sprintf("%s (got %d)", c.Expect, c.Got))
+			if c.Expect.Pipeline != o.Pipeline {
+				continue
 			}
+			s.Expectations = append(s.Expectations, ExpectResult{
+				Text: "expect " + c.Expect.String(), File: r.Scene.File, Line: c.Expect.Line,
+				Got: c.Got, Held: c.Held, Skipped: c.Skipped,
+			})
 		}
 		out = append(out, s)
 	}
@@ -73,9 +118,12 @@ func (r *Result) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s expect %s (got %d)\n", mark, c.Expect, c.Got)
 	}
-	if r.Held {
+	switch {
+	case r.NoneApplied:
+		fmt.Fprintf(w, "no expectation applies in mode %s: each names a pipeline this mode does not run, so nothing was checked (run it in the scene's own mode, %s)\n", r.Settings.Mode, r.Scene.Settings.Mode)
+	case r.Held:
 		fmt.Fprintln(w, "expected outcome held")
-	} else {
+	default:
 		fmt.Fprintln(w, "expected outcome did NOT hold")
 	}
 }

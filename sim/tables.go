@@ -26,40 +26,14 @@ var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledg
 // tableQueries read a window of each table, newest activity last, keyed so a
 // changed row can be recognised between two reads. Times are shown as the
 // virtual clock's HH:MM:SS.mmm.
-var tableQueries = map[string]struct{ count, rows string }{
-	"payments": {
-		`SELECT count(*) FROM payments`,
-		`SELECT id::text, right(id::text, 8), client_id, amount_cents::text, currency, version::text, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
-		 FROM payments ORDER BY created_at, id OFFSET $1 LIMIT $2`,
-	},
-	"outbox_messages": {
-		`SELECT count(*) FROM outbox_messages`,
-		`SELECT id::text || ':' || attempts || ':' || COALESCE(lock_id::text, '') || ':' || COALESCE(published_at::text, '') || ':' || COALESCE(dead_lettered_at::text, ''),
-		        right(id::text, 8), right(aggregate_id, 8), aggregate_version::text, attempts::text,
-		        COALESCE(right(lock_id::text, 8), '-'),
-		        COALESCE(to_char(locked_until AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
-		        to_char(next_attempt_at AT TIME ZONE 'UTC', 'HH24:MI:SS'),
-		        COALESCE(to_char(published_at AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
-		        COALESCE(to_char(dead_lettered_at AT TIME ZONE 'UTC', 'HH24:MI:SS'), '-'),
-		        COALESCE(last_error, '')
-		 FROM outbox_messages ORDER BY occurred_at, id OFFSET $1 LIMIT $2`,
-	},
-	"inbox_messages": {
-		`SELECT count(*) FROM inbox_messages`,
-		`SELECT consumer_name || ':' || message_id::text, consumer_name, right(message_id::text, 8), to_char(processed_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
-		 FROM inbox_messages ORDER BY processed_at, consumer_name, message_id OFFSET $1 LIMIT $2`,
-	},
-	"ledger_entries": {
-		`SELECT count(*) FROM ledger_entries`,
-		`SELECT id::text, id::text, right(message_id::text, 8), right(payment_id::text, 8), amount_cents::text, currency, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
-		 FROM ledger_entries ORDER BY id OFFSET $1 LIMIT $2`,
-	},
-	"notifications": {
-		`SELECT count(*) FROM notifications`,
-		`SELECT id::text, id::text, right(message_id::text, 8), right(payment_id::text, 8), body, to_char(created_at AT TIME ZONE 'UTC', 'HH24:MI:SS.MS')
-		 FROM notifications ORDER BY id OFFSET $1 LIMIT $2`,
-	},
-}
+// Each lives in sql/count_<table>.sql and sql/table_<table>.sql.
+var tableQueries = func() map[string]struct{ count, rows string } {
+	m := map[string]struct{ count, rows string }{}
+	for _, name := range TableNames {
+		m[name] = struct{ count, rows string }{statement("count_" + name), statement("table_" + name)}
+	}
+	return m
+}()
 
 var tableColumns = map[string][]string{
 	"payments":        {"id", "client", "amount", "cur", "ver", "created"},

@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// ScriptError is a command that cannot be carried out as written: an actor
+// the scene does not run, `resume` of an actor that is not stalled, `capture`
+// before any request. It is the script's (or the learner's) mistake, not the
+// simulator's: `run` exits 2 for it, the TUI shows it and goes on.
+type ScriptError struct{ Reason string }
+
+func (e *ScriptError) Error() string { return e.Reason }
+
+func scriptf(format string, args ...any) error {
+	return &ScriptError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// actorCommands are the commands whose first argument is an actor.
+var actorCommands = []string{"crash", "stall", "resume", "restart", "fail-commit", "drop-commit", "step", "until", "finish"}
+
+// CheckScene refuses, before anything runs, what a scene asks that these settings
+// or this server cannot do: a fault on an actor the scene does not run
+// (relay-2 with relays: 1), restart-postgres on an external server.
+func CheckScene(sc *scenes.Scene, set scenes.Settings, external bool) error {
+	for _, st := range sc.Steps {
+		if st.Cmd == "restart-postgres" && external {
+			return scriptf("%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop", sc.File, st.Line)
+		}
+		if slices.Contains(actorCommands, st.Cmd) && len(st.Args) > 0 {
+			if _, why := absence(st.Args[0], set); why != "" {
+				return scriptf("%s:%d: %s: %s", sc.File, st.Line, st, why)
+			}
+		}
+	}
+	return nil
+}
+
+// absence says why an actor is not in a simulation with these settings:
+// skip when it belongs to a pipeline this mode does not run (a compare scene
+// run in one mode: nothing to do), else the reason it cannot be named at all.
+// Both are empty when the actor runs.
+func absence(name string, set scenes.Settings) (skip, why string) {
+	for _, kind := range set.Pipelines() {
+		if slices.Contains(actorsOf(kind, set), name) {
+			return "", ""
+		}
+	}
+	most := set
+	most.Relays, most.Workers = 2, 2
+	for _, kind := range []string{"naive", "outbox"} {
+		if !slices.Contains(set.Pipelines(), kind) && slices.Contains(actorsOf(kind, most), name) {
+			return fmt.Sprintf("%s does not run in %s mode: nothing to do", name, set.Mode), ""
+		}
+	}
+	switch name {
+	case "relay-2":
+		return "", fmt.Sprintf("relay-2 does not run in this scene: it has relays: %d (add the header `relays: 2`)", set.Relays)
+	case "accounting-2":
+		return "", fmt.Sprintf("accounting-2 does not run in this scene: it has workers: %d (add the header `workers: 2`)", set.Workers)
+	}
+	return "", fmt.Sprintf("no actor %q in this scene (actors: %s)", name, fmt.Sprint(scenes.Actors))
+}

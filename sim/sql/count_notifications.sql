@@ -1,0 +1,2 @@
+-- Rows in notifications, for the Tables pane's header.
+SELECT count(*) FROM notifications

@@ -1,0 +1,2 @@
+-- Rows in payments, for the Tables pane's header.
+SELECT count(*) FROM payments

@@ -1,0 +1,25 @@
+-- Every database figure of the oracle in one round trip (what psql would
+-- count): payments, outbox rows by state, effects, phantom and duplicate
+-- effects with an example id of each.
+SELECT
+  (SELECT count(*) FROM payments),
+  (SELECT count(*) FROM outbox_messages),
+  (SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL),
+  (SELECT count(*) FROM ledger_entries),
+  (SELECT count(*) FROM notifications),
+  (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL),
+  (SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL),
+  (SELECT COALESCE(max(attempts), 0) FROM outbox_messages),
+  (SELECT min(occurred_at) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL),
+  (SELECT count(*) FROM (SELECT payment_id FROM ledger_entries UNION ALL SELECT payment_id FROM notifications) e
+     WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = e.payment_id)),
+  (SELECT min(e.message_id::text) FROM (SELECT message_id, payment_id FROM ledger_entries UNION ALL SELECT message_id, payment_id FROM notifications) e
+     WHERE NOT EXISTS (SELECT 1 FROM payments p WHERE p.id = e.payment_id)),
+  (SELECT COALESCE(sum(n - 1), 0) FROM (
+     SELECT count(*) AS n FROM ledger_entries GROUP BY consumer_name, message_id HAVING count(*) > 1
+     UNION ALL
+     SELECT count(*) FROM notifications GROUP BY consumer_name, message_id HAVING count(*) > 1) d),
+  (SELECT min(message_id::text) FROM (
+     SELECT message_id FROM ledger_entries GROUP BY consumer_name, message_id HAVING count(*) > 1
+     UNION ALL
+     SELECT message_id FROM notifications GROUP BY consumer_name, message_id HAVING count(*) > 1) d)

@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// parseScene reads a scene written the way a user writes one, in a file of
+// their own.
+func parseScene(t *testing.T, name, text string) *scenes.Scene {
+	t.Helper()
+	sc, err := scenes.Parse(name, name+".scene", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// newSim starts a simulator on fresh databases and closes it with the test.
+func newSim(t *testing.T, sc *scenes.Scene) *Sim {
+	t.Helper()
+	s, err := New(context.Background(), Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func doAll(t *testing.T, s *Sim, steps []scenes.Step) {
+	t.Helper()
+	for _, st := range steps {
+		if err := s.Do(context.Background(), st); err != nil {
+			t.Fatalf("line %d: %v", st.Line, err)
+		}
+	}
+}
+
+func oracleOf(t *testing.T, s *Sim, pipeline string) Oracle {
+	t.Helper()
+	os, err := s.Oracles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range os {
+		if o.Pipeline == pipeline {
+			return o
+		}
+	}
+	t.Fatalf("no %s pipeline", pipeline)
+	return Oracle{}
+}
+
+// A lease given back (here by schedule_retry, which sets lock_id to NULL) is
+// not held any more: the next claim before its old locked_until is no double
+// lease. The oracle used to remember every claim and count this one.
+func TestDoubleLeasesCountOnlyLeasesStillHeld(t *testing.T) {
+	sc := parseScene(t, "given-back", `title: a lease given back
+teaches: a retry releases the lease
+relays: 2
+batch: 1
+broker down
+request
+finish api
+until relay-1 relay.retry_scheduled
+finish relay-1
+advance 3s
+broker up
+finish relay-2
+drain
+expect outbox double_leases == 0
+expect outbox lost_events == 0
+`)
+	res := run(t, sc, RunOptions{})
+	if !res.Held {
+		t.Fatalf("expected outcome did not hold:\n%s", explainFailure(res))
+	}
+}
+
+// The figure is read from the table: a second worker's lease written over a
+// lease that still runs (what a claim without SKIP LOCKED or without the lease
+// condition would do) is counted, and named.
+func TestDoubleLeaseIsReadFromTheTable(t *testing.T) {
+	sc := parseScene(t, "foreign", `title: t
+teaches: t
+request
+finish api
+until relay-1 relay.claimed
+expect outbox double_leases == 0
+`)
+	s := newSim(t, sc)
+	doAll(t, s, sc.Steps)
+	if got := oracleOf(t, s, "outbox").DoubleLeases; got != 0 {
+		t.Fatalf("double leases before the foreign claim = %d, want 0", got)
+	}
+	p := s.Pipeline("outbox")
+	now := s.Now()
+	tag, err := p.pool.Exec(context.Background(),
+		`UPDATE outbox_messages SET lock_id = $1, locked_until = $2 WHERE lock_id IS NOT NULL`,
+		uuid.New(), now.Add(s.Settings().Lease))
+	if err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("foreign claim: %v (%d rows)", err, tag.RowsAffected())
+	}
+	o := oracleOf(t, s, "outbox")
+	if o.DoubleLeases != 1 || o.DoubleLeaseExample == "" {
+		t.Fatalf("double leases = %d (example %q), want 1 with its id", o.DoubleLeases, o.DoubleLeaseExample)
+	}
+}
+
+// A poison version 1 is dead-lettered, version 2 published: consumers refuse
+// version 2 on every delivery. The drain stops, says why, and the scene's
+// next line (the requeue) runs.
+func TestDrainStopsBehindADeadLetterAndSaysWhy(t *testing.T) {
+	sc := parseScene(t, "blocked", `title: t
+teaches: t
+max-attempts: 3
+request poison
+capture
+drain
+requeue
+expect outbox dead_lettered == 0
+expect outbox pending == 1
+`)
+	res := run(t, sc, RunOptions{})
+	var why string
+	for _, e := range res.Timeline {
+		if e.Kind == "stuck" {
+			why = e.Explain
+		}
+	}
+	if !strings.Contains(why, "version 2 waits for version 1") || !strings.Contains(why, "`requeue` it") {
+		t.Fatalf("the drain did not say what blocks it: %q\n%s", why, explainFailure(res))
+	}
+	requeued := false
+	for _, e := range res.Timeline {
+		if e.Actor == "operator" && strings.Contains(e.Explain, "requeues") {
+			requeued = true
+			if !strings.Contains(e.Explain, "attempts back to 0") {
+				t.Errorf("requeue says %q; requeue.sql sets attempts to 0", e.Explain)
+			}
+		}
+	}
+	if !requeued {
+		t.Fatalf("the requeue after the drain never ran:\n%s", explainFailure(res))
+	}
+	if !res.Held {
+		t.Fatalf("expected outcome did not hold:\n%s", explainFailure(res))
+	}
+}
+
+// Close closes every actor's connection, not only the simulator's pool.
+func TestCloseLeavesNoBackends(t *testing.T) {
+	sc := parseScene(t, "closed", `title: t
+teaches: t
+relays: 2
+request
+finish api
+until relay-1 relay.published
+step accounting
+expect outbox payments == 1
+`)
+	srv := pgtest.Server(t)
+	s, err := New(context.Background(), Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doAll(t, s, sc.Steps)
+	db := s.Pipeline("outbox").db
+	s.Close()
+	pool, err := srv.Pool(context.Background(), "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var n int
+	if err := pool.QueryRow(context.Background(), sqlBackends, db).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d backends still on %s after Close", n, db)
+	}
+}
+
+// A run in which no expectation applies is no pass.
+func TestNoExpectationAppliedIsNotAPass(t *testing.T) {
+	sc := parseScene(t, "outbox-only", `title: t
+teaches: t
+request
+drain
+expect outbox lost_events == 0
+`)
+	res := run(t, sc, RunOptions{Mode: "naive"})
+	if res.Held {
+		t.Fatalf("a naive run of outbox-only expectations passed:\n%s", explainFailure(res))
+	}
+	if !res.NoneApplied {
+		t.Fatalf("NoneApplied is false")
+	}
+	if out := explainFailure(res); !strings.Contains(out, "no expectation applies") {
+		t.Fatalf("the summary does not say so:\n%s", out)
+	}
+}
