@@ -193,7 +193,7 @@ func (s *Sim) moving() string {
 }
 
 type deadBlock struct {
-	aggregate, deadID     string
+	aggregate, deadID    string
 	version, deadVersion int64
 }
 
