@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -78,14 +79,22 @@ var Commands = []Command{
 func Parse(name, file string, r io.Reader) (*Scene, error) {
 	sc := &Scene{Name: name, File: file, Settings: DefaultSettings(), Variants: map[string]Settings{}}
 	in := bufio.NewScanner(r)
+	in.Buffer(make([]byte, 0, 4096), maxLine)
 	n := 0
+	// A variant overrides some settings of the scene's final ones: a header
+	// written after the variant: line applies to the variant too.
+	variants := map[string][][2]string{}
 	fail := func(format string, args ...any) error {
 		return &Error{File: file, Line: n, Reason: fmt.Sprintf(format, args...)}
 	}
 	inBody := false
 	for in.Scan() {
 		n++
-		line := strings.TrimSpace(in.Text())
+		text := in.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF") // a BOM some editors write
+		}
+		line := strings.TrimSpace(text)
 		if i := strings.Index(line, "#"); i >= 0 {
 			line = strings.TrimSpace(line[:i])
 		}
@@ -97,7 +106,7 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 			if inBody {
 				return nil, fail("header %q after the first command: put headers at the top", key)
 			}
-			if err := sc.header(key, strings.TrimSpace(rest)); err != nil {
+			if err := sc.header(key, strings.TrimSpace(rest), variants); err != nil {
 				return nil, fail("%v", err)
 			}
 			continue
@@ -133,7 +142,18 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 		sc.Steps = append(sc.Steps, step)
 	}
 	if err := in.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			n++
+			return nil, fail("line longer than %d KiB: split it (one command a line)", maxLine/1024)
+		}
 		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	for name, pairs := range variants {
+		v := sc.Settings
+		for _, kv := range pairs {
+			_ = v.set(kv[0], kv[1]) // checked when the variant: line was read
+		}
+		sc.Variants[name] = v
 	}
 	if sc.Title == "" || sc.Teaches == "" {
 		n = 1
@@ -158,7 +178,10 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 	return sc, nil
 }
 
-func (sc *Scene) header(key, val string) error {
+// maxLine is the longest line a scene may have.
+const maxLine = 64 * 1024
+
+func (sc *Scene) header(key, val string, variants map[string][][2]string) error {
 	switch key {
 	case "title":
 		sc.Title = val
@@ -174,7 +197,11 @@ func (sc *Scene) header(key, val string) error {
 		if name == "" {
 			return fmt.Errorf("variant: want a name then key: value settings")
 		}
+		if _, ok := variants[name]; ok {
+			return fmt.Errorf("variant %s is declared twice", name)
+		}
 		v := sc.Settings
+		var pairs [][2]string
 		fields := strings.Fields(rest)
 		for i := 0; i+1 < len(fields); i += 2 {
 			k, ok := strings.CutSuffix(fields[i], ":")
@@ -184,11 +211,13 @@ func (sc *Scene) header(key, val string) error {
 			if err := v.set(k, fields[i+1]); err != nil {
 				return fmt.Errorf("variant %s: %w", name, err)
 			}
+			pairs = append(pairs, [2]string{k, fields[i+1]})
 		}
 		if len(fields)%2 != 0 || len(fields) == 0 {
 			return fmt.Errorf("variant %s: want key: value pairs", name)
 		}
-		sc.Variants[name] = v
+		variants[name] = pairs
+		sc.Variants[name] = v // for the expect lines' check while reading; final below
 		return nil
 	}
 	return sc.Settings.set(key, val)
