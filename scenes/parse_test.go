@@ -106,3 +106,42 @@ func TestLoadDirAddsAndReplaces(t *testing.T) {
 		t.Errorf("Load with a broken file: %v, want broken.scene:3", err)
 	}
 }
+
+// A header after a variant: line applies to the scene and to the variant; it
+// used to be dropped from the variant silently.
+func TestHeaderAfterVariantAppliesToIt(t *testing.T) {
+	sc, err := Parse("y", "y.scene", strings.NewReader(`title: y
+teaches: y
+variant: wrong consumer: select-then-insert
+relays: 2
+request
+expect outbox lost_events == 0
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := sc.Variants["wrong"]
+	if v.Relays != 2 || v.Consumer != "select-then-insert" || sc.Settings.Relays != 2 {
+		t.Fatalf("variant relays %d consumer %s, scene relays %d: want 2, select-then-insert, 2", v.Relays, v.Consumer, sc.Settings.Relays)
+	}
+}
+
+// A file saved with a UTF-8 byte order mark reads like one without.
+func TestByteOrderMarkIsIgnored(t *testing.T) {
+	sc, err := Parse("bom", "bom.scene", strings.NewReader("\uFEFFtitle: bom\nteaches: b\nrequest\nexpect outbox payments == 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Title != "bom" {
+		t.Fatalf("title %q", sc.Title)
+	}
+}
+
+// A line over the limit is refused with its file and line, not a bufio error.
+func TestOverlongLineSaysWhere(t *testing.T) {
+	text := "title: long\nteaches: l\nrequest key=" + strings.Repeat("k", 70*1024) + "\nexpect outbox payments == 1\n"
+	_, err := Parse("long", "long.scene", strings.NewReader(text))
+	if err == nil || !strings.Contains(err.Error(), "long.scene:3: line longer than 64 KiB") {
+		t.Fatalf("err = %v", err)
+	}
+}
