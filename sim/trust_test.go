@@ -205,3 +205,18 @@ expect outbox lost_events == 0
 		t.Fatalf("the summary does not say so:\n%s", out)
 	}
 }
+
+// The figures an expect line may name (scenes.Figures) are exactly the
+// oracle's, so run --json emits every one of them.
+func TestFigureNamesMatchTheOracle(t *testing.T) {
+	var o Oracle
+	got := o.Figures()
+	if len(got) != len(scenes.Figures) {
+		t.Fatalf("oracle has %d figures, scenes.Figures %d", len(got), len(scenes.Figures))
+	}
+	for i, name := range scenes.Figures {
+		if got[i].Name != name {
+			t.Errorf("figure %d: oracle %q, scenes %q", i, got[i].Name, name)
+		}
+	}
+}
