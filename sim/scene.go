@@ -47,7 +47,7 @@ func (o RunOptions) settings(sc *scenes.Scene) (scenes.Settings, error) {
 	if o.Variant != "" {
 		v, ok := sc.Variants[o.Variant]
 		if !ok {
-			return set, fmt.Errorf("scene %s has no variant %q", sc.Name, o.Variant)
+			return set, scriptf("scene %s has no variant %q", sc.Name, o.Variant)
 		}
 		set = v
 	}
@@ -62,6 +62,9 @@ func (o RunOptions) settings(sc *scenes.Scene) (scenes.Settings, error) {
 func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOptions) (*Result, error) {
 	set, err := opts.settings(sc)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckScene(sc, set, srv.External()); err != nil {
 		return nil, err
 	}
 	s, err := New(ctx, Config{Server: srv, Settings: set, Seed: opts.Seed, DBPrefix: opts.DBPrefix})

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -217,6 +218,55 @@ func TestFigureNamesMatchTheOracle(t *testing.T) {
 	for i, name := range scenes.Figures {
 		if got[i].Name != name {
 			t.Errorf("figure %d: oracle %q, scenes %q", i, got[i].Name, name)
+		}
+	}
+}
+
+// A fault on an actor the scene does not run is refused with the reason, up
+// front and when typed; an actor of the pipeline a mode leaves out is skipped
+// without claiming to be armed.
+func TestFaultOnAnAbsentActorIsRefused(t *testing.T) {
+	sc := parseScene(t, "absent", `title: t
+teaches: t
+request
+crash relay-2 at relay.claimed
+drain
+expect outbox payments == 1
+`)
+	_, err := RunScene(context.Background(), pgtest.Server(t), sc, RunOptions{DBPrefix: prefix()})
+	var script *ScriptError
+	if !errors.As(err, &script) || !strings.Contains(err.Error(), "absent.scene:4") || !strings.Contains(err.Error(), "relays: 1") {
+		t.Fatalf("err = %v, want a ScriptError at absent.scene:4 naming relays: 1", err)
+	}
+	s := newSim(t, sc)
+	err = s.Do(context.Background(), scenes.Step{Cmd: "stall", Args: []string{"accounting-2", "at", "consumer.acked"}})
+	if !errors.As(err, &script) || !strings.Contains(err.Error(), "workers: 1") {
+		t.Fatalf("stall accounting-2: %v", err)
+	}
+	if err := s.Do(context.Background(), scenes.Step{Cmd: "crash", Args: []string{"naive", "at", "naive.committed"}}); err != nil {
+		t.Fatalf("crash naive in outbox mode: %v", err)
+	}
+	for _, e := range s.Timeline(0) {
+		if strings.HasPrefix(e.Explain, "armed:") {
+			t.Errorf("timeline says %q for an actor that does not run", e.Explain)
+		}
+	}
+}
+
+// Commands that make no sense in the state the run is in are the script's
+// mistakes (run exits 2), told apart from the simulator's failures.
+func TestScriptMistakesAreScriptErrors(t *testing.T) {
+	sc := parseScene(t, "mistakes", "title: t\nteaches: t\nrequest\nexpect outbox payments == 1\n")
+	s := newSim(t, sc)
+	for _, st := range []scenes.Step{
+		{Cmd: "capture"},
+		{Cmd: "resume", Args: []string{"relay-1"}},
+		{Cmd: "restart", Args: []string{"accounting"}},
+		{Cmd: "resend"},
+	} {
+		var script *ScriptError
+		if err := s.Do(context.Background(), st); !errors.As(err, &script) {
+			t.Errorf("%s: err = %v, want a ScriptError", st, err)
 		}
 	}
 }
