@@ -85,7 +85,7 @@ func (s *Sim) drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("drain: not drained after %d rounds: %s", maxDrainRounds, why)
+	return fmt.Errorf("not drained after %d rounds: %s", maxDrainRounds, why)
 }
 
 // drainStopped records why a drain ends with work pending.

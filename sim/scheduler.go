@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/outboxlab/outboxlab/engine"
 )
@@ -188,24 +191,48 @@ func (s *Sim) stepAny(ctx context.Context) (bool, error) {
 		}
 		r := c[s.rng.IntN(len(c))]
 		moved, err := s.move(ctx, r)
+		if moved && s.moves != nil {
+			s.moves[r.pipe.Kind+"/"+r.name]++
+		}
 		if err != nil || moved {
 			return moved, err
 		}
 	}
 }
 
-// maxSteps bounds a run so a scene that cannot settle fails instead of spinning.
-const maxSteps = 20000
+// maxSteps bounds a run so a scene that cannot settle fails instead of
+// spinning (a variable so a test can reach it quickly).
+var maxSteps = 20000
 
 // runQuiet moves actors until none can move without the clock advancing.
 func (s *Sim) runQuiet(ctx context.Context) error {
+	s.moves = map[string]int{}
+	defer func() { s.moves = nil }()
 	for i := 0; i < maxSteps; i++ {
 		moved, err := s.stepAny(ctx)
 		if err != nil || !moved {
 			return err
 		}
 	}
-	return fmt.Errorf("run: still moving after %d steps", maxSteps)
+	return fmt.Errorf("still moving after %d steps: %s", maxSteps, s.busiest())
+}
+
+// busiest names the actors that moved most in a run that would not settle,
+// and what the last of them did: what keeps going round.
+func (s *Sim) busiest() string {
+	names := make([]string, 0, len(s.moves))
+	for n := range s.moves {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(s.moves[b]-s.moves[a], strings.Compare(a, b)) })
+	parts := make([]string, 0, 3)
+	for _, n := range names[:min(3, len(names))] {
+		parts = append(parts, fmt.Sprintf("%s moved %d times", n, s.moves[n]))
+	}
+	if tl := s.Timeline(max(0, len(s.timeline)-1)); len(tl) == 1 {
+		parts = append(parts, "the last step: "+tl[0].Explain)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // stepActor moves one named actor once; nothing to do is not an error.

@@ -51,8 +51,9 @@ type Sim struct {
 	actors     sync.WaitGroup // every actor's goroutine
 	restarters map[string]func()
 	poison     map[uuid.UUID]bool
-	version    uint64 // bumped whenever the world changes
-	pgDown     string // why PostgreSQL is down; "" while it runs
+	version    uint64         // bumped whenever the world changes
+	pgDown     string         // why PostgreSQL is down; "" while it runs
+	moves      map[string]int // moves per actor in the run under way
 
 	tlMu     sync.Mutex
 	timeline []Entry

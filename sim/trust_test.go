@@ -270,3 +270,17 @@ func TestScriptMistakesAreScriptErrors(t *testing.T) {
 		}
 	}
 }
+
+// A run that does not settle within the step limit names what kept moving.
+func TestStepLimitNamesWhatKeepsMoving(t *testing.T) {
+	saved := maxSteps
+	maxSteps = 12
+	t.Cleanup(func() { maxSteps = saved })
+	sc := parseScene(t, "busy", "title: t\nteaches: t\nrequest\nrequest\nrequest\nrun\nexpect outbox payments == 3\n")
+	_, err := RunScene(context.Background(), pgtest.Server(t), sc, RunOptions{DBPrefix: prefix()})
+	if err == nil || !strings.Contains(err.Error(), "still moving after 12 steps") || !strings.Contains(err.Error(), "moved") ||
+		!strings.Contains(err.Error(), "the last step:") {
+		t.Fatalf("err = %v", err)
+	}
+	t.Log(err)
+}
