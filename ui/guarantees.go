@@ -20,13 +20,21 @@ type guaranteesPane struct {
 	w, h    int
 	focused bool
 	oracles []sim.Oracle
+	stale   string // why the figures cannot be read now (PostgreSQL stopped)
 }
+
+// staleMsg says the oracle cannot be read: the pane stops showing figures
+// nobody checked until a fresh oraclesMsg arrives.
+type staleMsg struct{ why string }
 
 func newGuaranteesPane(st *Styles) guaranteesPane { return guaranteesPane{st: st} }
 
 func (g guaranteesPane) Update(msg tea.Msg) (guaranteesPane, tea.Cmd) {
-	if msg, ok := msg.(oraclesMsg); ok {
-		g.oracles = msg.oracles
+	switch msg := msg.(type) {
+	case oraclesMsg:
+		g.oracles, g.stale = msg.oracles, ""
+	case staleMsg:
+		g.oracles, g.stale = nil, msg.why
 	}
 	return g, nil
 }
@@ -45,7 +53,19 @@ func (g guaranteesPane) View() string {
 	return block(title+"\n"+g.body(g.w), g.w, g.h)
 }
 
+// staleLines replace the figures while the database cannot be read.
+func (g guaranteesPane) staleLines() []string {
+	fs := g.st.Figures
+	return []string{
+		fs.Bad.Render("  ✗ stale: ") + fs.Label.Render(oneLine(g.stale)),
+		g.st.Pane.Empty.Render("  no figure can be read until it runs again: R starts it"),
+	}
+}
+
 func (g guaranteesPane) body(w int) string {
+	if g.stale != "" {
+		return strings.Join(g.staleLines(), "\n")
+	}
 	if len(g.oracles) == 0 {
 		return g.st.Pane.Empty.Render("  waiting for the oracle…")
 	}
@@ -297,7 +317,10 @@ func (g guaranteesPane) compactView() string {
 				f("deliveries", o.Deliveries)+"  "+f("dup. ignored", o.DuplicatesIgnored)+"  "+f("effects", o.Effects),
 		)
 	}
-	if len(g.oracles) == 0 {
+	switch {
+	case g.stale != "":
+		lines = append(lines, g.staleLines()...)
+	case len(g.oracles) == 0:
 		lines = append(lines, g.st.Pane.Empty.Render("  waiting for the oracle…"))
 	}
 	return block(strings.Join(lines, "\n"), g.w, g.h)

@@ -12,6 +12,7 @@ type KeyMap struct {
 	Stall     key.Binding
 	Duplicate key.Binding
 	Broker    key.Binding
+	RestartPG key.Binding
 	FailNext  key.Binding
 	Payment   key.Binding
 	Resend    key.Binding
@@ -40,6 +41,7 @@ func DefaultKeyMap() KeyMap {
 		Stall:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stall")),
 		Duplicate: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "duplicate next delivery")),
 		Broker:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "broker down")),
+		RestartPG: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "restart PostgreSQL")),
 		FailNext:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fail next commit")),
 		Payment:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "payment")),
 		Resend:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "resend same key")),
@@ -67,7 +69,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Play, k.Step, k.Faster, k.Slower, k.Advance, k.Reset},
-		{k.Payment, k.Resend, k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker},
+		{k.Payment, k.Resend, k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker, k.RestartPG},
 		{k.Compare, k.NextPane, k.Scenes, k.Help, k.Quit},
 		{k.Next, k.Hint, k.Choose},
 	}
@@ -75,7 +77,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding, for enabling and disabling them as a group.
 func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Play, &k.Step, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.FailNext,
+	return []*key.Binding{&k.Play, &k.Step, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.RestartPG, &k.FailNext,
 		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
 		&k.Hint, &k.Next, &k.Choose}
 }

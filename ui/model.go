@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,6 +94,7 @@ type Model struct {
 	resetting   bool   // a reset waits for the running operation
 	requests    int
 	brokerDown  bool
+	pgDown      string // PostgreSQL stopped under the simulation: why
 	actors      []sim.ActorView
 
 	// A guided lesson (lesson.lesson != nil): its course, the timeline
@@ -295,6 +297,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.refreshing = false
+		m.pgDown = ""
+		if errors.Is(msg.err, sim.ErrPostgresDown) {
+			// The figures on screen are the last ones read: say so, and how
+			// to bring the server back, rather than keep a ✓ nobody checked.
+			m.pgDown = msg.err.Error()
+			m.guarantees, _ = m.guarantees.Update(staleMsg{why: m.pgDown})
+		}
 		if msg.err != nil {
 			m.err = msg.err
 		} else {
@@ -477,6 +486,8 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			state = "up"
 		}
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "broker", Args: []string{state}}, user: true})
+	case key.Matches(msg, k.RestartPG):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "restart-postgres"}, user: true})
 	case key.Matches(msg, k.FailNext):
 		var cmds []tea.Cmd
 		for _, kind := range m.settings.Pipelines() {
@@ -723,6 +734,13 @@ func (m *Model) updateKeys() {
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
 	k.Compare.SetEnabled(running && m.settings.Mode == "compare")
 	k.Resend.SetEnabled(running && m.requests > 0)
+	// An external server (--database-url) is not outboxlab's to stop.
+	k.RestartPG.SetEnabled(running && m.srv != nil && !m.srv.External())
+	if m.pgDown != "" {
+		k.RestartPG.SetHelp("R", "start PostgreSQL again")
+	} else {
+		k.RestartPG.SetHelp("R", "restart PostgreSQL")
+	}
 	k.Faster.SetEnabled(running && m.speed < len(speeds)-1)
 	k.Slower.SetEnabled(running && m.speed > 0)
 	if m.brokerDown {
