@@ -94,7 +94,8 @@ func (s *Sim) drainStopped(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.record(Entry{Actor: "drain", Kind: "stuck", Explain: "drain stops: nothing more happens without you. " + why})
+	// The cause first: a narrow timeline cuts the end of a line.
+	s.record(Entry{Actor: "drain", Kind: "stuck", Explain: why + " — the drain stops: nothing more happens without you"})
 	return nil
 }
 
@@ -145,15 +146,15 @@ func (s *Sim) waiting(ctx context.Context) (string, error) {
 		for _, r := range p.runners {
 			switch r.state {
 			case Stalled:
-				add("%s is stalled at %s (`resume %s`)", r.name, r.at, r.name)
+				add("%s is stalled at %s: `resume %s`", r.name, r.at, r.name)
 			case Blocked:
 				add("%s waits for a row lock another transaction holds", r.name)
 			case Crashed:
-				add("%s has crashed (`restart %s`)", r.name, r.name)
+				add("%s has crashed: `restart %s`", r.name, r.name)
 			}
 		}
 		if p.broker.Down() {
-			add("the broker is down (`broker up`)")
+			add("the broker is down: `broker up`")
 		}
 		if p.Kind != "outbox" {
 			continue
@@ -163,7 +164,7 @@ func (s *Sim) waiting(ctx context.Context) (string, error) {
 			return "", err
 		}
 		for _, b := range blocked {
-			add("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered (`requeue` it)", b.aggregate, b.version, b.deadVersion, b.deadID)
+			add("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", b.aggregate, b.version, b.deadVersion, b.deadID)
 		}
 	}
 	if st := s.moving(); st != "" {
