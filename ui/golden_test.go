@@ -193,6 +193,18 @@ func TestGuaranteesPaneGolden(t *testing.T) {
 	g, _ = g.Update(oraclesMsg{fixtureBadOracle()})
 	g.SetSize(44, 10)
 	golden(t, "guarantees_violations_44", g.View())
+
+	// PostgreSQL stopped: no figure stays on screen as if checked.
+	g, _ = g.Update(staleMsg{why: "postmaster pid 4242 is gone"})
+	g.SetSize(60, 6)
+	golden(t, "guarantees_stale_60", g.View())
+	if v := g.View(); strings.Contains(v, "✓") {
+		t.Errorf("a stale pane still shows a ✓:\n%s", v)
+	}
+	g, _ = g.Update(oraclesMsg{fixtureOracles()})
+	if v := g.View(); strings.Contains(v, "stale") {
+		t.Errorf("fresh figures did not clear the stale mark:\n%s", v)
+	}
 }
 
 func TestMetricsPaneGolden(t *testing.T) {

@@ -20,7 +20,7 @@ type guaranteesPane struct {
 	w, h    int
 	focused bool
 	oracles []sim.Oracle
-	stale   string // why the figures cannot be read now (PostgreSQL stopped)
+	stale   string // why PostgreSQL stopped, while the figures cannot be read
 }
 
 // staleMsg says the oracle cannot be read: the pane stops showing figures
@@ -57,8 +57,9 @@ func (g guaranteesPane) View() string {
 func (g guaranteesPane) staleLines() []string {
 	fs := g.st.Figures
 	return []string{
-		fs.Bad.Render("  ✗ stale: ") + fs.Label.Render(oneLine(g.stale)),
-		g.st.Pane.Empty.Render("  no figure can be read until it runs again: R starts it"),
+		fs.Bad.Render("  ✗ stale: PostgreSQL stopped"),
+		fs.Label.Render("  " + oneLine(g.stale)),
+		g.st.Pane.Empty.Render("  no figure can be read until it runs: R starts it"),
 	}
 }
 

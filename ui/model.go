@@ -298,11 +298,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.refreshing = false
 		m.pgDown = ""
-		if errors.Is(msg.err, sim.ErrPostgresDown) {
+		if down := (*sim.PostgresDownError)(nil); errors.As(msg.err, &down) {
 			// The figures on screen are the last ones read: say so, and how
 			// to bring the server back, rather than keep a ✓ nobody checked.
-			m.pgDown = msg.err.Error()
-			m.guarantees, _ = m.guarantees.Update(staleMsg{why: m.pgDown})
+			m.pgDown = down.Reason
+			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Reason})
 		}
 		if msg.err != nil {
 			m.err = msg.err
