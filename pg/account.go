@@ -1,12 +1,15 @@
 package pg
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -76,9 +79,20 @@ func (a account) command(name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// own gives the account a path it must write (the data directory); a no-op
-// when the server runs as the invoking user.
+// own gives the account one path outboxlab made (a directory it created, a
+// file it wrote) that the server must write; a no-op when the server runs as
+// the invoking user. It never walks into a directory: what outboxlab did not
+// make keeps its owner.
 func (a account) own(path string) error {
+	if a.cred == nil {
+		return nil
+	}
+	return os.Lchown(path, a.uid, a.gid)
+}
+
+// ownTree gives the account a whole tree outboxlab made (the cluster,
+// pgdata), as a safety net for files a root outboxlab wrote into it.
+func (a account) ownTree(path string) error {
 	if a.cred == nil {
 		return nil
 	}
@@ -90,6 +104,27 @@ func (a account) own(path string) error {
 	})
 }
 
+// can reports whether the account may use a directory as its mode bits say:
+// want is a mask of 4 (read), 2 (write) and 1 (search). The account has no
+// supplementary groups (see currentAccount), so owner, group and other are
+// the whole story, ACLs aside. The invoking user is not checked: its own
+// attempt tells.
+func (a account) can(st os.FileInfo, want os.FileMode) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if a.cred == nil || !ok {
+		return true
+	}
+	mode := st.Mode().Perm()
+	switch {
+	case int(sys.Uid) == a.uid:
+		return (mode>>6)&want == want
+	case int(sys.Gid) == a.gid:
+		return (mode>>3)&want == want
+	default:
+		return mode&want == want
+	}
+}
+
 // checkReach fails with an actionable message when the account cannot reach
 // path (every parent must be searchable), which happens when root points the
 // data directory into its own home.
@@ -99,24 +134,22 @@ func (a account) checkReach(path string) error {
 	}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		st, err := os.Stat(dir)
-		if err != nil {
-			return err
+		if errors.Is(err, fs.ErrNotExist) {
+			// As root, a parent made here would be root's and 0700: the
+			// account could not pass it. The user makes it, or picks another.
+			return fmt.Errorf("%s: its parent %s does not exist; create it (searchable by %s) or choose another directory with --data-dir", path, dir, a.name)
 		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
-		if ok {
-			mode := st.Mode().Perm()
-			var can bool
-			switch {
-			case int(sys.Uid) == a.uid:
-				can = mode&0o100 != 0
-			case int(sys.Gid) == a.gid:
-				can = mode&0o010 != 0
-			default:
-				can = mode&0o001 != 0
+		if err != nil {
+			return fmt.Errorf("%s: check that %s can reach it: %w", path, a.name, err)
+		}
+		if !a.can(st, 0o1) {
+			advice := fmt.Sprintf("choose a directory outside it with --data-dir (e.g. %s)", rootStateDir)
+			if dir == rootStateDir || strings.HasPrefix(rootStateDir, dir+string(filepath.Separator)) || dir == "/" {
+				// The usual example is inside the blocked directory; and
+				// outboxlab changes the mode only of directories it created.
+				advice = fmt.Sprintf("outboxlab did not create %s and leaves its mode alone: make it searchable (chmod o+x %s) or choose another directory with --data-dir", dir, dir)
 			}
-			if !can {
-				return fmt.Errorf("%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; choose a directory outside it with --data-dir (e.g. %s)", path, a.name, dir, mode, rootStateDir)
-			}
+			return fmt.Errorf("%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; %s", path, a.name, dir, st.Mode().Perm(), advice)
 		}
 		if dir == filepath.Dir(dir) {
 			return nil

@@ -2,17 +2,13 @@ package pg
 
 import (
 	"context"
-	"os"
+	"path/filepath"
 	"testing"
 )
 
+// benchDataDir is a data directory Boot creates, as tempDataDir.
 func benchDataDir(b *testing.B) string {
-	dir, err := os.MkdirTemp("", "outboxlab-pgbench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	return filepath.Join(tempParent(b), "data")
 }
 
 // BenchmarkBootWarm measures Boot on an existing cluster, up to ready

@@ -44,9 +44,13 @@ func resolveBinaries(ctx context.Context, explicit, explicitFrom, cacheDir strin
 	if explicit != "" {
 		dir, err := binDirOf(explicit)
 		if err != nil {
-			return Binaries{}, fmt.Errorf("%s %s: %w; pass a directory holding bin/initdb, bin/pg_ctl and bin/postgres", explicitFrom, explicit, err)
+			return Binaries{}, inputErr(explicitFrom, fmt.Errorf("%s %s: %w; pass a directory holding bin/initdb, bin/pg_ctl and bin/postgres", explicitFrom, explicit, err))
 		}
-		return probeBinaries(ctx, dir, explicitFrom+" "+explicit)
+		b, err := probeBinaries(ctx, dir, explicitFrom+" "+explicit)
+		if err != nil {
+			return Binaries{}, inputErr(explicitFrom, fmt.Errorf("%s %s: %w", explicitFrom, explicit, err))
+		}
+		return b, nil
 	}
 	note := func(s string) {
 		if tried != nil {
@@ -78,7 +82,9 @@ func resolveBinaries(ctx context.Context, explicit, explicitFrom, cacheDir strin
 	if tried != nil && len(*tried) > 0 {
 		msg += " (tried: " + strings.Join(*tried, "; ") + ")"
 	}
-	return Binaries{}, fmt.Errorf("%s: %w", msg+"\n"+installHelp, ErrNoBinaries)
+	// Bad input, not a broken machine: what has to change is an installed
+	// PostgreSQL or a --pg-bin, both the user's to give.
+	return Binaries{}, inputErr("PostgreSQL binaries", fmt.Errorf("%s: %w", msg+"\n"+installHelp, ErrNoBinaries))
 }
 
 // binDirOf accepts either the installation directory or its bin/ directory,

@@ -22,7 +22,9 @@ var ErrDataDirInUse = errors.New("data directory in use")
 // held lock means a live outboxlab that must not be disturbed.
 func lockOwner(dataDir string) (*os.File, error) {
 	path := filepath.Join(dataDir, ownerFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: the lock is truncated and written, so a symlink planted
+	// under its name must not lead that write to some other file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

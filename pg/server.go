@@ -92,16 +92,9 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		opts.CacheDir = state
 	}
 	defaultData := opts.DataDir == ""
-	if defaultData {
-		if err := os.MkdirAll(state, 0o700); err != nil {
-			return nil, fmt.Errorf("state directory %s: %w (pass --data-dir)", state, err)
-		}
-		if os.Geteuid() == 0 {
-			// Root's server account must pass through the state directory to
-			// its data directory and cached binaries: search, not read.
-			if err := os.Chmod(state, 0o711); err != nil {
-				return nil, fmt.Errorf("state directory %s: %w", state, err)
-			}
+	if defaultData || opts.CacheDir == state {
+		if err := ensureStateDir(state); err != nil {
+			return nil, err
 		}
 	}
 	acct, err := currentAccount()
@@ -139,7 +132,11 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		acct:     acct,
 		settings: opts.Settings,
 	}
-	if err := s.prepareDataDir(opts.Fresh, progress); err != nil {
+	label := "--data-dir"
+	if defaultData {
+		label = "data directory"
+	}
+	if err := s.prepareDataDir(opts.Fresh, label, progress); err != nil {
 		return nil, err
 	}
 	if err := s.start(ctx, progress); err != nil {
@@ -159,7 +156,7 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 func bootExternal(ctx context.Context, opts Options, start time.Time, progress func(Stage, string)) (*Server, error) {
 	u, err := url.Parse(opts.DatabaseURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, fmt.Errorf("--database-url %q: want postgres://user:password@host:port/database", redactURL(opts.DatabaseURL))
+		return nil, inputErr("--database-url", fmt.Errorf("--database-url %q: want postgres://user:password@host:port/database", redactURL(opts.DatabaseURL)))
 	}
 	s := &Server{external: opts.DatabaseURL, Account: "external server"}
 	s.Port, _ = strconv.Atoi(u.Port())
@@ -167,7 +164,11 @@ func bootExternal(ctx context.Context, opts Options, start time.Time, progress f
 	progress(StageMigrating, "")
 	conn, err := pgx.Connect(ctx, opts.DatabaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("connect to --database-url %s: %w", redactURL(opts.DatabaseURL), err)
+		err = fmt.Errorf("connect to --database-url %s: %w", redactURL(opts.DatabaseURL), err)
+		if ctx.Err() != nil {
+			return nil, err // interrupted: the URL may be fine
+		}
+		return nil, inputErr("--database-url", err)
 	}
 	defer conn.Close(ctx)
 	var ver string
@@ -190,17 +191,12 @@ func redactURL(raw string) string {
 	return u.Redacted()
 }
 
-// prepareDataDir creates the data directory (0700, owned by the account),
-// removes the cluster if fresh, and recovers from a killed earlier run.
-func (s *Server) prepareDataDir(fresh bool, progress func(Stage, string)) error {
-	if err := s.acct.checkReach(s.DataDir); err != nil {
+// prepareDataDir claims the data directory (see claimDataDir), locks it,
+// removes the cluster if fresh, recovers from a killed earlier run and gives
+// the account what outboxlab made in it.
+func (s *Server) prepareDataDir(fresh bool, label string, progress func(Stage, string)) error {
+	if err := s.claimDataDir(label); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(s.DataDir, 0o700); err != nil {
-		return fmt.Errorf("create data directory %s: %w", s.DataDir, err)
-	}
-	if err := os.Chmod(s.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data directory %s: %w", s.DataDir, err)
 	}
 	owner, err := lockOwner(s.DataDir)
 	if err != nil {
@@ -219,9 +215,9 @@ func (s *Server) prepareDataDir(fresh bool, progress func(Stage, string)) error 
 			return fmt.Errorf("--fresh: remove %s: %w", s.PGData, err)
 		}
 	}
-	if err := s.acct.own(s.DataDir); err != nil {
+	if err := s.ownDataDirFiles(); err != nil {
 		s.release()
-		return fmt.Errorf("give %s to %s: %w", s.DataDir, s.acct.name, err)
+		return err
 	}
 	return nil
 }

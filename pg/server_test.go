@@ -37,17 +37,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// tempDataDir gives a data directory the server's account can reach even when
-// the tests run as root (t.TempDir's parents are 0700 and owned by root).
+// tempDataDir gives a data directory that does not exist yet, for Boot to
+// create, in a parent the server's account can pass through even when the
+// tests run as root (t.TempDir's parents are 0700 and owned by root).
 func tempDataDir(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(tempParent(t), "data")
+}
+
+// tempParent makes a world-searchable directory under /tmp, removed when the
+// test ends.
+func tempParent(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "outboxlab-pgtest-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	// The directory itself is the data directory: Boot gives it to the
-	// server's account, and /tmp above it is world-searchable.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
@@ -263,9 +272,12 @@ func TestMissingBinDirIsAClearError(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+	if !IsInputError(err) {
+		t.Errorf("--pg-bin pointing at nothing: %v is not an InputError", err)
+	}
 	empty := t.TempDir()
 	_, err = Boot(context.Background(), Options{DataDir: tempDataDir(t), BinDir: empty})
-	if err == nil || !strings.Contains(err.Error(), "no bin/pg_ctl") {
+	if err == nil || !strings.Contains(err.Error(), "no bin/pg_ctl") || !IsInputError(err) {
 		t.Errorf("boot with an empty --pg-bin: %v, want a message naming bin/pg_ctl", err)
 	}
 }
@@ -514,8 +526,8 @@ func TestExternalDatabaseURL(t *testing.T) {
 			t.Errorf("fact %s shows the password: %q", f.Name, f.Value)
 		}
 	}
-	if _, err := Boot(ctx, Options{DatabaseURL: "postgres://outboxlab:wrong@127.0.0.1:1/none?connect_timeout=2"}); err == nil || !strings.Contains(err.Error(), "connect to --database-url") {
-		t.Errorf("unreachable --database-url: %v", err)
+	if _, err := Boot(ctx, Options{DatabaseURL: "postgres://outboxlab:wrong@127.0.0.1:1/none?connect_timeout=2"}); err == nil || !strings.Contains(err.Error(), "connect to --database-url") || !IsInputError(err) {
+		t.Errorf("unreachable --database-url: %v, want an InputError saying connect to --database-url", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,9 +65,15 @@ func Server(t testing.TB) *pg.Server {
 		if bootErr != nil {
 			return
 		}
+		// The data directory is one Boot creates inside this one: outboxlab
+		// gives only what it made to the server's account, and as root that
+		// account must pass through here (MkdirTemp makes it 0700).
+		if bootErr = os.Chmod(dataDir, 0o755); bootErr != nil {
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		server, bootErr = pg.Boot(ctx, pg.Options{DataDir: dataDir, Settings: testSettings})
+		server, bootErr = pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dataDir, "data"), Settings: testSettings})
 	})
 	if bootErr != nil {
 		t.Fatalf("boot test PostgreSQL: %v", bootErr)
