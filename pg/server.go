@@ -417,7 +417,11 @@ func (s *Server) stop(mode string) error {
 	}
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "stop", "-w", "-t", "60", "-m", mode, "-D", s.PGData)
 	if out, err := runCmd(context.Background(), cmd); err != nil {
-		return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
+		// A postmaster killed behind our back cannot be stopped, and need
+		// not be: it is as stopped as this call wants it.
+		if _, up := s.postmaster(); up {
+			return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
+		}
 	}
 	s.running = false
 	if mode == "fast" {
@@ -427,16 +431,23 @@ func (s *Server) stop(mode string) error {
 	return nil
 }
 
-// Restart starts a stopped (or crashed) server again on the same port, so
-// connection strings handed out before stay valid.
+// Restart starts a stopped, crashed or killed server again on the same port
+// with the same password, so connection strings handed out before stay
+// valid. A server that still runs is left alone.
 func (s *Server) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.external != "" {
 		return errors.New("restart: the server is external (--database-url)")
 	}
-	if s.running {
+	if _, up := s.postmaster(); s.running && up {
 		return nil
+	}
+	// Stopped by us or killed behind our back: either way what it left
+	// must be cleared before a new postmaster will start.
+	s.running = false
+	if err := s.clearDeadPostmaster(ctx); err != nil {
+		return fmt.Errorf("restart: %w", err)
 	}
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
 		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", "-p "+strconv.Itoa(s.Port))

@@ -396,9 +396,15 @@ func TestCrashAndRestartKeepCommittedData(t *testing.T) {
 	if err := srv.Crash(); err != nil {
 		t.Fatal(err)
 	}
+	if err := srv.Alive(ctx); !errors.Is(err, ErrDown) || !strings.Contains(err.Error(), "outboxlab stopped it") {
+		t.Errorf("Alive after Crash: %v, want ErrDown saying outboxlab stopped it", err)
+	}
 	conn.Close(ctx)
 	if err := srv.Restart(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if err := srv.Alive(ctx); err != nil {
+		t.Errorf("Alive after Restart: %v", err)
 	}
 	if srv.Port != port {
 		t.Errorf("restart moved the port %d → %d", port, srv.Port)
@@ -511,6 +517,9 @@ func TestExternalDatabaseURL(t *testing.T) {
 	}
 	if !ext.External() || ext.Cold {
 		t.Errorf("External() = %v, Cold = %v", ext.External(), ext.Cold)
+	}
+	if err := ext.Alive(ctx); err != nil {
+		t.Errorf("Alive of a reachable external server: %v", err)
 	}
 	if len(progress) == 0 || progress[len(progress)-1] != StageReady {
 		t.Errorf("progress stages %v, want it to end with ready", progress)
