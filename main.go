@@ -33,7 +33,8 @@ Usage:
                                 list the lessons, done or not; --reset forgets progress
   outboxlab play SCENE|LESSON [--speed X] [--lang en|es] [--record FILE.cast]
                                 play a scene or a lesson by itself, with captions, then exit
-  outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 or 1)
+  outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 ok,
+                                1 it failed, 2 bad flags or no PostgreSQL to use)
   outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
@@ -197,7 +198,7 @@ func bootCommand(name string, args []string, stdout, stderr io.Writer) (srv *pg.
 	if err != nil {
 		stop()
 		fmt.Fprintf(stderr, "outboxlab %s: %v\n", name, err)
-		return nil, nil, nil, exitFail
+		return nil, nil, nil, bootExit(err)
 	}
 	for _, f := range srv.Facts() {
 		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
@@ -243,7 +244,7 @@ func uiExit(who string, err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", who, err)
 	var usage *ui.UsageError
-	if errors.As(err, &usage) {
+	if errors.As(err, &usage) || pg.IsInputError(err) {
 		return exitUsage
 	}
 	return exitFail
@@ -426,12 +427,23 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "outboxlab run: scene %s has no variant %q\n", sc.Name, *variant)
 		return exitUsage
 	}
+	set := sc.Settings
+	if *variant != "" {
+		set = sc.Variants[*variant]
+	}
+	if sf.mode != "" {
+		set.Mode = sf.mode
+	}
+	if err := sim.CheckScene(sc, set, pf.databaseURL != ""); err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		return exitUsage
+	}
 	ctx, cancel := signalContext()
 	defer cancel()
 	srv, err := pg.Boot(ctx, pf.options(nil))
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return exitFail
+		return bootExit(err)
 	}
 	defer srv.Stop()
 	enc := json.NewEncoder(stdout)
@@ -444,6 +456,10 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 	res, err := sim.RunScene(ctx, srv, sc, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
+		var script *sim.ScriptError
+		if errors.As(err, &script) {
+			return exitUsage
+		}
 		return exitFail
 	}
 	if *asJSON {
@@ -458,6 +474,16 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// bootExit is the exit code of a failed boot: 2 when the flags point at
+// something unusable (a directory that is not PostgreSQL's, a --database-url
+// that does not answer), 1 when the machine failed.
+func bootExit(err error) int {
+	if pg.IsInputError(err) {
+		return exitUsage
+	}
+	return exitFail
 }
 
 // serve keeps the server up for a look with psql, and stops it cleanly on

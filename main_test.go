@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/outboxlab/outboxlab/scenes"
 )
 
 func tempDataDir(t *testing.T) string {
@@ -17,7 +22,12 @@ func tempDataDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	// The server account passes through to a data directory outboxlab
+	// creates: it never adopts a directory it cannot write.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "data")
 }
 
 func TestDoctorReportsAndSaysOK(t *testing.T) {
@@ -47,8 +57,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"doctor", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
 		{"stray argument", []string{"doctor", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{"unknown command", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
-		{"missing binaries", []string{"doctor", "--pg-bin", "/nonexistent/pg", "--data-dir", tempDataDir(t)}, exitFail, "--pg-bin /nonexistent/pg: no such directory"},
-		{"bad database url", []string{"doctor", "--database-url", "mysql://x"}, exitFail, "want postgres://"},
+		{"missing binaries", []string{"doctor", "--pg-bin", "/nonexistent/pg", "--data-dir", tempDataDir(t)}, exitUsage, "--pg-bin /nonexistent/pg: no such directory"},
+		{"bad database url", []string{"doctor", "--database-url", "mysql://x"}, exitUsage, "want postgres://"},
+		{"unreachable database url", []string{"doctor", "--database-url", "postgres://u:secret@127.0.0.1:1/db"}, exitUsage, "127.0.0.1:1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,6 +110,27 @@ func TestRunJSONEndsWithSummaries(t *testing.T) {
 	for _, key := range []string{"scene", "mode", "seed", "payments", "outbox_rows", "published", "deliveries", "duplicates_ignored", "effects", "lost_events", "phantom_effects", "duplicate_effects", "dead_lettered", "expected_held"} {
 		if _, ok := summaries[0][key]; !ok {
 			t.Errorf("summary lacks %q", key)
+		}
+	}
+	// Every figure an expect line accepts, and one object per expectation.
+	for _, fig := range scenes.Figures {
+		if _, ok := summaries[1][fig]; !ok {
+			t.Errorf("summary lacks the figure %q", fig)
+		}
+	}
+	exps, _ := summaries[1]["expectations"].([]any)
+	if len(exps) == 0 {
+		t.Fatalf("outbox summary has no expectations: %v", summaries[1])
+	}
+	for _, e := range exps {
+		obj, _ := e.(map[string]any)
+		for _, key := range []string{"text", "file", "line", "got", "held"} {
+			if _, ok := obj[key]; !ok {
+				t.Errorf("expectation %v lacks %q", obj, key)
+			}
+		}
+		if !strings.HasPrefix(obj["text"].(string), "expect outbox ") || obj["line"].(float64) < 1 {
+			t.Errorf("expectation %v: want its text and line", obj)
 		}
 	}
 	if summaries[0]["pipeline"] != "naive" || summaries[0]["lost_events"] != 1.0 {
@@ -169,4 +201,86 @@ func TestReadmeListsEveryScene(t *testing.T) {
 			t.Errorf("README's scene table lacks %s", name)
 		}
 	}
+}
+
+// A scene's mistakes exit 2 with file:line, whether found before anything
+// runs (an actor the scene does not run, restart-postgres on an external
+// server) or while running (capture before any request); a run in which no
+// expectation applied is no pass (exit 1) and says so.
+func TestRunScriptMistakesAndVacuousRuns(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"absent":   "title: t\nteaches: t\nrequest\ncrash relay-2 at relay.claimed\ndrain\nexpect outbox payments == 1\n",
+		"external": "title: t\nteaches: t\nrequest\nrestart-postgres\nexpect outbox payments == 1\n",
+		"early":    "title: t\nteaches: t\ncapture\nrequest\nexpect outbox payments == 1\n",
+		"outbox":   "title: t\nteaches: t\nrequest\ndrain\nexpect outbox lost_events == 0\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(dir+"/"+name+".scene", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := tempDataDir(t)
+	cases := []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"run", "absent", "--scenes", dir, "--data-dir", data}, exitUsage, "absent.scene:4: crash relay-2 at relay.claimed: relay-2 does not run in this scene: it has relays: 1"},
+		{[]string{"run", "external", "--scenes", dir, "--database-url", "postgres://u:p@127.0.0.1:1/db"}, exitUsage, "external.scene:4: restart-postgres needs the embedded server"},
+		{[]string{"run", "early", "--scenes", dir, "--data-dir", data}, exitUsage, "early.scene:3: capture: no payment to capture"},
+		{[]string{"run", "outbox", "--scenes", dir, "--data-dir", data, "--mode", "naive"}, exitFail, "no expectation applies in mode naive"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		code := run(c.args, &out, &errb)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errb.String())
+		}
+		if !strings.Contains(errb.String()+out.String(), c.say) {
+			t.Errorf("%v: output does not say %q:\nstderr %s\nstdout %s", c.args, c.say, errb.String(), lastLines(out.String(), 4))
+		}
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// A --data-dir that holds a user's files is refused (exit 2) and nothing in
+// it changes: not its mode, not its owner, not its files.
+func TestDoctorRefusesAForeignDataDir(t *testing.T) {
+	dir := filepath.Dir(tempDataDir(t)) // reachable by the server account, so only its contents decide
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(dir)
+	fbefore, _ := os.Stat(file)
+	var out, errb bytes.Buffer
+	code := run([]string{"doctor", "--data-dir", dir}, &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), "not an outboxlab data directory") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	after, _ := os.Stat(dir)
+	fafter, _ := os.Stat(file)
+	if after.Mode() != before.Mode() || fafter.Mode() != fbefore.Mode() || ownerOf(after) != ownerOf(before) {
+		t.Errorf("doctor changed %s: mode %v → %v", dir, before.Mode(), after.Mode())
+	}
+	if ownerOf(fafter) != ownerOf(fbefore) {
+		t.Errorf("doctor changed the owner of %s", file)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("doctor left %d entries in %s, want only notes.txt", len(entries), dir)
+	}
+}
+
+func ownerOf(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
 }

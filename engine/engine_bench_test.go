@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,9 +39,13 @@ func benchServer(b *testing.B) *pg.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The server account passes through to a data directory outboxlab creates.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := pg.Boot(ctx, pg.Options{DataDir: dir, Settings: benchSettings})
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dir, "data"), Settings: benchSettings})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		b.Fatalf("boot benchmark PostgreSQL: %v", err)

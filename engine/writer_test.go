@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -227,7 +228,12 @@ func TestCrashAfterCommitSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := pg.Boot(ctx, pg.Options{DataDir: dir, NoDownload: true})
+	// The server account passes through this test's directory to a data
+	// directory outboxlab creates (it never adopts a directory it cannot write).
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dir, "data"), NoDownload: true})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatalf("boot dedicated server: %v", err)

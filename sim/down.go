@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"strings"
+
+	"github.com/outboxlab/outboxlab/pg"
 )
 
 // PostgresDownError says PostgreSQL stopped under the simulation (killed,
@@ -13,7 +15,7 @@ import (
 type PostgresDownError struct{ Reason string }
 
 func (e *PostgresDownError) Error() string {
-	return "PostgreSQL stopped (" + e.Reason + "): restart-postgres starts it again"
+	return "PostgreSQL stopped: " + e.Reason + " — restart-postgres starts it again"
 }
 
 // ErrPostgresDown matches every PostgresDownError with errors.Is.
@@ -49,26 +51,15 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	if errors.As(cause, &script) || errors.Is(cause, ErrPostgresDown) || ctx.Err() != nil {
 		return cause
 	}
-	why := s.alive(ctx)
-	if why == nil {
+	why := s.srv.Alive(ctx)
+	if why == nil || !errors.Is(why, pg.ErrDown) {
 		return cause
 	}
-	s.pgDown = why.Error()
+	s.pgDown = strings.TrimPrefix(why.Error(), "PostgreSQL stopped: ")
 	s.version++
 	s.record(Entry{Actor: "postgres", Kind: "down", Explain: fmt.Sprintf(
-		"PostgreSQL stopped (%s): every actor stops and the guarantees wait for it; restart-postgres starts it again, and whatever was committed will be there", s.pgDown)})
+		"PostgreSQL stopped: %s. Every actor stops and the guarantees wait for it; restart-postgres starts it again, and whatever was committed will be there", oneLine(s.pgDown))})
 	return s.downErr()
 }
 
-// alive asks the server for an answer, briefly: nil when it gives one.
-func (s *Sim) alive(ctx context.Context) error {
-	for _, p := range s.pipes {
-		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		err := p.pool.Ping(pctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("%s database: %w", p.db, err)
-		}
-	}
-	return nil
-}
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

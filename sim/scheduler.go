@@ -91,18 +91,19 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 		}
 		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at), Explain: why})
 	case m.err != nil:
-		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrAmbiguousCommit) ||
-			errors.Is(m.err, engine.ErrCommitFailed) || errors.Is(m.err, engine.ErrBrokerDown); !known {
-			if err := s.checkDown(ctx, m.err); errors.Is(err, ErrPostgresDown) {
-				r.state, r.at = Idle, ""
-				return true, err
-			}
-		}
 		r.state, r.at = Idle, ""
 		if m.res.summary == "" {
 			m.res.summary = answerErr(r.name, m.err)
 		}
 		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error", Explain: m.res.summary})
+		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrAmbiguousCommit) ||
+			errors.Is(m.err, engine.ErrCommitFailed) || errors.Is(m.err, engine.ErrBrokerDown); !known {
+			// The first actor to fail says so once; if PostgreSQL is gone,
+			// every actor stops here instead of failing again and again.
+			if err := s.checkDown(ctx, m.err); errors.Is(err, ErrPostgresDown) {
+				return true, err
+			}
+		}
 	default:
 		r.state, r.at = Idle, ""
 		if m.res.summary != "" {
