@@ -129,6 +129,7 @@ func (r *runner) await(ctx context.Context) (actorMsg, error) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.Now().Add(2 * time.Minute)
+	var probeErr error
 	for n := 0; ; n++ {
 		select {
 		case m := <-r.msgs:
@@ -137,16 +138,18 @@ func (r *runner) await(ctx context.Context) (actorMsg, error) {
 			return actorMsg{}, ctx.Err()
 		case <-tick.C:
 			if n >= 2 {
+				// A probe that fails (PostgreSQL gone) cannot say the actor
+				// waits for a lock; the actor is still mid-step and will
+				// report its own failure, which must be received here, or
+				// its goroutine would be left sending to nobody.
 				waiting, err := r.pipe.waitingOnLock(ctx, r.name)
-				if err != nil {
-					return actorMsg{}, err
-				}
-				if waiting {
+				if err == nil && waiting {
 					return actorMsg{}, errLockWait
 				}
+				probeErr = err
 			}
 			if time.Now().After(deadline) {
-				return actorMsg{}, fmt.Errorf("%s did not reach a checkpoint in 2 minutes", r.name)
+				return actorMsg{}, errors.Join(fmt.Errorf("%s did not reach a checkpoint in 2 minutes", r.name), probeErr)
 			}
 		}
 	}

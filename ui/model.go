@@ -304,6 +304,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.pgDown = down.Reason
 			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Reason})
 		}
+		// The timeline is the simulator's own memory: it reads even when
+		// the database cannot, and says what happened to it.
+		m.timeline, _ = m.timeline.Update(msg.timeline)
 		if msg.err != nil {
 			m.err = msg.err
 		} else {
@@ -315,7 +318,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if msg.metrics.metrics != nil {
 				m.metrics, _ = m.metrics.Update(msg.metrics)
 			}
-			m.timeline, _ = m.timeline.Update(msg.timeline)
 			var cmd tea.Cmd
 			m.tables, cmd = m.tables.Update(msg.table)
 			cmds = append(cmds, cmd)
