@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +18,9 @@ import (
 type Progress struct {
 	path    string
 	Lessons map[string]LessonProgress `json:"lessons"`
+	// QuizSeed orders this learner's quiz choices (Lesson.WithQuizOrder):
+	// made once at random, then kept, so a restart shows the same order.
+	QuizSeed uint64 `json:"quiz_seed,omitempty"`
 }
 
 // LessonProgress is one lesson's progress.
@@ -54,7 +58,8 @@ func LoadProgress(path string) (*Progress, error) {
 			return nil, err
 		}
 	}
-	p := &Progress{path: path, Lessons: map[string]LessonProgress{}}
+	// A file written before quiz_seed existed keeps this new one.
+	p := &Progress{path: path, Lessons: map[string]LessonProgress{}, QuizSeed: newQuizSeed()}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
@@ -69,6 +74,14 @@ func LoadProgress(path string) (*Progress, error) {
 		p.Lessons = map[string]LessonProgress{}
 	}
 	return p, nil
+}
+
+func newQuizSeed() uint64 {
+	for {
+		if s := rand.Uint64(); s != 0 {
+			return s
+		}
+	}
 }
 
 // Path is the file Save writes.

@@ -34,7 +34,11 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 	if sc, err := scenes.Find(m.all, l.Scene); err == nil {
 		m.scene = sc
 	}
-	m.lesson.setLesson(l, pos, next)
+	var seed uint64
+	if m.progress != nil {
+		seed = m.progress.QuizSeed
+	}
+	m.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
 	m.settings = l.Steps[0].Settings
 	m.focus = focusTimeline
 	m.setFocus()

@@ -322,7 +322,7 @@ func (l *lessonPane) render() {
 }
 
 // choices draws the question's choices: the selected one marked, and once
-// answered, which is right and why (for the chosen and the right one).
+// answered, which is right and why each choice is right or wrong.
 func (l lessonPane) choices() []string {
 	st := l.st.Lesson
 	q := l.lesson.Quiz[l.question]
@@ -346,7 +346,7 @@ func (l lessonPane) choices() []string {
 			}
 			out = append(out, prefix+style.Render(t))
 		}
-		if l.answered && (c.Right || i == l.choice) && c.Because != "" {
+		if l.answered && c.Because != "" {
 			for _, t := range strings.Split(lipgloss.Wrap(oneLine(c.Because), w, " "), "\n") {
 				out = append(out, "     "+st.Because.Render(t))
 			}
