@@ -103,6 +103,7 @@ func (m *Model) lessonNext() tea.Cmd {
 			if l.current().Fresh {
 				return m.reset()
 			}
+			l.carryOver(m.actors)
 			return tea.Batch(m.startChecks(), m.resize())
 		}
 		l.startQuiz()

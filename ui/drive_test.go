@@ -210,7 +210,7 @@ func stepUntilQuiet(d *driver) {
 			d.t.Fatalf("still moving after 300 steps:\n%s", d.screen())
 		}
 		d.press("n")
-		if strings.Contains(d.m.notice, "nothing can move") {
+		if strings.Contains(d.m.notice, "nothing moves") {
 			return
 		}
 		if d.m.err != nil {

@@ -9,6 +9,7 @@ import (
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -27,6 +28,9 @@ const (
 // language (the keys' help stays English, like the rest of the TUI).
 type labels struct {
 	Step, Task, Hint, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking string
+	// Crashed and Stalled say an actor begins the step as the step before
+	// left it (%s: its name), and the key that moves it.
+	Crashed, Stalled string
 }
 
 var paneLabels = map[string]labels{
@@ -35,13 +39,39 @@ var paneLabels = map[string]labels{
 		Question: "Question", Passed: "step passed", Done: "Lesson done",
 		Right: "%d of %d answered right.", Next: "Next: **%s**, `outboxlab --lesson %s` (enter opens it).",
 		Last: "That was the last lesson of the course.", Checking: "checking…",
+		Crashed: "**%s is still crashed** from the step before: `c` restarts it.",
+		Stalled: "**%s is still stalled** from the step before: `s` resumes it.",
 	},
 	"es": {
 		Step: "Paso", Task: "Tarea", Hint: "Pista", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
 		Question: "Pregunta", Passed: "paso superado", Done: "Lección terminada",
 		Right: "%d de %d respuestas correctas.", Next: "Siguiente: **%s**, `outboxlab --lesson %s` (enter la abre).",
 		Last: "Era la última lección del curso.", Checking: "comprobando…",
+		Crashed: "**%s sigue caído** desde el paso anterior: `c` lo reinicia.",
+		Stalled: "**%s sigue detenido** desde el paso anterior: `s` lo reanuda.",
 	},
+}
+
+// carryOver notes the actors a step that continues the previous one's
+// simulator begins with crashed or stalled.
+func (l *lessonPane) carryOver(actors []sim.ActorView) {
+	lb := l.lang()
+	seen := map[string]bool{}
+	for _, a := range actors {
+		if seen[a.Name] {
+			continue // compare mode: one line per actor name
+		}
+		switch a.State {
+		case sim.Crashed:
+			l.carried = append(l.carried, fmt.Sprintf(lb.Crashed, a.Name))
+		case sim.Stalled:
+			l.carried = append(l.carried, fmt.Sprintf(lb.Stalled, a.Name))
+		default:
+			continue
+		}
+		seen[a.Name] = true
+	}
+	l.render()
 }
 
 func labelsFor(lang string) labels {
@@ -92,6 +122,9 @@ type lessonPane struct {
 	choice   int
 	answered bool
 	right    int // questions answered right the first time
+	// carried says which actors begin this step crashed or stalled, as the
+	// step before left them: otherwise the task reads as if all ran.
+	carried []string
 
 	body   []string // the scrolling text, rendered
 	task   []string // the task, rendered (pinned above the checks)
@@ -169,6 +202,7 @@ func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lesson
 
 // startStep shows step i with its checks not yet evaluated.
 func (l *lessonPane) startStep(i int) {
+	l.carried = nil
 	l.step, l.stage = i, stageStep
 	l.outcomes, l.checked, l.showHint = nil, false, false
 	l.offset, l.follow = 0, false
@@ -297,7 +331,11 @@ func (l *lessonPane) render() {
 		if l.stage == stagePassed && st.Why != "" {
 			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Why, st.Why)
 		}
-		l.task = l.markdown(fmt.Sprintf("**%s.** %s", lb.Task, st.Task))
+		task := fmt.Sprintf("**%s.** %s", lb.Task, st.Task)
+		for _, c := range l.carried {
+			task += " " + c
+		}
+		l.task = l.markdown(task)
 	case stageQuiz:
 		title := l.lesson.QuizTitle
 		if title == "" {

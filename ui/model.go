@@ -95,6 +95,7 @@ type Model struct {
 	requests    int
 	brokerDown  bool
 	pgDown      string // PostgreSQL stopped under the simulation: why
+	inFlight    bool   // something waits in an outbox or the broker (the last snapshot)
 	actors      []sim.ActorView
 
 	// A guided lesson (lesson.lesson != nil): its course, the timeline
@@ -313,6 +314,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.now = msg.now
 			m.pipeline, _ = m.pipeline.Update(msg.oracles)
 			m.pipeline, _ = m.pipeline.Update(msg.edges)
+			m.inFlight = false
+			for _, e := range msg.edges.edges {
+				m.inFlight = m.inFlight || e.Queued > 0 || e.Unacked > 0
+			}
 			m.guarantees, _ = m.guarantees.Update(msg.oracles)
 			m.metrics, _ = m.metrics.Update(msg.oracles)
 			if msg.metrics.metrics != nil {
@@ -663,7 +668,7 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 				m.playing = false
 				m.tickTag++
 			}
-			m.notice = "nothing can move now: p sends a payment, t advances the clock, c/s/f/b break something"
+			m.notice = m.stuckNotice()
 		}
 		if a.script && !a.inRun && m.script >= len(m.scriptSteps()) && m.run == "" && m.lesson.lesson == nil {
 			m.notice = "the scene's script is done; keep stepping or break something"
@@ -1060,16 +1065,21 @@ func (m Model) statusView(W int) string {
 	if n := len(m.scriptSteps()); n > 0 {
 		parts = append(parts, st.StatusKey.Render("script ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
 	}
-	line := strings.Join(parts, sep)
+	// What needs the learner comes first, right after the name, so a narrow
+	// terminal cuts the run's details instead.
+	msg := ""
 	switch {
 	case m.simErr != nil:
-		line += sep + st.Error.Render(oneLine(m.simErr.Error()))
+		msg = st.Error.Render(oneLine(m.simErr.Error()))
 	case m.err != nil:
-		line += sep + st.Error.Render(oneLine(m.err.Error()))
+		msg = st.Error.Render(oneLine(m.err.Error()))
 	case m.notice != "":
-		line += sep + st.Notice.Render(m.notice)
+		msg = st.Notice.Render(m.notice)
 	}
-	return fitLine(line, W)
+	if msg != "" {
+		parts = slices.Insert(parts, 1, msg)
+	}
+	return fitLine(strings.Join(parts, sep), W)
 }
 
 func clock(t time.Time) string {

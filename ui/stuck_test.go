@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// When nothing moves, the status line names what would, with its key, and
+// the whole notice fits at 80 columns.
+func TestStatusLineWhenStuck(t *testing.T) {
+	cases := []struct {
+		name     string
+		actors   func([]sim.ActorView) []sim.ActorView
+		pgDown   string
+		inFlight bool
+		want     string
+	}{
+		{"crashed", func(a []sim.ActorView) []sim.ActorView { return with(a, "api", sim.Crashed) }, "", true, "nothing moves: api crashed: c restarts it"},
+		{"stalled", func(a []sim.ActorView) []sim.ActorView { return with(a, "relay-1", sim.Stalled) }, "", true, "nothing moves: relay-1 is stalled: s resumes it"},
+		{"broker_down", func(a []sim.ActorView) []sim.ActorView { return with(a, "broker", sim.Down) }, "", true, "nothing moves: the broker is down: b brings it up"},
+		{"postgres_down", idle, "postmaster pid 7 is gone", false, "nothing moves: PostgreSQL stopped: R starts it"},
+		{"waiting_for_time", idle, "", true, "nothing moves: it waits for time: t moves the clock on"},
+		{"nothing_to_do", idle, "", false, "nothing moves: p sends a payment"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := fixtureModel(t, 80, 24, "outbox", 2)
+			m.setActors(c.actors(fixtureActors()))
+			m.pgDown, m.inFlight = c.pgDown, c.inFlight
+			m.notice = m.stuckNotice()
+			line := ansi.Strip(m.statusView(80))
+			if !strings.Contains(line, c.want) {
+				t.Errorf("status line at 80 columns:\n%s\nwant it to show %q whole", line, c.want)
+			}
+			golden(t, "status_stuck_"+c.name+"_80", line)
+		})
+	}
+}
+
+func idle(a []sim.ActorView) []sim.ActorView {
+	out := make([]sim.ActorView, len(a))
+	for i, v := range a {
+		v.State = sim.Idle
+		out[i] = v
+	}
+	return out
+}
+
+func with(a []sim.ActorView, name string, st sim.ActorState) []sim.ActorView {
+	out := idle(a)
+	for i := range out {
+		if out[i].Name == name {
+			out[i].State = st
+		}
+	}
+	return out
+}
+
+// A step that continues the step before on the same simulator says which
+// actor it begins crashed or stalled, and the key that moves it, in the
+// lesson's language.
+func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
+	for lang, want := range map[string][]string{
+		"en": {"relay-1 is still crashed", "c restarts it", "accounting is still stalled", "s resumes it"},
+		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue detenido", "s lo reanuda"},
+	} {
+		p := lessonInProgress(t, lang, 80, 40)
+		actors := with(fixtureActors(), "relay-1", sim.Crashed)
+		for i := range actors {
+			if actors[i].Name == "accounting" {
+				actors[i].State = sim.Stalled
+			}
+		}
+		p.carryOver(actors)
+		view := plain(p.View())
+		for _, w := range want {
+			if !strings.Contains(oneLine(view), w) {
+				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
+			}
+		}
+		p.startStep(1)
+		if strings.Contains(plain(p.View()), want[0]) {
+			t.Errorf("%s: the note outlived its step", lang)
+		}
+	}
+}
