@@ -9,9 +9,9 @@ import (
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/lessons"
-	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
 )
 
 // lessonStage is where the learner is in a lesson.
