@@ -423,17 +423,13 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
 		return exitUsage
 	}
-	if _, ok := sc.Variants[*variant]; *variant != "" && !ok {
-		fmt.Fprintf(stderr, "outboxlab run: scene %s has no variant %q\n", sc.Name, *variant)
+	opts := sim.RunOptions{Mode: sf.mode, Variant: *variant, Seed: sf.seed, DBPrefix: "run"}
+	set, err := opts.Settings(sc)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
 		return exitUsage
 	}
-	set := sc.Settings
-	if *variant != "" {
-		set = sc.Variants[*variant]
-	}
-	if sf.mode != "" {
-		set.Mode = sf.mode
-	}
+	// Refused before anything boots: the scene cannot run as written.
 	if err := sim.CheckScene(sc, set, pf.databaseURL != ""); err != nil {
 		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
 		return exitUsage
@@ -447,7 +443,6 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 	}
 	defer srv.Stop()
 	enc := json.NewEncoder(stdout)
-	opts := sim.RunOptions{Mode: sf.mode, Variant: *variant, Seed: sf.seed, DBPrefix: "run"}
 	if *asJSON {
 		opts.OnEntry = func(e sim.Entry) { _ = enc.Encode(e) }
 	} else {

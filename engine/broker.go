@@ -648,3 +648,15 @@ func (b *Broker) NextDue() (t time.Time, ok bool) {
 	}
 	return t, ok
 }
+
+// NextAckDeadline is the earliest deadline of an unACKed delivery.
+func (b *Broker) NextAckDeadline() (t time.Time, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.subs {
+		if len(s.due) > 0 && (!ok || s.due[0].deadline.Before(t)) {
+			t, ok = s.due[0].deadline, true
+		}
+	}
+	return t, ok
+}

@@ -25,6 +25,7 @@ package scenes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -132,4 +133,16 @@ func (s Settings) Pipelines() []string {
 		return []string{"naive", "outbox"}
 	}
 	return []string{"outbox"}
+}
+
+// ExpectVariants names the variants the scene's expectations are about, in
+// the order they first appear.
+func (sc *Scene) ExpectVariants() []string {
+	var out []string
+	for _, e := range sc.Expects {
+		if e.Variant != "" && !slices.Contains(out, e.Variant) {
+			out = append(out, e.Variant)
+		}
+	}
+	return out
 }

@@ -19,7 +19,7 @@ func (s *Sim) Do(ctx context.Context, st scenes.Step) error {
 	s.op.Lock()
 	defer s.op.Unlock()
 	defer s.notify()
-	err := s.downErr()
+	err := s.downErr(ctx)
 	if err == nil || st.Cmd == "restart-postgres" {
 		err = s.checkDown(ctx, s.do(ctx, st))
 	}
@@ -35,7 +35,7 @@ func (s *Sim) Step(ctx context.Context) (bool, error) {
 	s.op.Lock()
 	defer s.op.Unlock()
 	defer s.notify()
-	if err := s.downErr(); err != nil {
+	if err := s.downErr(ctx); err != nil {
 		return false, err
 	}
 	moved, err := s.stepAny(ctx)
@@ -376,12 +376,7 @@ func (s *Sim) restartPostgres(ctx context.Context) error {
 	if err := s.srv.Restart(ctx); err != nil {
 		return err
 	}
-	s.pgDown = ""
-	for _, p := range s.pipes {
-		p.pool.Reset()
-	}
-	s.version++
-	s.record(Entry{Actor: "postgres", Kind: "restart", Explain: "PostgreSQL is back after crash recovery: whatever was committed is there"})
+	s.back("PostgreSQL is back after crash recovery: whatever was committed is there")
 	return nil
 }
 

@@ -3,18 +3,24 @@ package sim
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/outboxlab/outboxlab/pg"
 )
 
 // PostgresDownError says PostgreSQL stopped under the simulation (killed,
-// crashed, its machine gone). Every actor stops, the oracle is stale, and
-// only restart-postgres goes on; `run` exits 1 with this one message.
-type PostgresDownError struct{ Reason string }
+// crashed, its machine gone, an external server that does not answer). Every
+// actor stops and the oracle is stale until it is back; `run` exits 1 with
+// this one message.
+type PostgresDownError struct {
+	Reason   string // what happened, e.g. "postmaster pid 4242 is gone (killed, or crashed)"
+	External bool   // a --database-url server: outboxlab cannot start it, only wait for it
+}
 
 func (e *PostgresDownError) Error() string {
+	if e.External {
+		return "PostgreSQL does not answer: " + e.Reason + " — outboxlab goes on when it answers again"
+	}
 	return "PostgreSQL stopped: " + e.Reason + " — restart-postgres starts it again"
 }
 
@@ -31,12 +37,28 @@ func (s *Sim) PostgresDown() string {
 	return s.pgDown
 }
 
-// downErr is the error every operation returns while PostgreSQL is down.
-func (s *Sim) downErr() error {
+// downErr is the error every operation returns while PostgreSQL is down. An
+// external server is asked again each time: outboxlab cannot restart it,
+// so its coming back is how the simulation goes on.
+func (s *Sim) downErr(ctx context.Context) error {
 	if s.pgDown == "" {
 		return nil
 	}
-	return &PostgresDownError{Reason: s.pgDown}
+	if s.srv.External() && s.srv.Alive(ctx) == nil {
+		s.back("PostgreSQL answers again: whatever was committed is there")
+		return nil
+	}
+	return &PostgresDownError{Reason: s.pgDown, External: s.srv.External()}
+}
+
+// back records that the server is up again and lets every actor go on.
+func (s *Sim) back(why string) {
+	s.pgDown = ""
+	for _, p := range s.pipes {
+		p.pool.Reset()
+	}
+	s.version++
+	s.record(Entry{Actor: "postgres", Kind: "restart", Explain: why})
 }
 
 // checkDown looks at the server after an error nobody expected: when
@@ -55,11 +77,15 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	if why == nil || !errors.Is(why, pg.ErrDown) {
 		return cause
 	}
-	s.pgDown = strings.TrimPrefix(why.Error(), "PostgreSQL stopped: ")
+	reason := why.Error()
+	for _, prefix := range []string{"PostgreSQL stopped: ", "PostgreSQL does not answer: "} {
+		reason = strings.TrimPrefix(reason, prefix)
+	}
+	s.pgDown = reason
 	s.version++
-	s.record(Entry{Actor: "postgres", Kind: "down", Explain: fmt.Sprintf(
-		"PostgreSQL stopped: %s. Every actor stops and the guarantees wait for it; restart-postgres starts it again, and whatever was committed will be there", oneLine(s.pgDown))})
-	return s.downErr()
+	err := &PostgresDownError{Reason: reason, External: s.srv.External()}
+	s.record(Entry{Actor: "postgres", Kind: "down", Explain: oneLine(err.Error()) + ". Every actor stops and the guarantees wait for it; whatever was committed will be there"})
+	return err
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

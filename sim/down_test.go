@@ -102,3 +102,39 @@ func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
 		t.Fatalf("after the restart: payments %d lost %d pending %d effects %d, want 2, 0, 0, 4", o.Payments, o.LostEvents, o.Pending, o.Effects)
 	}
 }
+
+// An external server (--database-url) that stops is waited for, not
+// restarted: the simulation says it does not answer, and goes on by itself
+// once it answers again.
+func TestExternalPostgresGoneThenBack(t *testing.T) {
+	priv := privateServer(t)
+	ctx := context.Background()
+	ext, err := pg.Boot(ctx, pg.Options{DatabaseURL: priv.DatabaseURL("postgres")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := parseScene(t, "ext", "title: t\nteaches: t\nrequest\nfinish api\ndrain\nexpect outbox payments == 1\n")
+	s, err := New(ctx, Config{Server: ext, Settings: sc.Settings, DBPrefix: "ext"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doAll(t, s, sc.Steps[:2])
+	kill9(t, priv)
+	err = s.Do(ctx, sc.Steps[2])
+	var down *PostgresDownError
+	if !errors.As(err, &down) || !down.External || !strings.Contains(err.Error(), "goes on when it answers again") {
+		t.Fatalf("drain with the external server gone: %v", err)
+	}
+	if err := s.Do(ctx, parseScene(t, "r", "title: t\nteaches: t\nrestart-postgres\nexpect outbox payments == 1\n").Steps[0]); err == nil ||
+		!strings.Contains(err.Error(), "needs the embedded server") {
+		t.Fatalf("restart-postgres on an external server: %v", err)
+	}
+	if err := priv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	doAll(t, s, sc.Steps[2:])
+	if o := oracleOf(t, s, "outbox"); o.Payments != 1 || o.Effects != 2 || o.Pending != 0 {
+		t.Fatalf("after the server came back: payments %d effects %d pending %d", o.Payments, o.Effects, o.Pending)
+	}
+}

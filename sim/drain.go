@@ -53,28 +53,20 @@ func (s *Sim) drain(ctx context.Context) error {
 			return nil
 		}
 		now := s.clock.Peek()
-		if next.IsZero() || !next.After(now) {
-			// Due now but nobody can take it (a stalled actor holds it, the
-			// broker is down with nothing scheduled).
-			return s.drainStopped(ctx)
-		}
 		fp, err := s.progress(ctx)
 		if err != nil {
 			return err
 		}
-		if fp == last {
-			// The last round changed nothing in any database: what is due
-			// next only repeats. An outbox retry still to come can change
-			// things, so jump to it; with none, nothing ever will.
-			retry, err := s.nextOutboxDue(ctx)
+		if next.IsZero() || !next.After(now) || fp == last {
+			later, err := s.laterChange(ctx, now)
 			if err != nil {
 				return err
 			}
-			if retry.IsZero() {
+			if later.IsZero() {
 				return s.drainStopped(ctx)
 			}
-			if retry.After(next) {
-				next = retry
+			if !next.After(now) || later.After(next) {
+				next = later
 			}
 		}
 		last = fp
@@ -272,4 +264,21 @@ func (p *Pipeline) unsettled() bool {
 		}
 	}
 	return false
+}
+
+// laterChange: the earliest outbox retry or ACK deadline after now.
+func (s *Sim) laterChange(ctx context.Context, now time.Time) (time.Time, error) {
+	retry, err := s.nextOutboxDue(ctx)
+	if err != nil {
+		return retry, err
+	}
+	if !retry.After(now) {
+		retry = time.Time{}
+	}
+	for _, p := range s.pipes {
+		if t, ok := p.broker.NextAckDeadline(); ok && t.After(now) && (retry.IsZero() || t.Before(retry)) {
+			retry = t
+		}
+	}
+	return retry, nil
 }

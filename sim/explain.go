@@ -125,7 +125,10 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (string, error) {
 		if until != nil {
 			return base + "; its lease stays in the table until " + until.Format("15:04:05") + ", then a relay reclaims the row and publishes it again (same id)", nil
 		}
-		return base + "; its lease stays in the table until it expires", nil
+		if s.settings.HoldTx {
+			return base + "; it held its claim's transaction open, so the claim rolled back with it: no lease is left, and a relay can claim the row again now", nil
+		}
+		return base + "; its lease has already expired: a relay can claim the row again now", nil
 	case engine.NaiveCommitted:
 		return base + " — but the payment was already committed and the event never published: it is lost", nil
 	case engine.APICommitted:

@@ -107,7 +107,7 @@ func (s *Sim) Oracles(ctx context.Context) ([]Oracle, error) {
 }
 
 func (s *Sim) oracles(ctx context.Context) ([]Oracle, error) {
-	if err := s.downErr(); err != nil {
+	if err := s.downErr(ctx); err != nil {
 		return nil, err
 	}
 	var out []Oracle

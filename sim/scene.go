@@ -41,8 +41,9 @@ type Result struct {
 	NoneApplied bool
 }
 
-// Settings returns the settings a scene runs with under opts.
-func (o RunOptions) settings(sc *scenes.Scene) (scenes.Settings, error) {
+// Settings returns the settings a scene runs with under o: its variant's,
+// then the mode o asks for.
+func (o RunOptions) Settings(sc *scenes.Scene) (scenes.Settings, error) {
 	set := sc.Settings
 	if o.Variant != "" {
 		v, ok := sc.Variants[o.Variant]
@@ -60,7 +61,7 @@ func (o RunOptions) settings(sc *scenes.Scene) (scenes.Settings, error) {
 // RunScene runs a scene from start to end on fresh databases and checks its
 // expected outcome against the oracle.
 func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOptions) (*Result, error) {
-	set, err := opts.settings(sc)
+	set, err := opts.Settings(sc)
 	if err != nil {
 		return nil, err
 	}

@@ -96,8 +96,9 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 			m.res.summary = answerErr(r.name, m.err)
 		}
 		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error", Explain: m.res.summary})
-		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrAmbiguousCommit) ||
-			errors.Is(m.err, engine.ErrCommitFailed) || errors.Is(m.err, engine.ErrBrokerDown); !known {
+		// A lost COMMIT reply or a failed COMMIT may be PostgreSQL going
+		// away, so only answers that need no server skip the check.
+		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrBrokerDown); !known {
 			// The first actor to fail says so once; if PostgreSQL is gone,
 			// every actor stops here instead of failing again and again.
 			if err := s.checkDown(ctx, m.err); errors.Is(err, ErrPostgresDown) {

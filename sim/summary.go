@@ -85,7 +85,9 @@ func (r *Result) Summaries(variant string) []Summary {
 			Figures: o.Figures(), OldestAge: o.OldestPendingAge, ExpectedHeld: r.Held, NoneApplied: r.NoneApplied,
 		}
 		for _, c := range r.Checks {
-			if c.Expect.Pipeline != o.Pipeline {
+			// A skipped expectation has no pipeline that ran: it goes with
+			// each summary, so none is left out.
+			if c.Expect.Pipeline != o.Pipeline && !c.Skipped {
 				continue
 			}
 			s.Expectations = append(s.Expectations, ExpectResult{
@@ -119,6 +121,8 @@ func (r *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %s expect %s (got %d)\n", mark, c.Expect, c.Got)
 	}
 	switch {
+	case r.NoneApplied && len(r.Checks) == 0:
+		fmt.Fprintf(w, "no expectation is about this run: they all belong to variants (%s), so nothing was checked; run one with --variant NAME\n", strings.Join(r.Scene.ExpectVariants(), ", "))
 	case r.NoneApplied:
 		fmt.Fprintf(w, "no expectation applies in mode %s: each names a pipeline this mode does not run, so nothing was checked (run it in the scene's own mode, %s)\n", r.Settings.Mode, r.Scene.Settings.Mode)
 	case r.Held:

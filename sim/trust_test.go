@@ -205,6 +205,73 @@ expect outbox lost_events == 0
 	if out := explainFailure(res); !strings.Contains(out, "no expectation applies") {
 		t.Fatalf("the summary does not say so:\n%s", out)
 	}
+	sums := res.Summaries("")
+	if len(sums) != 1 || len(sums[0].Expectations) != 1 || !sums[0].Expectations[0].Skipped || sums[0].Expectations[0].Line != 5 {
+		t.Fatalf("the JSON summary leaves out the skipped expectation: %+v", sums)
+	}
+
+	// Expectations that all belong to variants: said as such.
+	only := parseScene(t, "only-variant", `title: t
+teaches: t
+variant: wrong consumer: select-then-insert
+request
+drain
+expect variant=wrong outbox ledger_entries == 1
+`)
+	res = run(t, only, RunOptions{})
+	if out := explainFailure(res); res.Held || !strings.Contains(out, "they all belong to variants (wrong)") {
+		t.Fatalf("held %v:\n%s", res.Held, out)
+	}
+}
+
+// A drain does not stop while an ACK deadline to come can still change
+// things: version 2 is refused while version 1 waits, unACKed, with the
+// broker after its consumer crashed; at the ack timeout version 1 is
+// redelivered and both apply.
+func TestDrainWaitsForAnAckDeadline(t *testing.T) {
+	for _, order := range []string{"none", "by-aggregate"} {
+		sc := parseScene(t, "gap-crash", `title: t
+teaches: t
+order: `+order+`
+request
+capture
+finish api
+finish relay-1
+crash accounting at consumer.inbox_inserted
+drain
+expect outbox ledger_entries == 1
+expect outbox lost_events == 0
+expect outbox pending == 0
+`)
+		res := run(t, sc, RunOptions{})
+		if !res.Held {
+			t.Fatalf("order %s:\n%s", order, explainFailure(res))
+		}
+		for _, e := range res.Timeline {
+			if e.Kind == "stuck" {
+				t.Errorf("order %s: the drain said it was stuck: %s", order, e.Explain)
+			}
+		}
+	}
+}
+
+// A crash of the relay that holds its transaction while publishing leaves no
+// lease: the explanation says so instead of promising one.
+func TestHoldTransactionCrashLeavesNoLease(t *testing.T) {
+	sc := parseScene(t, "hold", `title: t
+teaches: t
+relay: hold-transaction
+crash relay-1 at relay.published
+request
+drain
+expect outbox payments == 1
+`)
+	res := run(t, sc, RunOptions{})
+	for _, e := range res.Timeline {
+		if e.Kind == "crash" && !strings.Contains(e.Explain, "no lease is left") {
+			t.Errorf("crash explained as %q", e.Explain)
+		}
+	}
 }
 
 // The figures an expect line may name (scenes.Figures) are exactly the

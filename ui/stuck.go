@@ -31,6 +31,9 @@ func (m Model) stuckCause() string {
 		}
 	}
 	if m.pgDown != "" {
+		if m.srv != nil && m.srv.External() {
+			return "PostgreSQL does not answer: n tries again"
+		}
 		return "PostgreSQL stopped: R starts it"
 	}
 	if m.inFlight {
