@@ -10,13 +10,16 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// chooserPane is the small dialog behind c and s: first which actor, then
-// now or at which checkpoint (or restart a crashed actor, resume a stalled one).
+// chooserPane is the small dialog behind c, s, m and T: for c and s first
+// which actor, then now or at which checkpoint (or restart a crashed actor,
+// resume a stalled one); for m which actor, then one step, finish, or until
+// a checkpoint; for T how far to move the clock. Every item has a number:
+// its digit chooses it at once, which is how hints write key paths.
 type chooserPane struct {
 	st    *Styles
 	keys  chooserKeys
 	w, h  int
-	fault string // crash | stall
+	fault string // crash | stall | move | advance
 	actor string // "" while choosing the actor
 	items []choice
 	cur   int
@@ -30,7 +33,7 @@ type choice struct {
 	note  string
 }
 
-type chooserKeys struct{ Up, Down, Choose, Back key.Binding }
+type chooserKeys struct{ Up, Down, Choose, Number, Back key.Binding }
 
 // faultChosenMsg is the command the dialog built.
 type faultChosenMsg struct{ step scenes.Step }
@@ -43,14 +46,15 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "up")),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "choose by number")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
-	seen := map[string]bool{}
-	for _, a := range actors {
-		if a.Name == "broker" || seen[a.Name] {
-			continue
-		}
-		seen[a.Name] = true
+	if fault == "advance" {
+		c.actor = "clock"
+		c.items = c.whatItems()
+		return c
+	}
+	for _, a := range chooserActors(actors) {
 		note := a.State.String()
 		if a.At != "" {
 			note += " at " + string(a.At)
@@ -66,7 +70,22 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 
 func (c *chooserPane) SetSize(w, h int) { c.w, c.h = w, h }
 func (c chooserPane) ShortHelp() []key.Binding {
-	return []key.Binding{c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
+	return []key.Binding{c.keys.Number, c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
+}
+
+// chooserActors are the actors a chooser lists, in its numbered order: the
+// pipeline view's order, the broker left out, each name once.
+func chooserActors(actors []sim.ActorView) []sim.ActorView {
+	var out []sim.ActorView
+	seen := map[string]bool{}
+	for _, a := range actors {
+		if a.Name == "broker" || seen[a.Name] {
+			continue
+		}
+		seen[a.Name] = true
+		out = append(out, a)
+	}
+	return out
 }
 func (c chooserPane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
@@ -82,6 +101,13 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 		c.cur = (c.cur + 1) % max(1, len(c.items))
 	case key.Matches(k, c.keys.Back):
 		return c, func() tea.Msg { return closeChooserMsg{} }
+	case key.Matches(k, c.keys.Number):
+		i := int(k.String()[0] - '1')
+		if i >= len(c.items) {
+			return c, nil
+		}
+		c.cur = i
+		return c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	case key.Matches(k, c.keys.Choose):
 		if len(c.items) == 0 {
 			return c, func() tea.Msg { return closeChooserMsg{} }
@@ -99,9 +125,30 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 	return c, nil
 }
 
+// advanceBy are the clock moves T offers: short ones for a retry's backoff,
+// one past the default lease and ack timeout, long ones for retention.
+var advanceBy = []string{"1s", "3s", "10s", "31s", "2m", "5m"}
+
 // whatItems are the second question's answers for the chosen actor.
 func (c chooserPane) whatItems() []choice {
 	state := c.actorStates[c.actor]
+	switch c.fault {
+	case "advance":
+		var out []choice
+		for _, d := range advanceBy {
+			out = append(out, choice{label: d, value: d, note: "the virtual clock moves " + d + " forward"})
+		}
+		return out
+	case "move":
+		out := []choice{
+			{label: "one step", value: "step", note: "to its next checkpoint"},
+			{label: "finish", value: "finish", note: "until it has nothing left to do"},
+		}
+		for _, cp := range checkpointsFor(c.actor) {
+			out = append(out, choice{label: "until " + cp, value: cp, note: "step it until it reaches " + cp})
+		}
+		return out
+	}
 	switch {
 	case c.fault == "crash" && state == sim.Crashed:
 		return []choice{{label: "restart", value: "restart", note: "a new process (a relay gets a new worker id)"}}
@@ -119,6 +166,16 @@ func (c chooserPane) whatItems() []choice {
 }
 
 func (c chooserPane) step(what string) scenes.Step {
+	switch c.fault {
+	case "advance":
+		return scenes.Step{Cmd: "advance", Args: []string{what}}
+	case "move":
+		switch what {
+		case "step", "finish":
+			return scenes.Step{Cmd: what, Args: []string{c.actor}}
+		}
+		return scenes.Step{Cmd: "until", Args: []string{c.actor, what}}
+	}
 	switch what {
 	case "restart":
 		return scenes.Step{Cmd: "restart", Args: []string{c.actor}}
@@ -155,7 +212,12 @@ func checkpointsFor(actor string) []string {
 func (c chooserPane) View() string {
 	ds := c.st.Dialog
 	q := fmt.Sprintf("%s which actor?", c.fault)
-	if c.actor != "" {
+	switch {
+	case c.fault == "advance":
+		q = "advance the clock by?"
+	case c.fault == "move" && c.actor != "":
+		q = fmt.Sprintf("move %s how far?", c.actor)
+	case c.actor != "":
 		q = fmt.Sprintf("%s %s when?", c.fault, c.actor)
 	}
 	lines := []string{ds.Title.Render(q), ""}
@@ -165,8 +227,8 @@ func (c chooserPane) View() string {
 		if i == c.cur {
 			mark, s = "▸ ", ds.Selected
 		}
-		lines = append(lines, s.Render(mark+pad(it.label, 26))+" "+ds.Hint.Render(it.note))
+		lines = append(lines, s.Render(mark+pad(fmt.Sprintf("%d %s", i+1, it.label), 28))+" "+ds.Hint.Render(it.note))
 	}
-	lines = append(lines, "", ds.Hint.Render("↑/↓ choose · enter confirm · esc cancel"))
+	lines = append(lines, "", ds.Hint.Render("1-9 or ↑/↓ enter choose · esc cancel"))
 	return ds.Box.Render(strings.Join(lines, "\n"))
 }

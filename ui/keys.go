@@ -8,6 +8,8 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Play      key.Binding
 	Step      key.Binding
+	Move      key.Binding
+	Drain     key.Binding
 	Crash     key.Binding
 	Stall     key.Binding
 	Duplicate key.Binding
@@ -15,8 +17,13 @@ type KeyMap struct {
 	RestartPG key.Binding
 	FailNext  key.Binding
 	Payment   key.Binding
+	Poison    key.Binding
+	Capture   key.Binding
 	Resend    key.Binding
+	Reuse     key.Binding
+	Requeue   key.Binding
 	Advance   key.Binding
+	AdvanceBy key.Binding
 	Faster    key.Binding
 	Slower    key.Binding
 	Reset     key.Binding
@@ -37,6 +44,8 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "run/pause")),
 		Step:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "step")),
+		Move:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "move one actor")),
+		Drain:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain")),
 		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
 		Stall:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stall")),
 		Duplicate: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "duplicate next delivery")),
@@ -44,8 +53,13 @@ func DefaultKeyMap() KeyMap {
 		RestartPG: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "restart PostgreSQL")),
 		FailNext:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fail next commit")),
 		Payment:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "payment")),
+		Poison:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "poison payment")),
+		Capture:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "capture last payment")),
 		Resend:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "resend same key")),
+		Reuse:     key.NewBinding(key.WithKeys("I"), key.WithHelp("I", "same key, other body")),
+		Requeue:   key.NewBinding(key.WithKeys("Q"), key.WithHelp("Q", "requeue dead letters")),
 		Advance:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "advance clock")),
+		AdvanceBy: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "advance clock by…")),
 		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
 		Reset:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset scene")),
@@ -68,8 +82,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is every global key, in columns: drive, break, view.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Play, k.Step, k.Faster, k.Slower, k.Advance, k.Reset},
-		{k.Payment, k.Resend, k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker, k.RestartPG},
+		{k.Play, k.Step, k.Move, k.Drain, k.Faster, k.Slower, k.Advance, k.AdvanceBy, k.Reset},
+		{k.Payment, k.Poison, k.Capture, k.Resend, k.Reuse, k.Requeue},
+		{k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker, k.RestartPG},
 		{k.Compare, k.NextPane, k.Scenes, k.Help, k.Quit},
 		{k.Next, k.Hint, k.Choose},
 	}
@@ -77,7 +92,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 
 // all lists every binding, for enabling and disabling them as a group.
 func (k *KeyMap) all() []*key.Binding {
-	return []*key.Binding{&k.Play, &k.Step, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.RestartPG, &k.FailNext,
+	return []*key.Binding{&k.Play, &k.Step, &k.Move, &k.Drain, &k.Poison, &k.Capture, &k.Reuse, &k.Requeue, &k.AdvanceBy, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.RestartPG, &k.FailNext,
 		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
 		&k.Hint, &k.Next, &k.Choose}
 }

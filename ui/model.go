@@ -477,14 +477,28 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Slower):
 		m.speed = max(0, m.speed-1)
 		return m, nil
-	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall):
+	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall), key.Matches(msg, k.Move), key.Matches(msg, k.AdvanceBy):
 		fault := "crash"
-		if key.Matches(msg, k.Stall) {
+		switch {
+		case key.Matches(msg, k.Stall):
 			fault = "stall"
+		case key.Matches(msg, k.Move):
+			fault = "move"
+		case key.Matches(msg, k.AdvanceBy):
+			fault = "advance"
 		}
 		m.chooser = newChooserPane(m.st, fault, m.actors)
 		m.showChooser = true
 		return m, nil
+	case key.Matches(msg, k.Drain):
+		m.notice = ""
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "drain"}, user: true})
+	case key.Matches(msg, k.Requeue):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "requeue"}, user: true})
+	case key.Matches(msg, k.Capture):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "capture"}, user: true})
+	case key.Matches(msg, k.Reuse):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend-other"}, user: true})
 	case key.Matches(msg, k.Duplicate):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "duplicate"}, user: true})
 	case key.Matches(msg, k.Broker):
@@ -501,11 +515,16 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.enqueue(action{kind: actDo, step: failCommitStep(kind, m.settings), user: true}))
 		}
 		return m, tea.Batch(cmds...)
-	case key.Matches(msg, k.Payment):
+	case key.Matches(msg, k.Payment), key.Matches(msg, k.Poison):
 		m.requests++
 		st := scenes.Step{Cmd: "request", KV: map[string]string{
 			"amount": fmt.Sprint(1000 + 250*m.requests), "client": "acme", "key": fmt.Sprintf("k-%d", m.requests),
 		}}
+		if key.Matches(msg, k.Poison) {
+			// Its payload fails the topic's schema: the broker refuses it
+			// every time, until the relay dead-letters it (S15).
+			st.Args = []string{"poison"}
+		}
 		m.updateKeys()
 		return m, m.enqueue(action{kind: actDo, step: st, user: true})
 	case key.Matches(msg, k.Resend):
@@ -741,6 +760,7 @@ func (m *Model) updateKeys() {
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
 	k.Compare.SetEnabled(running && m.settings.Mode == "compare")
 	k.Resend.SetEnabled(running && m.requests > 0)
+	k.Reuse.SetEnabled(running && m.requests > 0)
 	// An external server (--database-url) is not outboxlab's to stop.
 	k.RestartPG.SetEnabled(running && m.srv != nil && !m.srv.External())
 	if m.pgDown != "" {
