@@ -27,7 +27,7 @@ const (
 // labels are the few words the lesson pane writes itself, in the lesson's
 // language (the keys' help stays English, like the rest of the TUI).
 type labels struct {
-	Step, Task, Hint, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking string
+	Step, Task, Hint, Keys, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking string
 	// Crashed and Stalled say an actor begins the step as the step before
 	// left it (%s: its name), and the key that moves it.
 	Crashed, Stalled string
@@ -35,7 +35,7 @@ type labels struct {
 
 var paneLabels = map[string]labels{
 	"en": {
-		Step: "Step", Task: "Task", Hint: "Hint", Why: "Why", Quiz: "Check your understanding",
+		Step: "Step", Task: "Task", Hint: "Hint", Keys: "Keys", Why: "Why", Quiz: "Check your understanding",
 		Question: "Question", Passed: "step passed", Done: "Lesson done",
 		Right: "%d of %d answered right.", Next: "Next: **%s**, `outboxlab --lesson %s` (enter opens it).",
 		Last: "That was the last lesson of the course.", Checking: "checking…",
@@ -43,7 +43,7 @@ var paneLabels = map[string]labels{
 		Stalled: "**%s is still stalled** from the step before: `s` resumes it.",
 	},
 	"es": {
-		Step: "Paso", Task: "Tarea", Hint: "Pista", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
+		Step: "Paso", Task: "Tarea", Hint: "Pista", Keys: "Teclas", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
 		Question: "Pregunta", Passed: "paso superado", Done: "Lección terminada",
 		Right: "%d de %d respuestas correctas.", Next: "Siguiente: **%s**, `outboxlab --lesson %s` (enter la abre).",
 		Last: "Era la última lección del curso.", Checking: "comprobando…",
@@ -122,6 +122,9 @@ type lessonPane struct {
 	choice   int
 	answered bool
 	right    int // questions answered right the first time
+	// keyHint is the step's solution as key presses (keyPath), shown with
+	// the hint.
+	keyHint string
 	// carried says which actors begin this step crashed or stalled, as the
 	// step before left them: otherwise the task reads as if all ran.
 	carried []string
@@ -202,7 +205,7 @@ func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lesson
 
 // startStep shows step i with its checks not yet evaluated.
 func (l *lessonPane) startStep(i int) {
-	l.carried = nil
+	l.carried, l.keyHint = nil, ""
 	l.step, l.stage = i, stageStep
 	l.outcomes, l.checked, l.showHint = nil, false, false
 	l.offset, l.follow = 0, false
@@ -325,6 +328,10 @@ func (l *lessonPane) render() {
 			fmt.Fprintf(&md, "# %s\n\n%s\n\n", l.lesson.Title, l.lesson.Intro)
 		}
 		fmt.Fprintf(&md, "## %s %d/%d · %s\n\n%s\n\n", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, st.Read)
+		if l.showHint && l.keyHint != "" {
+			// The keys first: the written hint may add words, never replace them.
+			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Keys, l.keyHint)
+		}
 		if l.showHint && st.Hint != "" {
 			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Hint, st.Hint)
 		}

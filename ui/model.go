@@ -433,6 +433,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
 	case key.Matches(msg, k.Hint):
+		if st := m.lesson.current(); st != nil {
+			m.lesson.keyHint = keyHint(st.Solution, m.actors, m.settings)
+		}
 		m.lesson.toggleHint()
 		m.updateKeys()
 		return m, m.resize()

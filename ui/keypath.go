@@ -1,0 +1,129 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// keyPath is the one table from scene commands to the keys that do them in
+// the TUI: lessons' hints show it, and the test that passes every lesson by
+// keys alone presses it. actors are the actors on screen (the choosers
+// number them in this order), set the simulation's settings.
+func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]string, error) {
+	arg := func(i int) string {
+		if i < len(st.Args) {
+			return st.Args[i]
+		}
+		return ""
+	}
+	actor := func() (string, error) {
+		for i, a := range chooserActors(actors) {
+			if a.Name == arg(0) {
+				return fmt.Sprint(i + 1), nil
+			}
+		}
+		return "", fmt.Errorf("%s: no actor %q on screen", st, arg(0))
+	}
+	// item numbers a checkpoint in an actor's list, after first fixed items.
+	item := func(first int, cp string) (string, error) {
+		i := slices.Index(checkpointsFor(arg(0)), cp)
+		if i < 0 || first+i+1 > 9 {
+			return "", fmt.Errorf("%s: %s is not in %s's list", st, cp, arg(0))
+		}
+		return fmt.Sprint(first + i + 1), nil
+	}
+	chooser := func(k string, first int, cp string) ([]string, error) {
+		n, err := actor()
+		if err != nil {
+			return nil, err
+		}
+		if cp == "" {
+			return []string{k, n, "1"}, nil
+		}
+		i, err := item(first, cp)
+		return []string{k, n, i}, err
+	}
+	switch st.Cmd {
+	case "request":
+		if slices.Contains(st.Args, "poison") {
+			return []string{"P"}, nil
+		}
+		return []string{"p"}, nil
+	case "capture":
+		return []string{"C"}, nil
+	case "resend":
+		return []string{"i"}, nil
+	case "resend-other":
+		return []string{"I"}, nil
+	case "crash":
+		// "now" (or "restart", for a crashed actor) is item 1.
+		if arg(1) == "at" {
+			return chooser("c", 1, arg(2))
+		}
+		return chooser("c", 0, "")
+	case "restart":
+		return chooser("c", 0, "")
+	case "stall":
+		return chooser("s", 0, arg(2))
+	case "resume":
+		return chooser("s", 0, "")
+	case "step":
+		if arg(1) != "" && arg(1) != "1" {
+			return nil, fmt.Errorf("%s: one step a key press (m ACTOR 1), %s times", st, arg(1))
+		}
+		return chooser("m", 0, "")
+	case "finish":
+		n, err := actor()
+		return []string{"m", n, "2"}, err
+	case "until":
+		return chooser("m", 2, arg(1))
+	case "fail-commit":
+		for _, kind := range set.Pipelines() {
+			if f := failCommitStep(kind, set); f.String() == st.String() {
+				return []string{"f"}, nil
+			}
+		}
+		return nil, fmt.Errorf("%s: f fails the next COMMIT where the writer commits; no key arms another checkpoint", st)
+	case "duplicate":
+		return []string{"d"}, nil
+	case "broker":
+		return []string{"b"}, nil
+	case "restart-postgres":
+		return []string{"R"}, nil
+	case "advance":
+		if d, err := time.ParseDuration(arg(0)); err == nil && d == set.Lease+time.Second {
+			return []string{"t"}, nil
+		}
+		if i := slices.Index(advanceBy, arg(0)); i >= 0 {
+			return []string{"T", fmt.Sprint(i + 1)}, nil
+		}
+		return nil, fmt.Errorf("%s: T offers %s", st, strings.Join(advanceBy, ", "))
+	case "run":
+		return []string{"space"}, nil
+	case "drain":
+		return []string{"D"}, nil
+	case "requeue":
+		return []string{"Q"}, nil
+	}
+	return nil, fmt.Errorf("%s: no key does this yet", st)
+}
+
+// keyHint writes a lesson step's solution as keys, each path followed by
+// the command it performs: `p` request · `m 1 2` finish api · `D` drain.
+func keyHint(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string {
+	var parts []string
+	for _, st := range solution {
+		keys, err := keyPath(st, actors, set)
+		if err != nil {
+			parts = append(parts, st.String())
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %s", strings.Join(keys, " "), st))
+	}
+	return strings.Join(parts, " · ")
+}

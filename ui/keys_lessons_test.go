@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxlab/outboxlab/lessons"
+)
+
+// Every lesson, in both languages, is passed by key presses alone: for each
+// step the learner opens the hint (h), reads the keys it shows, presses
+// them, and the step's checks pass; then the quiz is answered by number.
+// The keys come from the step's solution through keyPath, the same table
+// the hint is drawn from, and the test asserts the hint shows them.
+func TestEveryLessonByKeysAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays every lesson twice on the real database")
+	}
+	for _, lang := range lessons.Langs {
+		course, err := lessons.Load(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range course {
+			t.Run(lang+"/"+l.Name, func(t *testing.T) {
+				start, presses := time.Now(), 0
+				d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+				press := func(keys ...string) {
+					presses += len(keys)
+					d.press(keys...)
+				}
+				press("+", "+", "+") // the fastest autoplay: 16 steps a second
+				for i, step := range d.m.lesson.lesson.Steps {
+					if d.m.lesson.step != i {
+						t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
+					}
+					press("h")
+					for _, st := range step.Solution {
+						keys, err := keyPath(st, d.m.actors, d.m.settings)
+						if err != nil {
+							t.Fatalf("step %d: %v", i+1, err)
+						}
+						if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(oneLine(d.m.lesson.keyHint), shown) {
+							t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
+						}
+						press(keys...)
+						if keys[0] == "space" {
+							d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+							d.settle()
+						}
+						if d.m.err != nil {
+							t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
+						}
+					}
+					d.waitFor("the step to pass", func(m Model) bool { return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy })
+					d.settle()
+					if d.m.lesson.stage != stagePassed {
+						t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
+					}
+					press("enter")
+					if step := d.m.lesson.current(); step != nil && step.Fresh {
+						d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
+						d.settle()
+					}
+				}
+				for _, q := range d.m.lesson.lesson.Quiz {
+					press(string(rune('1'+q.Answer())), "enter", "enter")
+				}
+				if d.m.lesson.stage != stageDone {
+					t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
+				}
+				t.Logf("%s/%s by keys: %d presses, %v", lang, l.Name, presses, time.Since(start).Round(time.Millisecond))
+			})
+		}
+	}
+}
