@@ -123,7 +123,8 @@ func keyHint(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings
 			parts = append(parts, st.String())
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("`%s` %s", strings.Join(keys, " "), st))
+		// No-break spaces keep a key path on one line when the pane wraps.
+		parts = append(parts, fmt.Sprintf("`%s` %s", strings.Join(keys, "\u00a0"), st))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -42,7 +42,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 						if err != nil {
 							t.Fatalf("step %d: %v", i+1, err)
 						}
-						if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(oneLine(d.m.lesson.keyHint), shown) {
+						if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
 							t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
 						}
 						press(keys...)
@@ -54,7 +54,9 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 							t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
 						}
 					}
-					d.waitFor("the step to pass", func(m Model) bool { return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy })
+					d.waitFor("the step to pass", func(m Model) bool {
+						return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy
+					})
 					d.settle()
 					if d.m.lesson.stage != stagePassed {
 						t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
