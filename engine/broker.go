@@ -232,6 +232,13 @@ func (b *Broker) DuplicateNext() {
 	b.mu.Unlock()
 }
 
+// DuplicateArmed reports whether the next delivery will be handed out twice.
+func (b *Broker) DuplicateArmed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dupNext
+}
+
 // Changed returns a channel closed the next time something becomes
 // deliverable (a publish, a nack, the broker coming back), for wait loops.
 func (b *Broker) Changed() <-chan struct{} {

@@ -53,8 +53,8 @@ type Command struct {
 var Commands = []Command{
 	{"request [amount=N] [client=C] [key=K] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
 	{"capture", "the API captures the last payment: a second event of the same aggregate (version 2)", noArgs},
-	{"resend", "send the last request again, same Idempotency-Key and body", noArgs},
-	{"resend-other", "send the last request's Idempotency-Key with another body (rejected: 422)", noArgs},
+	{"resend [key=K]", "send the last request (or the last with Idempotency-Key K) again, same key and body", checkKeyOnly},
+	{"resend-other [key=K]", "send the last request's Idempotency-Key (or K) with another body (rejected: 422)", checkKeyOnly},
 	{"crash ACTOR [at CHECKPOINT]", "kill the actor now, or when it reaches CHECKPOINT: its connection closes without COMMIT", checkActorAt(false)},
 	{"stall ACTOR at CHECKPOINT", "hold the actor at CHECKPOINT until resumed (past its lease, say)", checkActorAt(true)},
 	{"resume ACTOR", "let a stalled actor go on", checkActor},
@@ -337,6 +337,18 @@ func commandWords() []string {
 func noArgs(s *Step) error {
 	if len(s.Args) > 0 || len(s.KV) > 0 {
 		return fmt.Errorf("takes no arguments")
+	}
+	return nil
+}
+
+func checkKeyOnly(s *Step) error {
+	if len(s.Args) > 0 {
+		return fmt.Errorf("unexpected %q", s.Args[0])
+	}
+	for k, v := range s.KV {
+		if k != "key" || v == "" {
+			return fmt.Errorf("only key=K (not %s=%s)", k, v)
+		}
 	}
 	return nil
 }

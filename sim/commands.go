@@ -53,7 +53,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 	case "request":
 		return s.request(st)
 	case "resend", "resend-other":
-		return s.resend(st.Cmd == "resend-other")
+		return s.resend(st.Cmd == "resend-other", st.KV["key"])
 	case "capture":
 		return s.capture()
 	case "crash", "stall", "fail-commit", "drop-commit":
@@ -226,6 +226,9 @@ func (s *Sim) enqueue(rq request, explain string) {
 		r := rq
 		p.requests = append(p.requests, r)
 		p.lastReq = &r
+		if k := r.req.IdempotencyKey; k != "" {
+			p.keyed[k] = r
+		}
 	}
 	s.version++
 	s.record(Entry{Actor: "client", Kind: "command", PaymentID: rq.req.PaymentID.String(), Explain: explain})
@@ -234,11 +237,20 @@ func (s *Sim) enqueue(rq request, explain string) {
 // resend repeats the last request as an HTTP client retry would: the same
 // Idempotency-Key and the same ids it made once (S21); other=true changes
 // the body under the same key.
-func (s *Sim) resend(other bool) error {
+// key names the request to repeat, the latest sent with that key ("" for
+// the latest request of all).
+func (s *Sim) resend(other bool, key string) error {
 	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
 		return scriptf("no earlier request to resend: send one first")
 	}
 	rq := *s.pipes[0].lastReq
+	if key != "" {
+		keyed, ok := s.pipes[0].keyed[key]
+		if !ok {
+			return scriptf("no earlier request with Idempotency-Key %s to resend", key)
+		}
+		rq = keyed
+	}
 	what := "the client retries the same request"
 	if rq.req.IdempotencyKey == "" {
 		what += " (no Idempotency-Key: the server cannot tell it is a retry)"

@@ -31,7 +31,8 @@ type Pipeline struct {
 	byName   map[string]*runner
 
 	requests []request  // waiting for the api (or naive) actor
-	lastReq  *request   // for resend
+	lastReq  *request           // for resend
+	keyed    map[string]request // the latest request sent with each Idempotency-Key
 	replies  []response // what the API answered
 }
 
@@ -56,7 +57,7 @@ const topic = engine.TopicPayments
 var consumerNames = []string{"accounting", "notifications"}
 
 func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
-	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}}
+	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, keyed: map[string]request{}}
 	p.db = s.dbPrefix + "_" + kind
 	if err := s.srv.ResetDatabase(ctx, p.db); err != nil {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)

@@ -208,7 +208,11 @@ func (s *Sim) Actors() []ActorView {
 		if p.broker.Down() {
 			st = Down
 		}
-		out = append(out, ActorView{Pipeline: p.Kind, Name: "broker", State: st})
+		v := ActorView{Pipeline: p.Kind, Name: "broker", State: st}
+		if p.broker.DuplicateArmed() {
+			v.Armed = []string{"duplicate"} // the next delivery goes out twice
+		}
+		out = append(out, v)
 	}
 	return out
 }

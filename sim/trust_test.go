@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -350,4 +351,45 @@ func TestStepLimitNamesWhatKeepsMoving(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	t.Log(err)
+}
+
+// The broker's view says a duplicate is armed, and stops saying it once the
+// doubled delivery went out.
+func TestDuplicateArmedIsVisible(t *testing.T) {
+	sc := parseScene(t, "dup", "title: t\nteaches: t\nduplicate\nexpect outbox payments == 0\n")
+	s := newSim(t, sc)
+	doAll(t, s, sc.Steps)
+	armed := func() bool {
+		for _, a := range s.Actors() {
+			if a.Name == "broker" {
+				return slices.Contains(a.Armed, "duplicate")
+			}
+		}
+		return false
+	}
+	if !armed() {
+		t.Fatal("duplicate not shown armed on the broker")
+	}
+	doAll(t, s, parseScene(t, "r", "title: t\nteaches: t\nrequest\ndrain\nexpect outbox payments == 1\n").Steps)
+	if armed() {
+		t.Fatal("still armed after the doubled delivery")
+	}
+}
+
+// resend key=K repeats the request sent with that key, not whichever was
+// sent last: the learner's payment, not the script's.
+func TestResendByKey(t *testing.T) {
+	sc := parseScene(t, "rk", `title: t
+teaches: t
+request key=mine amount=700
+request amount=900
+resend key=mine
+drain
+expect outbox payments == 2
+expect outbox replays == 1
+`)
+	res := run(t, sc, RunOptions{})
+	if !res.Held {
+		t.Fatalf("%s", explainFailure(res))
+	}
 }

@@ -57,7 +57,7 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 	case "capture":
 		return []string{"C"}, nil
 	case "resend":
-		return []string{"i"}, nil
+		return []string{"i"}, nil // the learner's last p payment, by its key
 	case "resend-other":
 		return []string{"I"}, nil
 	case "crash":

@@ -449,14 +449,23 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.resize()
 	case key.Matches(msg, k.Scenes):
 		m.showPicker = true
-		m.picker.selectScene(m.scene.Name)
-		return m, m.resize()
+		return m, tea.Batch(m.picker.open(m.scene.Name), m.resize())
 	case key.Matches(msg, k.NextPane):
 		m.nextFocus()
 		return m, nil
 	case key.Matches(msg, k.Compare):
-		m.compareView = !m.compareView
-		return m, m.resize()
+		switch {
+		case m.settings.Mode == "compare":
+			m.compareView = !m.compareView
+			return m, m.resize()
+		case m.lesson.lesson != nil:
+			m.notice = "a lesson keeps its own mode: v compares in a scene (/ opens one)"
+			return m, nil
+		}
+		// Outside compare mode, v switches to it: the scene starts again
+		// with the naive dual write beside the outbox, side by side.
+		m.opts.Mode, m.compareView = "compare", true
+		return m, m.reset()
 	case key.Matches(msg, k.Reset):
 		if m.lesson.lesson != nil {
 			m.restartStep()
@@ -501,7 +510,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Capture):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "capture"}, user: true})
 	case key.Matches(msg, k.Reuse):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend-other"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend-other", KV: map[string]string{"key": fmt.Sprintf("k-%d", m.requests)}}, user: true})
 	case key.Matches(msg, k.Duplicate):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "duplicate"}, user: true})
 	case key.Matches(msg, k.Broker):
@@ -531,7 +540,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.updateKeys()
 		return m, m.enqueue(action{kind: actDo, step: st, user: true})
 	case key.Matches(msg, k.Resend):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend"}, user: true})
+		// The learner's own last payment, by its key: not a request the
+		// scene's script sent since.
+		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend", KV: map[string]string{"key": fmt.Sprintf("k-%d", m.requests)}}, user: true})
 	case key.Matches(msg, k.Advance):
 		d := m.settings.Lease + time.Second
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "advance", Args: []string{d.String()}}, user: true})
@@ -761,7 +772,7 @@ func (m *Model) updateKeys() {
 	k.Quit.SetEnabled(true)
 	k.Help.SetEnabled(m.phase == phaseRunning)
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
-	k.Compare.SetEnabled(running && m.settings.Mode == "compare")
+	k.Compare.SetEnabled(running)
 	k.Resend.SetEnabled(running && m.requests > 0)
 	k.Reuse.SetEnabled(running && m.requests > 0)
 	// An external server (--database-url) is not outboxlab's to stop.
@@ -783,9 +794,12 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Play.SetHelp("space", "run")
 	}
-	if m.compareView {
+	switch {
+	case m.settings.Mode != "compare":
+		k.Compare.SetHelp("v", "compare with the naive dual write")
+	case m.compareView:
 		k.Compare.SetHelp("v", "main view")
-	} else {
+	default:
 		k.Compare.SetHelp("v", "compare view")
 	}
 	m.updateLessonKeys()

@@ -72,6 +72,17 @@ func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
 	}
 }
 
+// open shows the list on the scene on screen, already filtering: the `/`
+// that opened it is the list's own filter key, so typing filters at once
+// instead of moving the cursor (j, k) or quitting (q).
+func (p *pickerPane) open(scene string) tea.Cmd {
+	p.list.ResetFilter()
+	p.selectScene(scene)
+	var cmd tea.Cmd
+	p.list, cmd = p.list.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+	return cmd
+}
+
 // selectScene moves the cursor to the named scene.
 func (p *pickerPane) selectScene(name string) {
 	for i, it := range p.list.Items() {

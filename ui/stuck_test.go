@@ -87,3 +87,45 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 		}
 	}
 }
+
+// d arms a duplicate on the broker: the pipeline shows it armed (⚑) until
+// the delivery it doubles.
+func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
+	p := newPipelinePane(testStyles())
+	actors := idle(fixtureActors())
+	for i := range actors {
+		if actors[i].Name == "broker" {
+			actors[i].Armed = []string{"duplicate"}
+		}
+	}
+	p, _ = p.Update(actorsMsg{actors})
+	p.SetSize(120, 6)
+	if v := plain(p.View()); !strings.Contains(v, "broker ⚑ duplicate") {
+		t.Errorf("the armed duplicate is not on the broker:\n%s", v)
+	}
+}
+
+// v outside compare mode switches to it (the scene starts again with the
+// naive dual write beside the outbox); i resends the learner's own last
+// payment even after the scene's script sent another.
+func TestCompareKeyAndResendByKeys(t *testing.T) {
+	d := newDriver(t, Options{Scene: "idempotency-key"})
+	d.press("p")
+	d.press("n") // the script's first line: a request of its own
+	d.press("i")
+	var mine string
+	for _, e := range d.m.timeline.entries {
+		if e.Actor == "client" && strings.Contains(e.Explain, "retries") {
+			mine = e.Explain
+		}
+	}
+	if !strings.Contains(mine, "Idempotency-Key k-1") {
+		t.Fatalf("i resent %q, want the learner's k-1", mine)
+	}
+	d.press("v")
+	d.waitFor("compare mode", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
+	d.settle()
+	if !d.m.compareView || len(d.m.sim.Pipelines()) != 2 {
+		t.Fatalf("v did not open compare mode: view %v, %d pipelines", d.m.compareView, len(d.m.sim.Pipelines()))
+	}
+}
