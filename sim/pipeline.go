@@ -30,10 +30,10 @@ type Pipeline struct {
 	runners  []*runner
 	byName   map[string]*runner
 
-	requests []request  // waiting for the api (or naive) actor
+	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
 	keyed    map[string]request // the latest request sent with each Idempotency-Key
-	replies  []response // what the API answered
+	replies  []response         // what the API answered
 }
 
 // request is one operation a client sends: a payment, or the capture of an
