@@ -129,3 +129,18 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 		t.Fatalf("v did not open compare mode: view %v, %d pipelines", d.m.compareView, len(d.m.sim.Pipelines()))
 	}
 }
+
+// At the README's 120 columns a timeline line keeps its consequence: the
+// naive crash's "it is lost" wraps instead of being cut.
+func TestTimelineKeepsTheConsequence(t *testing.T) {
+	p := newTimelinePane(testStyles())
+	e := sim.Entry{Actor: "naive", Kind: "crash", Checkpoint: "naive.committed",
+		Explain: "naive crashed at naive.committed: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost"}
+	p, _ = p.Update(timelineMsg{from: 0, entries: []sim.Entry{e}})
+	for _, w := range []int{120, 80} {
+		p.SetSize(w, 6)
+		if v := oneLine(plain(p.View())); !strings.Contains(v, "it is lost") {
+			t.Errorf("at %d columns the consequence is cut:\n%s", w, plain(p.View()))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -144,14 +145,23 @@ func (t timelinePane) View() string {
 	if t.sel < 0 {
 		end = len(t.entries)
 	}
-	start := max(0, end-body)
-	for i := start; i < end; i++ {
-		l := t.entryLine(t.entries[i])
+	// Entries fill the body from the newest one shown upwards; a long
+	// explanation wraps (up to entryMaxLines), so its consequence, usually
+	// its last clause, stays on screen.
+	var rows []string
+	for i := end - 1; i >= 0 && len(rows) < body; i-- {
+		el := t.entryLines(t.entries[i], entryMaxLines)
 		if i == sel && (t.sel >= 0 || t.showSQL) {
-			l = t.st.Timeline.Selected.Render(fitLine(stripped(l), t.w))
+			for j, l := range el {
+				el[j] = t.st.Timeline.Selected.Render(fitLine(stripped(l), t.w))
+			}
 		}
-		lines = append(lines, l)
+		rows = append(el, rows...)
 	}
+	if len(rows) > body {
+		rows = rows[len(rows)-body:]
+	}
+	lines = append(lines, rows...)
 	lines = fitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
 	return block(strings.Join(lines, "\n"), t.w, t.h)
@@ -195,6 +205,58 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 	}
 	sb.WriteString(ts.Explain.Render(strings.TrimSpace(e.Explain)))
 	return sb.String()
+}
+
+// entryMaxLines is how many lines one entry may take.
+const entryMaxLines = 3
+
+// entryLines is one entry wrapped to the pane: its explanation continues
+// under itself, in at most n lines (the last cut with … if it still does
+// not fit).
+func (t timelinePane) entryLines(e sim.Entry, n int) []string {
+	one := t.entryLine(e)
+	if ansi.StringWidth(one) <= t.w {
+		return []string{one}
+	}
+	ts := t.st.Timeline
+	explain := strings.TrimSpace(e.Explain)
+	head := strings.TrimSuffix(one, ts.Explain.Render(explain)) // time, actor, what, [statement]
+	indent := ansi.StringWidth(head)
+	if e.Statement != "" {
+		indent -= ansi.StringWidth("[" + e.Statement + "] ")
+	}
+	first := t.w - ansi.StringWidth(head)
+	rest := t.w - indent
+	if first < 12 || rest < 20 {
+		return []string{one} // too narrow to wrap usefully: cut instead
+	}
+	words := strings.Fields(explain)
+	var out []string
+	line, width := "", first
+	for _, w := range words {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+			line += " " + w
+		default:
+			out = append(out, line)
+			line, width = w, rest
+		}
+	}
+	out = append(out, line)
+	if len(out) > n {
+		out = append(out[:n-1], strings.Join(out[n-1:], " "))
+	}
+	lines := make([]string, len(out))
+	for i, l := range out {
+		if i == 0 {
+			lines[i] = head + ts.Explain.Render(l)
+			continue
+		}
+		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)
+	}
+	return lines
 }
 
 // detail is the selected entry's explanation, ids and SQL, in at most n lines.
