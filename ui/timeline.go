@@ -6,8 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -208,7 +208,7 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 }
 
 // entryMaxLines is how many lines one entry may take.
-const entryMaxLines = 3
+const entryMaxLines = 4
 
 // entryLines is one entry wrapped to the pane: its explanation continues
 // under itself, in at most n lines (the last cut with … if it still does
