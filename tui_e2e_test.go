@@ -84,7 +84,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	term.waitFor("the first scene ready", regexp.MustCompile(`p payment`), 90*time.Second)
 	term.keys("/")
 	term.waitFor("the scene picker", regexp.MustCompile(`(?i)crash-after-publish`), 10*time.Second)
-	term.keys("/", "p", "u", "b", "l", "i", "s", "h", "Enter")
+	term.keys("p", "u", "b", "l", "i", "s", "h", "Enter") // typing after / filters at once
 	// The list marks the selected scene with a bar; move it to ours.
 	selected := regexp.MustCompile(`│ crash-after-publish`)
 	for i := 0; i < 16 && !selected.MatchString(term.screen()); i++ {
@@ -101,12 +101,12 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	term.keys("c")
 	term.waitFor("the crash chooser", regexp.MustCompile(`crash which actor\?`), 10*time.Second)
 	// Move down to relay-1, whatever its place in the list.
-	for i := 0; i < 6 && !regexp.MustCompile(`▸ relay-1`).MatchString(term.screen()); i++ {
+	for i := 0; i < 6 && !regexp.MustCompile(`▸ [0-9] relay-1`).MatchString(term.screen()); i++ {
 		term.keys("Down")
 	}
 	term.keys("Enter")
 	term.waitFor("the when chooser", regexp.MustCompile(`crash relay-1 when\?`), 10*time.Second)
-	for i := 0; i < 8 && !regexp.MustCompile(`▸ at relay\.published`).MatchString(term.screen()); i++ {
+	for i := 0; i < 8 && !regexp.MustCompile(`▸ [0-9] at relay\.published`).MatchString(term.screen()); i++ {
 		term.keys("Down")
 	}
 	term.keys("Enter")
@@ -128,4 +128,49 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	if !strings.Contains(term.screen(), "EXITED 0") {
 		t.Errorf("outboxlab did not exit 0")
 	}
+}
+
+// The race lesson, the one a learner could not do from the keyboard, done
+// through the built binary with the keys its hint shows: two accounting
+// workers reach the inbox insert with the same message, and the step passes.
+func TestRaceLessonByKeysInTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is not installed: .ci/run installs it (apt-get install tmux)")
+		}
+		t.Skip("tmux is not installed (apt-get install tmux) — the end-to-end terminal test needs it")
+	}
+	bin := filepath.Join(t.TempDir(), "outboxlab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := tempDataDir(t)
+	state := t.TempDir() // progress.json goes here, not into the user's state
+	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-race-%d", os.Getpid())}
+	cmd := fmt.Sprintf("XDG_STATE_HOME=%s %s --data-dir %s --lesson race --lang en; echo EXITED $?; sleep 30", state, bin, dir)
+	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", cmd); err != nil {
+		t.Fatalf("tmux new-session: %v %s", err, out)
+	}
+	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
+	term.waitFor("the lesson ready for keys", regexp.MustCompile(`p payment`), 90*time.Second)
+	term.keys("h")
+	hint := term.waitFor("the hint with its keys", regexp.MustCompile(`Keys\.`), 10*time.Second)
+	hint = strings.ReplaceAll(hint, "\u00a0", " ") // a key path's no-break spaces
+	for _, path := range []string{"m 3 4", "m 4 4"} {
+		if !strings.Contains(hint, path) {
+			t.Errorf("the hint does not show %q:\n%s", path, hint)
+		}
+	}
+	// p payment · m 1 2 finish api · m 2 2 finish relay-1 · d duplicate ·
+	// m 3 4 until accounting consumer.inbox_inserted · m 4 4 the same for
+	// accounting-2 · D drain
+	for _, k := range []string{"p", "m", "1", "2", "m", "2", "2", "d", "m", "3", "4", "m", "4", "4", "D"} {
+		term.keys(k)
+		time.Sleep(150 * time.Millisecond)
+	}
+	// The step's checks (both workers at the inbox insert, two ledger
+	// entries, one duplicate effect) passed on the real database.
+	term.waitFor("the step passed", regexp.MustCompile(`step passed`), 60*time.Second)
+	term.keys("q")
+	term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
 }
