@@ -435,8 +435,12 @@ func (m Model) captionLines(w int) []string {
 	if m.caption == "" {
 		return []string{""}
 	}
-	return strings.Split(lipgloss.Wrap(m.caption, max(10, w-2), " "), "\n")
+	return strings.Split(lipgloss.Wrap(unmark(m.caption), max(10, w-2), " "), "\n")
 }
+
+// unmark drops the Markdown marks a lesson's text carries (`code`,
+// **bold**): a caption is plain text, and raw backticks read as noise.
+var unmark = strings.NewReplacer("`", "", "**", "").Replace
 
 // captionView draws the caption, h lines, full width.
 func (m Model) captionView(w, h int) string {

@@ -144,3 +144,14 @@ func TestTimelineKeepsTheConsequence(t *testing.T) {
 		}
 	}
 }
+
+// play's captions are plain text: a lesson's `code` and **bold** marks are
+// not shown raw.
+func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
+	m := fixtureModel(t, 120, 40, "outbox", 1)
+	m.caption = "Step 1/2 · Task: send a payment (`request`), then **crash** relay-1"
+	got := strings.Join(m.captionLines(120), " ")
+	if strings.ContainsAny(got, "`*") || !strings.Contains(got, "send a payment (request), then crash relay-1") {
+		t.Errorf("caption %q", got)
+	}
+}
