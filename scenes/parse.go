@@ -377,10 +377,26 @@ func checkRequest(s *Step) error {
 }
 
 func validActor(a string) error {
+	if pipe, name, ok := strings.Cut(a, "/"); ok {
+		if pipe != "naive" && pipe != "outbox" {
+			return fmt.Errorf("actor %q: %q is not a pipeline (naive or outbox)", a, pipe)
+		}
+		a = name
+	}
 	if !slices.Contains(Actors, a) {
-		return fmt.Errorf("unknown actor %q (known: %s)", a, strings.Join(Actors, ", "))
+		return fmt.Errorf("unknown actor %q (known: %s; in compare mode naive/NAME or outbox/NAME names one pipeline's)", a, strings.Join(Actors, ", "))
 	}
 	return nil
+}
+
+// SplitActor splits an actor as a scene names it: "outbox/accounting" is the
+// outbox pipeline's accounting, "accounting" that of every pipeline that runs
+// one (compare mode runs two).
+func SplitActor(a string) (pipeline, name string) {
+	if p, n, ok := strings.Cut(a, "/"); ok {
+		return p, n
+	}
+	return "", a
 }
 
 func validCheckpoint(c string) error {

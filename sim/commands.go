@@ -145,9 +145,13 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 // eachActor applies fn to the named actor in every pipeline that has it. An
 // actor of a pipeline this mode does not run is skipped (said on the
 // timeline; found is false); one the scene does not run at all is refused.
-func (s *Sim) eachActor(name string, fn func(*runner) error) error {
+func (s *Sim) eachActor(actor string, fn func(*runner) error) error {
+	pipe, name := scenes.SplitActor(actor)
 	found := false
 	for _, p := range s.pipes {
+		if pipe != "" && p.Kind != pipe {
+			continue
+		}
 		if r, ok := p.byName[name]; ok {
 			found = true
 			if err := fn(r); err != nil {
@@ -158,7 +162,7 @@ func (s *Sim) eachActor(name string, fn func(*runner) error) error {
 	if found {
 		return nil
 	}
-	skip, why := absence(name, s.settings)
+	skip, why := absence(actor, s.settings)
 	if why != "" {
 		return scriptf("%s", why)
 	}

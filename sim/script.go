@@ -43,7 +43,20 @@ func CheckScene(sc *scenes.Scene, set scenes.Settings, external bool) error {
 // skip when it belongs to a pipeline this mode does not run (a compare scene
 // run in one mode: nothing to do), else the reason it cannot be named at all.
 // Both are empty when the actor runs.
-func absence(name string, set scenes.Settings) (skip, why string) {
+func absence(actor string, set scenes.Settings) (skip, why string) {
+	pipe, name := scenes.SplitActor(actor)
+	if pipe != "" {
+		if !slices.Contains(set.Pipelines(), pipe) {
+			return fmt.Sprintf("%s does not run in %s mode: nothing to do", actor, set.Mode), ""
+		}
+		if !slices.Contains(actorsOf(pipe, set), name) {
+			if _, why := absence(name, set); why != "" {
+				return "", why
+			}
+			return "", fmt.Sprintf("the %s pipeline has no %s", pipe, name)
+		}
+		return "", ""
+	}
 	for _, kind := range set.Pipelines() {
 		if slices.Contains(actorsOf(kind, set), name) {
 			return "", ""

@@ -19,7 +19,12 @@ type chooserPane struct {
 	st    *Styles
 	keys  chooserKeys
 	w, h  int
-	fault string // crash | stall | move | advance
+	fault string // crash | stall | move | advance | fail
+	naive string // the naive writer's order, for fail
+	// pickPipeline: the actor chosen runs in both pipelines, and the
+	// pipeline is the question on screen.
+	pickPipeline bool
+	shared       map[string]bool
 	actor string // "" while choosing the actor
 	items []choice
 	cur   int
@@ -35,8 +40,9 @@ type choice struct {
 
 type chooserKeys struct{ Up, Down, Choose, Number, Back key.Binding }
 
-// faultChosenMsg is the command the dialog built.
-type faultChosenMsg struct{ step scenes.Step }
+// faultChosenMsg is the commands the dialog built (fail in compare mode,
+// both pipelines: two).
+type faultChosenMsg struct{ steps []scenes.Step }
 
 // closeChooserMsg closes the dialog without doing anything.
 type closeChooserMsg struct{}
@@ -54,16 +60,35 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 		c.items = c.whatItems()
 		return c
 	}
-	for _, a := range chooserActors(actors) {
-		note := a.State.String()
-		if a.At != "" {
-			note += " at " + string(a.At)
+	if fault == "fail" {
+		// Compare mode runs two writers: which one's next COMMIT fails.
+		c.actor = "writer"
+		c.items = []choice{
+			{label: "naive", value: "naive", note: "the dual write's next COMMIT"},
+			{label: "api", value: "api", note: "the outbox writer's next COMMIT"},
+			{label: "both", value: "both", note: "each pipeline's writer"},
 		}
-		c.items = append(c.items, choice{label: a.Name, value: a.Name, note: note})
+		return c
 	}
 	c.actorStates = map[string]sim.ActorState{}
+	c.shared = map[string]bool{}
+	for _, a := range chooserActors(actors) {
+		note := a.view.State.String()
+		if a.view.At != "" {
+			note += " at " + string(a.view.At)
+		}
+		label := a.value
+		if a.shared {
+			label += " (naive, outbox)"
+		}
+		c.items = append(c.items, choice{label: label, value: a.value, note: note})
+		c.shared[a.value] = a.shared
+	}
 	for _, a := range actors {
-		c.actorStates[a.Name] = a.State
+		c.actorStates[a.Pipeline+"/"+a.Name] = a.State
+		if _, ok := c.actorStates[a.Name]; !ok {
+			c.actorStates[a.Name] = a.State
+		}
 	}
 	return c
 }
@@ -73,20 +98,41 @@ func (c chooserPane) ShortHelp() []key.Binding {
 	return []key.Binding{c.keys.Number, c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
 }
 
+// actorChoice is one actor a chooser lists, by name, with its state; shared
+// says both pipelines run one of that name (compare mode), so the chooser
+// then asks which pipeline's.
+type actorChoice struct {
+	value  string
+	view   sim.ActorView
+	shared bool
+}
+
 // chooserActors are the actors a chooser lists, in its numbered order: the
 // pipeline view's order, the broker left out, each name once.
-func chooserActors(actors []sim.ActorView) []sim.ActorView {
-	var out []sim.ActorView
-	seen := map[string]bool{}
+func chooserActors(actors []sim.ActorView) []actorChoice {
+	var out []actorChoice
+	at := map[string]int{}
 	for _, a := range actors {
-		if a.Name == "broker" || seen[a.Name] {
+		if a.Name == "broker" {
 			continue
 		}
-		seen[a.Name] = true
-		out = append(out, a)
+		if i, ok := at[a.Name]; ok {
+			out[i].shared = true
+			continue
+		}
+		at[a.Name] = len(out)
+		out = append(out, actorChoice{value: a.Name, view: a})
 	}
 	return out
 }
+
+// pipelineItems are the answers to "which pipeline's?" for a shared actor.
+var pipelineItems = []choice{
+	{label: "both", value: "", note: "the naive pipeline's and the outbox pipeline's"},
+	{label: "naive", value: "naive/", note: "the dual write's only"},
+	{label: "outbox", value: "outbox/", note: "the outbox pipeline's only"},
+}
+
 func (c chooserPane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
 func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
@@ -115,12 +161,21 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 		it := c.items[c.cur]
 		if c.actor == "" {
 			c.actor = it.value
-			c.items = c.whatItems()
 			c.cur = 0
+			if c.shared[it.value] {
+				c.pickPipeline, c.items = true, pipelineItems
+				return c, nil
+			}
+			c.items = c.whatItems()
 			return c, nil
 		}
-		step := c.step(it.value)
-		return c, func() tea.Msg { return faultChosenMsg{step} }
+		if c.pickPipeline {
+			c.actor, c.pickPipeline = it.value+c.actor, false
+			c.items, c.cur = c.whatItems(), 0
+			return c, nil
+		}
+		steps := c.steps(it.value)
+		return c, func() tea.Msg { return faultChosenMsg{steps} }
 	}
 	return c, nil
 }
@@ -165,6 +220,20 @@ func (c chooserPane) whatItems() []choice {
 	return out
 }
 
+func (c chooserPane) steps(what string) []scenes.Step {
+	if c.fault == "fail" {
+		set := scenes.Settings{Mode: "compare", Naive: c.naive}
+		switch what {
+		case "naive":
+			return []scenes.Step{failCommitStep("naive", set)}
+		case "api":
+			return []scenes.Step{failCommitStep("outbox", set)}
+		}
+		return []scenes.Step{failCommitStep("naive", set), failCommitStep("outbox", set)}
+	}
+	return []scenes.Step{c.step(what)}
+}
+
 func (c chooserPane) step(what string) scenes.Step {
 	switch c.fault {
 	case "advance":
@@ -189,6 +258,7 @@ func (c chooserPane) step(what string) scenes.Step {
 
 // checkpointsFor lists the checkpoints an actor can reach.
 func checkpointsFor(actor string) []string {
+	_, actor = scenes.SplitActor(actor)
 	var prefixes []string
 	switch role(actor) {
 	case roleWriter:
@@ -215,19 +285,27 @@ func (c chooserPane) View() string {
 	switch {
 	case c.fault == "advance":
 		q = "advance the clock by?"
+	case c.fault == "fail":
+		q = "fail the next COMMIT of which writer?"
+	case c.pickPipeline:
+		q = fmt.Sprintf("%s which pipeline's %s?", c.fault, c.actor)
 	case c.fault == "move" && c.actor != "":
 		q = fmt.Sprintf("move %s how far?", c.actor)
 	case c.actor != "":
 		q = fmt.Sprintf("%s %s when?", c.fault, c.actor)
 	}
 	lines := []string{ds.Title.Render(q), ""}
+	lw := 26
+	for i, it := range c.items {
+		lw = max(lw, len(fmt.Sprintf("%d %s", i+1, it.label))+2)
+	}
 	for i, it := range c.items {
 		mark := "  "
 		s := ds.Item
 		if i == c.cur {
 			mark, s = "▸ ", ds.Selected
 		}
-		lines = append(lines, s.Render(mark+pad(fmt.Sprintf("%d %s", i+1, it.label), 28))+" "+ds.Hint.Render(it.note))
+		lines = append(lines, s.Render(mark+pad(fmt.Sprintf("%d %s", i+1, it.label), lw))+" "+ds.Hint.Render(it.note))
 	}
 	lines = append(lines, "", ds.Hint.Render("1-9 or ↑/↓ enter choose · esc cancel"))
 	return ds.Box.Render(strings.Join(lines, "\n"))

@@ -244,9 +244,38 @@ func TestChooserGolden(t *testing.T) {
 	c, _ = c.Update(keyPress("down"))
 	c, _ = c.Update(keyPress("down"))
 	_, cmd := c.Update(keyPress("enter"))
-	got := cmd().(faultChosenMsg).step
-	if got.String() != "crash relay-1 at relay.published" {
-		t.Errorf("chosen %q, want crash relay-1 at relay.published", got)
+	got := cmd().(faultChosenMsg).steps
+	if len(got) != 1 || got[0].String() != "crash relay-1 at relay.published" {
+		t.Errorf("chosen %v, want crash relay-1 at relay.published", got)
+	}
+
+	// In compare mode an actor both pipelines run can be hit in one only,
+	// and f asks which writer's COMMIT fails.
+	c = newChooserPane(testStyles(), "crash", fixtureCompareActors())
+	golden(t, "chooser_compare", c.View())
+	keys, err := keyPath(scenes.Step{Cmd: "crash", Args: []string{"outbox/accounting"}}, fixtureCompareActors(), scenes.Settings{Mode: "compare"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 4 {
+		t.Fatalf("keys %v: want c, the actor, the pipeline, now", keys)
+	}
+	c, _ = c.Update(keyPress(keys[1]))
+	golden(t, "chooser_compare_pipeline", c.View())
+	c, _ = c.Update(keyPress(keys[2]))
+	_, cmd = c.Update(keyPress(keys[3]))
+	if got := cmd().(faultChosenMsg).steps; len(got) != 1 || got[0].String() != "crash outbox/accounting" {
+		t.Errorf("%v chose %v, want crash outbox/accounting", keys, got)
+	}
+	f := newChooserPane(testStyles(), "fail", fixtureCompareActors())
+	f.naive = "publish-then-commit"
+	_, cmd = f.Update(keyPress("1"))
+	if got := cmd().(faultChosenMsg).steps; len(got) != 1 || got[0].String() != "fail-commit naive at naive.published" {
+		t.Errorf("f then 1 chose %v, want only the naive writer's commit", got)
+	}
+	_, cmd = f.Update(keyPress("3"))
+	if got := cmd().(faultChosenMsg).steps; len(got) != 2 {
+		t.Errorf("f then 3 (both) chose %v", got)
 	}
 }
 

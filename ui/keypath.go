@@ -21,10 +21,22 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 		}
 		return ""
 	}
+	// actor is the key (or keys) that pick arg(0) in a chooser: its number,
+	// then for an actor both pipelines run, which pipeline's (1 both,
+	// 2 naive, 3 outbox).
 	actor := func() (string, error) {
+		pipe, name := scenes.SplitActor(arg(0))
 		for i, a := range chooserActors(actors) {
-			if a.Name == arg(0) {
+			if a.value != name {
+				continue
+			}
+			if !a.shared {
 				return fmt.Sprint(i + 1), nil
+			}
+			for j, p := range pipelineItems {
+				if p.value == pipe+"/" || p.value == "" && pipe == "" {
+					return fmt.Sprintf("%d %d", i+1, j+1), nil
+				}
 			}
 		}
 		return "", fmt.Errorf("%s: no actor %q on screen", st, arg(0))
@@ -42,11 +54,12 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 		if err != nil {
 			return nil, err
 		}
+		keys := append([]string{k}, strings.Fields(n)...)
 		if cp == "" {
-			return []string{k, n, "1"}, nil
+			return append(keys, "1"), nil
 		}
 		i, err := item(first, cp)
-		return []string{k, n, i}, err
+		return append(keys, i), err
 	}
 	switch st.Cmd {
 	case "request":
@@ -79,12 +92,15 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 		return chooser("m", 0, "")
 	case "finish":
 		n, err := actor()
-		return []string{"m", n, "2"}, err
+		return append(append([]string{"m"}, strings.Fields(n)...), "2"), err
 	case "until":
 		return chooser("m", 2, arg(1))
 	case "fail-commit":
-		for _, kind := range set.Pipelines() {
+		for i, kind := range set.Pipelines() {
 			if f := failCommitStep(kind, set); f.String() == st.String() {
+				if set.Mode == "compare" {
+					return []string{"f", fmt.Sprint(i + 1)}, nil // naive 1, api 2
+				}
 				return []string{"f"}, nil
 			}
 		}

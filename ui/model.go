@@ -383,7 +383,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case faultChosenMsg:
 		m.showChooser = false
-		return m, m.enqueue(action{kind: actDo, step: msg.step, user: true})
+		var cmds []tea.Cmd
+		for _, st := range msg.steps {
+			cmds = append(cmds, m.enqueue(action{kind: actDo, step: st, user: true}))
+		}
+		return m, tea.Batch(cmds...)
 
 	case closeChooserMsg:
 		m.showChooser = false
@@ -522,11 +526,15 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.RestartPG):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "restart-postgres"}, user: true})
 	case key.Matches(msg, k.FailNext):
-		var cmds []tea.Cmd
-		for _, kind := range m.settings.Pipelines() {
-			cmds = append(cmds, m.enqueue(action{kind: actDo, step: failCommitStep(kind, m.settings), user: true}))
+		if m.settings.Mode == "compare" {
+			// Two writers run: ask which one's COMMIT fails, rather than
+			// arm both (a lesson's later step would be done already).
+			m.chooser = newChooserPane(m.st, "fail", m.actors)
+			m.chooser.naive = m.settings.Naive
+			m.showChooser = true
+			return m, nil
 		}
-		return m, tea.Batch(cmds...)
+		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
 	case key.Matches(msg, k.Payment), key.Matches(msg, k.Poison):
 		m.requests++
 		st := scenes.Step{Cmd: "request", KV: map[string]string{

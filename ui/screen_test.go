@@ -71,9 +71,9 @@ func TestScreenGolden(t *testing.T) {
 		keys       []string
 		wantInView []string
 	}{
-		{"screen_120x40", 120, 40, "", nil, []string{"Pipeline", "Tables", "Timeline", "Guarantees", "Metrics", "Lesson"}},
+		{"screen_120x40", 120, 40, "", nil, []string{"Pipeline", "Tables", "Timeline", "Guarantees", "Metrics", "Scene what it teaches"}},
 		{"screen_80x24", 80, 24, "", nil, []string{"Pipeline", "Tables", "Timeline", "Guarantees"}},
-		{"screen_160x50", 160, 50, "", nil, []string{"Metrics", "Lesson"}},
+		{"screen_160x50", 160, 50, "", nil, []string{"Metrics", "Scene what it teaches"}},
 		{"screen_compare_view_120x40", 120, 40, "compare", []string{"v"}, []string{"Naive", "Outbox", "Timeline"}},
 		{"screen_compare_80x24", 80, 24, "compare", nil, []string{"naive", "outbox"}},
 		{"screen_help_120x40", 120, 40, "", []string{"?"}, []string{"duplicate next delivery", "fail next commit"}},
