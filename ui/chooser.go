@@ -25,9 +25,9 @@ type chooserPane struct {
 	// pipeline is the question on screen.
 	pickPipeline bool
 	shared       map[string]bool
-	actor string // "" while choosing the actor
-	items []choice
-	cur   int
+	actor        string // "" while choosing the actor
+	items        []choice
+	cur          int
 
 	actorStates map[string]sim.ActorState
 }
