@@ -234,10 +234,9 @@ func (m Model) lessonLayout(s screen) screen {
 	y += ph
 	rest := bodyH - ph
 	if W >= 110 {
-		rw := 50
-		if W >= 150 {
-			rw = 64
-		}
+		// The lesson pane grows with the terminal (two fifths of it, 50
+		// to 100 columns): a check line or a query is read whole there.
+		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
 		gh := min(1+2*len(m.settings.Pipelines()), rest/4)
 		tlh := max(6, (rest-gh)/2)

@@ -155,3 +155,15 @@ func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 		t.Errorf("caption %q", got)
 	}
 }
+
+// The lesson pane grows with the terminal: at 250 columns a check line is
+// read whole, at 120 the pane keeps its 50.
+func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
+	for _, c := range []struct{ w, min, max int }{{120, 50, 50}, {160, 60, 70}, {250, 95, 100}} {
+		m := fixtureModel(t, c.w, 50, "outbox", 1)
+		s := m.lessonLayout(screen{body: rect{0, 1, c.w, 48}})
+		if s.lesson.w < c.min || s.lesson.w > c.max {
+			t.Errorf("at %d columns the lesson pane is %d wide, want %d to %d", c.w, s.lesson.w, c.min, c.max)
+		}
+	}
+}
