@@ -490,6 +490,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	defer stop()
 	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
+	// The simulator's tables are in databases of their own, one per
+	// pipeline, as its last session left them.
+	for _, kind := range []string{"outbox", "naive"} {
+		fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(ui.DefaultDBPrefix+"_"+kind))
+	}
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 	<-ctx.Done()
 	if err := srv.Stop(); err != nil {

@@ -41,12 +41,17 @@ func TestServeStopsServerOnSignals(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bufio.NewScanner(out)
-			ready := false
+			ready, psql := false, false
 			for lines.Scan() {
+				// It says how to open the simulator's own databases.
+				psql = psql || strings.HasPrefix(lines.Text(), "outbox:") && strings.Contains(lines.Text(), "psql '") && strings.Contains(lines.Text(), "/tui_outbox")
 				if strings.HasPrefix(lines.Text(), "serving") {
 					ready = true
 					break
 				}
+			}
+			if !psql {
+				t.Error("serve does not print the psql command for the simulator's outbox database")
 			}
 			if !ready {
 				_ = cmd.Process.Kill()

@@ -122,6 +122,9 @@ type lessonPane struct {
 	choice   int
 	answered bool
 	right    int // questions answered right the first time
+	// psql are the commands that open the databases on screen, for a look
+	// from another terminal.
+	psql []string
 	// keyHint is the step's solution as key presses (keyPath), shown with
 	// the hint.
 	keyHint string
@@ -499,6 +502,9 @@ func (l lessonPane) sceneView() string {
 		if f.Name == "version" || f.Name == "listening" {
 			lines = append(lines, " "+l.st.App.Muted.Render(f.Name+": "+f.Value))
 		}
+	}
+	for _, p := range l.psql {
+		lines = append(lines, " "+l.st.App.Muted.Render(p))
 	}
 	return block(strings.Join(lines, "\n"), l.w, l.h)
 }

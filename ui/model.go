@@ -207,6 +207,14 @@ func (m *Model) buildSim() tea.Cmd {
 		facts := m.lesson.facts
 		m.lesson = newLessonPane(m.st, m.scene)
 		m.lesson.facts = facts
+	}
+	// The databases on screen, for psql in another terminal: the same
+	// tables, live.
+	m.lesson.psql = nil
+	if m.srv != nil {
+		for _, kind := range m.settings.Pipelines() {
+			m.lesson.psql = append(m.lesson.psql, "psql '"+m.srv.DatabaseURL(m.opts.DBPrefix+"_"+kind)+"'")
+		}
 	} else if m.lesson.stage <= stagePassed {
 		m.lesson.startStep(m.lesson.step)
 	}

@@ -33,7 +33,7 @@ type Options struct {
 	Seed uint64
 	// Mode overrides the scene's mode: "", "outbox", "naive" or "compare".
 	Mode string
-	// DBPrefix names the simulation's databases; default "tui".
+	// DBPrefix names the simulation's databases; default DefaultDBPrefix.
 	DBPrefix string
 	// Autoplay starts the scene running instead of paused.
 	Autoplay bool
@@ -58,6 +58,9 @@ type Options struct {
 	// this file ("" = none).
 	Record string
 }
+
+// DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.
+const DefaultDBPrefix = "tui"
 
 // UsageError is bad input in Options (an unknown scene or mode, a malformed
 // scene file): the caller's to fix, reported before anything boots.
@@ -157,7 +160,7 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 // returned.
 func Run(ctx context.Context, opts Options) (runErr error) {
 	if opts.DBPrefix == "" {
-		opts.DBPrefix = "tui"
+		opts.DBPrefix = DefaultDBPrefix
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
