@@ -858,7 +858,12 @@ func (m Model) helpView() string {
 	if m.opts.Play {
 		return m.help.View(combinedHelp{global: m.keys})
 	}
-	return m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
+	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
+	if m.help.ShowAll && len(m.lesson.psql) > 0 {
+		// The full help also says how to look at the same tables with psql.
+		v += "\n" + m.st.App.Muted.Render("from another terminal: "+strings.Join(m.lesson.psql, "\n                       "))
+	}
+	return v
 }
 
 func (m Model) focusedHelp() help.KeyMap {
