@@ -14,6 +14,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/riverqueue/river v0.51.2
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.2
+	golang.org/x/text v0.43.0
 )
 
 require (
@@ -53,5 +54,4 @@ require (
 	golang.org/x/net v0.39.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 )

@@ -63,10 +63,11 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 	if fault == "fail" {
 		// Compare mode runs two writers: which one's next COMMIT fails.
 		c.actor = "writer"
+		w := st.Words
 		c.items = []choice{
-			{label: "naive", value: "naive", note: "the dual write's next COMMIT"},
-			{label: "api", value: "api", note: "the outbox writer's next COMMIT"},
-			{label: "both", value: "both", note: "each pipeline's writer"},
+			{label: "naive", value: "naive", note: w.T("the dual write's next COMMIT")},
+			{label: "api", value: "api", note: w.T("the outbox writer's next COMMIT")},
+			{label: w.T("both"), value: "both", note: w.T("each pipeline's writer")},
 		}
 		return c
 	}
@@ -126,11 +127,17 @@ func chooserActors(actors []sim.ActorView) []actorChoice {
 	return out
 }
 
-// pipelineItems are the answers to "which pipeline's?" for a shared actor.
-var pipelineItems = []choice{
-	{label: "both", value: "", note: "the naive pipeline's and the outbox pipeline's"},
-	{label: "naive", value: "naive/", note: "the dual write's only"},
-	{label: "outbox", value: "outbox/", note: "the outbox pipeline's only"},
+// pipelineChoices are the answers to "which pipeline's?" for a shared
+// actor, in their numbered order: both, naive, outbox.
+var pipelineChoices = []string{"", "naive/", "outbox/"}
+
+func (c chooserPane) pipelineItems() []choice {
+	w := c.st.Words
+	return []choice{
+		{label: w.T("both"), value: "", note: w.T("the naive pipeline's and the outbox pipeline's")},
+		{label: "naive", value: "naive/", note: w.T("the dual write's only")},
+		{label: "outbox", value: "outbox/", note: w.T("the outbox pipeline's only")},
+	}
 }
 
 func (c chooserPane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
@@ -163,7 +170,7 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 			c.actor = it.value
 			c.cur = 0
 			if c.shared[it.value] {
-				c.pickPipeline, c.items = true, pipelineItems
+				c.pickPipeline, c.items = true, c.pipelineItems()
 				return c, nil
 			}
 			c.items = c.whatItems()
@@ -187,35 +194,36 @@ var advanceBy = []string{"1s", "3s", "10s", "31s", "2m", "5m"}
 // whatItems are the second question's answers for the chosen actor.
 func (c chooserPane) whatItems() []choice {
 	state := c.actorStates[c.actor]
+	w := c.st.Words
 	switch c.fault {
 	case "advance":
 		var out []choice
 		for _, d := range advanceBy {
-			out = append(out, choice{label: d, value: d, note: "the virtual clock moves " + d + " forward"})
+			out = append(out, choice{label: d, value: d, note: w.T("the virtual clock moves %s forward", d)})
 		}
 		return out
 	case "move":
 		out := []choice{
-			{label: "one step", value: "step", note: "to its next checkpoint"},
-			{label: "finish", value: "finish", note: "until it has nothing left to do"},
+			{label: w.T("one step"), value: "step", note: w.T("to its next checkpoint")},
+			{label: w.T("finish"), value: "finish", note: w.T("until it has nothing left to do")},
 		}
 		for _, cp := range checkpointsFor(c.actor) {
-			out = append(out, choice{label: "until " + cp, value: cp, note: "step it until it reaches " + cp})
+			out = append(out, choice{label: w.T("until %s", cp), value: cp, note: w.T("step it until it reaches %s", cp)})
 		}
 		return out
 	}
 	switch {
 	case c.fault == "crash" && state == sim.Crashed:
-		return []choice{{label: "restart", value: "restart", note: "a new process (a relay gets a new worker id)"}}
+		return []choice{{label: w.T("restart"), value: "restart", note: w.T("a new process (a relay gets a new worker id)")}}
 	case c.fault == "stall" && state == sim.Stalled:
-		return []choice{{label: "resume", value: "resume", note: "let it go on, unaware of the time that passed"}}
+		return []choice{{label: w.T("resume"), value: "resume", note: w.T("let it go on, unaware of the time that passed")}}
 	}
 	var out []choice
 	if c.fault == "crash" {
-		out = append(out, choice{label: "now", value: "now", note: "kill it where it is"})
+		out = append(out, choice{label: w.T("now"), value: "now", note: w.T("kill it where it is")})
 	}
 	for _, cp := range checkpointsFor(c.actor) {
-		out = append(out, choice{label: "at " + cp, value: cp, note: "when it next reaches " + cp})
+		out = append(out, choice{label: w.T("at %s", cp), value: cp, note: w.T("when it next reaches %s", cp)})
 	}
 	return out
 }
@@ -281,18 +289,20 @@ func checkpointsFor(actor string) []string {
 
 func (c chooserPane) View() string {
 	ds := c.st.Dialog
-	q := fmt.Sprintf("%s which actor?", c.fault)
+	w := c.st.Words
+	verb := w.Word(c.fault)
+	q := w.T("%s which actor?", verb)
 	switch {
 	case c.fault == "advance":
-		q = "advance the clock by?"
+		q = w.T("advance the clock by?")
 	case c.fault == "fail":
-		q = "fail the next COMMIT of which writer?"
+		q = w.T("fail the next COMMIT of which writer?")
 	case c.pickPipeline:
-		q = fmt.Sprintf("%s which pipeline's %s?", c.fault, c.actor)
+		q = w.T("%s which pipeline's %s?", verb, c.actor)
 	case c.fault == "move" && c.actor != "":
-		q = fmt.Sprintf("move %s how far?", c.actor)
+		q = w.T("move %s how far?", c.actor)
 	case c.actor != "":
-		q = fmt.Sprintf("%s %s when?", c.fault, c.actor)
+		q = w.T("%s %s when?", verb, c.actor)
 	}
 	lines := []string{ds.Title.Render(q), ""}
 	lw := 26
@@ -307,6 +317,6 @@ func (c chooserPane) View() string {
 		}
 		lines = append(lines, s.Render(mark+pad(fmt.Sprintf("%d %s", i+1, it.label), lw))+" "+ds.Hint.Render(it.note))
 	}
-	lines = append(lines, "", ds.Hint.Render("1-9 or ↑/↓ enter choose · esc cancel"))
+	lines = append(lines, "", ds.Hint.Render(w.T("1-9 or ↑/↓ enter choose · esc cancel")))
 	return ds.Box.Render(strings.Join(lines, "\n"))
 }

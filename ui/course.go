@@ -208,15 +208,15 @@ func (m *Model) updateLessonKeys() {
 		}
 	}
 	k.Next.SetEnabled(on && next != "")
-	k.Next.SetHelp("enter", next)
+	k.Next.SetHelp("enter", m.st.Words.Word(next))
 	if l.showHint {
-		k.Hint.SetHelp("h", "hide hint")
+		k.Hint.SetHelp("h", m.st.Words.T("hide hint"))
 	} else {
-		k.Hint.SetHelp("h", "hint")
+		k.Hint.SetHelp("h", m.st.Words.T("hint"))
 	}
 	if l.lesson != nil {
 		k.Scenes.SetEnabled(false)
-		k.Reset.SetHelp("r", "restart step")
+		k.Reset.SetHelp("r", m.st.Words.T("restart step"))
 	}
 }
 

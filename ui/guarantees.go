@@ -49,7 +49,7 @@ func (g guaranteesPane) Height(w int) int {
 }
 
 func (g guaranteesPane) View() string {
-	title := paneTitle(g.st, g.focused, "Guarantees", "the oracle, from the database", g.w)
+	title := paneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
 	return block(title+"\n"+g.body(g.w), g.w, g.h)
 }
 
@@ -57,9 +57,9 @@ func (g guaranteesPane) View() string {
 func (g guaranteesPane) staleLines() []string {
 	fs := g.st.Figures
 	return []string{
-		fs.Bad.Render("  ✗ stale: PostgreSQL stopped"),
+		fs.Bad.Render(g.st.Words.T("  ✗ stale: PostgreSQL stopped")),
 		fs.Label.Render("  " + oneLine(g.stale)),
-		g.st.Pane.Empty.Render("  no figure can be read until it runs: R starts it"),
+		g.st.Pane.Empty.Render(g.st.Words.T("  no figure can be read until it runs: R starts it")),
 	}
 }
 
@@ -68,7 +68,7 @@ func (g guaranteesPane) body(w int) string {
 		return strings.Join(g.staleLines(), "\n")
 	}
 	if len(g.oracles) == 0 {
-		return g.st.Pane.Empty.Render("  waiting for the oracle…")
+		return g.st.Pane.Empty.Render("  " + g.st.Words.T("waiting for the oracle…"))
 	}
 	// Side by side when each pipeline gets 38 cells, else stacked.
 	if len(g.oracles) > 1 && w/len(g.oracles) >= 38 {
@@ -97,7 +97,7 @@ func (g guaranteesPane) viewPipeline(kind string, w, h int) string {
 			return block(strings.Join(g.pipelineLines(o, w), "\n"), w, h)
 		}
 	}
-	return block(g.st.Pane.Empty.Render("  waiting for the oracle…"), w, h)
+	return block(g.st.Pane.Empty.Render("  "+g.st.Words.T("waiting for the oracle…")), w, h)
 }
 
 type figure struct {
@@ -110,14 +110,15 @@ type figure struct {
 func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	fs := g.st.Figures
 	lines := []string{" " + fs.Heading.Render(o.Pipeline)}
+	w8 := g.st.Words
 	violation := func(label string, n int64, example, what string) string {
-		s := " " + fs.Label.Render(pad(label, 18))
+		s := " " + fs.Label.Render(pad(w8.Word(label), 18))
 		if n == 0 {
 			return s + fs.Good.Render("0 ✓")
 		}
 		s += fs.Bad.Render(fmt.Sprintf("%d ✗", n))
 		if example != "" {
-			s += " " + fs.Example.Render(what+" "+shortID(example))
+			s += " " + fs.Example.Render(w8.Word(what)+" "+shortID(example))
 		}
 		return s
 	}
@@ -172,8 +173,9 @@ func (g guaranteesPane) grid(figs []figure, w int) []string {
 			if f.bad {
 				v = g.st.Figures.Bad.Render(f.value)
 			}
-			l := g.st.Figures.Label.Render(f.label)
-			gap := cell - 1 - ansi.StringWidth(f.label) - ansi.StringWidth(f.value)
+			label := g.st.Words.Word(f.label)
+			l := g.st.Figures.Label.Render(label)
+			gap := cell - 1 - ansi.StringWidth(label) - ansi.StringWidth(f.value)
 			sb.WriteString(l + strings.Repeat(" ", max(1, gap)) + v + " ")
 		}
 		lines = append(lines, sb.String())
@@ -226,7 +228,7 @@ func (m metricsPane) FullHelp() [][]key.Binding { return nil }
 func (m metricsPane) Height() int { return 1 + len(m.lines()) }
 
 func (m metricsPane) View() string {
-	title := paneTitle(m.st, m.focused, "Metrics", "S24", m.w)
+	title := paneTitle(m.st, m.focused, m.st.Words.T("Metrics"), "S24", m.w)
 	return block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
 }
 
@@ -297,7 +299,7 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 // compactView is the summary strip of a narrow screen: per pipeline, the
 // three violations, then the figures that explain them.
 func (g guaranteesPane) compactView() string {
-	lines := []string{paneTitle(g.st, g.focused, "Guarantees", "the oracle, from the database", g.w)}
+	lines := []string{paneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)}
 	fs := g.st.Figures
 	v := func(label string, n int64, example string) string {
 		if n == 0 {
@@ -322,7 +324,7 @@ func (g guaranteesPane) compactView() string {
 	case g.stale != "":
 		lines = append(lines, g.staleLines()...)
 	case len(g.oracles) == 0:
-		lines = append(lines, g.st.Pane.Empty.Render("  waiting for the oracle…"))
+		lines = append(lines, g.st.Pane.Empty.Render("  "+g.st.Words.T("waiting for the oracle…")))
 	}
 	return block(strings.Join(lines, "\n"), g.w, g.h)
 }

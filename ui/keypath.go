@@ -33,8 +33,8 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 			if !a.shared {
 				return fmt.Sprint(i + 1), nil
 			}
-			for j, p := range pipelineItems {
-				if p.value == pipe+"/" || p.value == "" && pipe == "" {
+			for j, p := range pipelineChoices {
+				if p == pipe+"/" || p == "" && pipe == "" {
 					return fmt.Sprintf("%d %d", i+1, j+1), nil
 				}
 			}

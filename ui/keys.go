@@ -1,6 +1,9 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/outboxlab/outboxlab/catalog"
+)
 
 // KeyMap holds the simulator's global keys. A key that does not apply now
 // (compare view outside compare mode, resend before any request) is disabled
@@ -39,38 +42,38 @@ type KeyMap struct {
 	Choose key.Binding
 }
 
-// DefaultKeyMap returns the keys issue 5 names.
-func DefaultKeyMap() KeyMap {
+// DefaultKeyMap returns the simulator's keys, their help in w's language.
+func DefaultKeyMap(w *catalog.Printer) KeyMap {
 	return KeyMap{
-		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "run/pause")),
-		Step:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "step")),
-		Move:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "move one actor")),
-		Drain:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "drain")),
-		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "crash")),
-		Stall:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stall")),
-		Duplicate: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "duplicate next delivery")),
-		Broker:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "broker down")),
-		RestartPG: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "restart PostgreSQL")),
-		FailNext:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fail next commit")),
-		Payment:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "payment")),
-		Poison:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "poison payment")),
-		Capture:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "capture last payment")),
-		Resend:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "resend same key")),
-		Reuse:     key.NewBinding(key.WithKeys("I"), key.WithHelp("I", "same key, other body")),
-		Requeue:   key.NewBinding(key.WithKeys("Q"), key.WithHelp("Q", "requeue dead letters")),
-		Advance:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "advance clock")),
-		AdvanceBy: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "advance clock by…")),
-		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
-		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
-		Reset:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reset scene")),
-		Compare:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compare view")),
-		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "scenes")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hint")),
-		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next step")),
-		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "choose")),
+		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", w.T("run/pause"))),
+		Step:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", w.T("step"))),
+		Move:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", w.T("move one actor"))),
+		Drain:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", w.T("drain"))),
+		Crash:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", w.T("crash"))),
+		Stall:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", w.T("stall"))),
+		Duplicate: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", w.T("duplicate next delivery"))),
+		Broker:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("broker down"))),
+		RestartPG: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", w.T("restart PostgreSQL"))),
+		FailNext:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", w.T("fail next commit"))),
+		Payment:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", w.T("payment"))),
+		Poison:    key.NewBinding(key.WithKeys("P"), key.WithHelp("P", w.T("poison payment"))),
+		Capture:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", w.T("capture last payment"))),
+		Resend:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", w.T("resend same key"))),
+		Reuse:     key.NewBinding(key.WithKeys("I"), key.WithHelp("I", w.T("same key, other body"))),
+		Requeue:   key.NewBinding(key.WithKeys("Q"), key.WithHelp("Q", w.T("requeue dead letters"))),
+		Advance:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", w.T("advance clock"))),
+		AdvanceBy: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", w.T("advance clock by…"))),
+		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", w.T("faster"))),
+		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", w.T("slower"))),
+		Reset:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", w.T("reset scene"))),
+		Compare:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", w.T("compare view"))),
+		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", w.T("next pane"))),
+		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", w.T("scenes"))),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("more keys"))),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
+		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", w.T("hint"))),
+		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", w.T("next step"))),
+		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", w.T("choose"))),
 	}
 }
 

@@ -490,7 +490,7 @@ func (l lessonPane) View() string {
 // sceneView is the pane without a lesson: what the scene teaches, and which
 // server runs it.
 func (l lessonPane) sceneView() string {
-	lines := []string{paneTitle(l.st, false, "Scene", "what it teaches", l.w)}
+	lines := []string{paneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
 		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.Title))
 		text := strings.Join(strings.Fields(l.scene.Teaches), " ")

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -124,8 +125,9 @@ type Model struct {
 
 func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes.Scene, res *resources) Model {
 	st := DefaultStyles(true)
+	st.Words = catalog.For(opts.Lang)
 	m := Model{
-		ctx: ctx, st: &st, hasDark: true, keys: DefaultKeyMap(), help: help.New(),
+		ctx: ctx, st: &st, hasDark: true, keys: DefaultKeyMap(st.Words), help: help.New(),
 		opts: opts, all: all, scene: sc, res: res, speed: defaultSpeed,
 	}
 	m.help.Styles = st.Help
@@ -198,7 +200,7 @@ func (m *Model) buildSim() tea.Cmd {
 	m.refreshing, m.dirty, m.changeGen = false, false, 0
 	m.actors = nil
 	m.err, m.simErr = nil, nil
-	m.notice = "building the scene's databases…"
+	m.notice = m.st.Words.T("building the scene's databases…")
 	m.pipeline = newPipelinePane(m.st)
 	m.timeline = newTimelinePane(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
@@ -239,6 +241,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		m.hasDark = msg.IsDark()
 		st := DefaultStyles(m.hasDark)
+		st.Words = m.st.Words
 		*m.st = st
 		m.lesson.render()
 		m.help.Styles = st.Help
@@ -471,7 +474,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.compareView = !m.compareView
 			return m, m.resize()
 		case m.lesson.lesson != nil:
-			m.notice = "a lesson keeps its own mode: v compares in a scene (/ opens one)"
+			m.notice = m.st.Words.T("a lesson keeps its own mode: v compares in a scene (/ opens one)")
 			return m, nil
 		}
 		// Outside compare mode, v switches to it: the scene starts again
@@ -720,7 +723,7 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 			m.notice = m.stuckNotice()
 		}
 		if a.script && !a.inRun && m.script >= len(m.scriptSteps()) && m.run == "" && m.lesson.lesson == nil {
-			m.notice = "the scene's script is done; keep stepping or break something"
+			m.notice = m.st.Words.T("the scene's script is done; keep stepping or break something")
 		}
 	}
 	if msg.eval != nil && msg.err == nil {
@@ -794,29 +797,29 @@ func (m *Model) updateKeys() {
 	// An external server (--database-url) is not outboxlab's to stop.
 	k.RestartPG.SetEnabled(running && m.srv != nil && !m.srv.External())
 	if m.pgDown != "" {
-		k.RestartPG.SetHelp("R", "start PostgreSQL again")
+		k.RestartPG.SetHelp("R", m.st.Words.T("start PostgreSQL again"))
 	} else {
-		k.RestartPG.SetHelp("R", "restart PostgreSQL")
+		k.RestartPG.SetHelp("R", m.st.Words.T("restart PostgreSQL"))
 	}
 	k.Faster.SetEnabled(running && m.speed < len(speeds)-1)
 	k.Slower.SetEnabled(running && m.speed > 0)
 	if m.brokerDown {
-		k.Broker.SetHelp("b", "broker up")
+		k.Broker.SetHelp("b", m.st.Words.T("broker up"))
 	} else {
-		k.Broker.SetHelp("b", "broker down")
+		k.Broker.SetHelp("b", m.st.Words.T("broker down"))
 	}
 	if m.playing {
-		k.Play.SetHelp("space", "pause")
+		k.Play.SetHelp("space", m.st.Words.T("pause"))
 	} else {
-		k.Play.SetHelp("space", "run")
+		k.Play.SetHelp("space", m.st.Words.T("run"))
 	}
 	switch {
 	case m.settings.Mode != "compare":
-		k.Compare.SetHelp("v", "compare with the naive dual write")
+		k.Compare.SetHelp("v", m.st.Words.T("compare with the naive dual write"))
 	case m.compareView:
-		k.Compare.SetHelp("v", "main view")
+		k.Compare.SetHelp("v", m.st.Words.T("main view"))
 	default:
-		k.Compare.SetHelp("v", "compare view")
+		k.Compare.SetHelp("v", m.st.Words.T("compare view"))
 	}
 	m.updateLessonKeys()
 	if m.opts.Play {
@@ -827,9 +830,9 @@ func (m *Model) updateKeys() {
 		k.Quit.SetEnabled(true)
 		k.Play.SetEnabled(m.phase == phaseRunning)
 		if m.playPaused {
-			k.Play.SetHelp("space", "resume")
+			k.Play.SetHelp("space", m.st.Words.T("resume"))
 		} else {
-			k.Play.SetHelp("space", "pause")
+			k.Play.SetHelp("space", m.st.Words.T("pause"))
 		}
 	}
 }
@@ -861,7 +864,8 @@ func (m Model) helpView() string {
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
 	if m.help.ShowAll && len(m.lesson.psql) > 0 {
 		// The full help also says how to look at the same tables with psql.
-		v += "\n" + m.st.App.Muted.Render("from another terminal: "+strings.Join(m.lesson.psql, "\n                       "))
+		lead := m.st.Words.T("from another terminal: ")
+		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(m.lesson.psql, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
 	}
 	return v
 }
@@ -1088,18 +1092,19 @@ func (m Model) statusView(W int) string {
 	st := m.st.App
 	sep := st.Status.Render(" │ ")
 	wide := W >= 110
+	w := m.st.Words
 	kv := func(k, v string) string {
 		if !wide {
 			return st.StatusValue.Render(v)
 		}
-		return st.StatusKey.Render(k+" ") + st.StatusValue.Render(v)
+		return st.StatusKey.Render(w.Word(k)+" ") + st.StatusValue.Render(v)
 	}
-	play := "⏸ paused"
+	play := w.T("⏸ paused")
 	if m.playing || m.opts.Play && !m.playPaused {
-		play = "▶ running"
+		play = w.T("▶ running")
 	}
 	if m.opts.Play && !m.playPaused {
-		play = "▶ playing"
+		play = w.T("▶ playing")
 	}
 	if m.busy {
 		play += "…"
@@ -1115,13 +1120,13 @@ func (m Model) statusView(W int) string {
 		kv("time", clock(m.now)),
 		kv("mode", m.settings.Mode),
 		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
-		st.StatusKey.Render("seed ") + st.StatusValue.Render(fmt.Sprint(seed)),
+		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}
 	if m.lesson.lesson != nil {
 		parts = slices.Insert(parts, 1, kv("lesson", m.lesson.lesson.Name))
 	}
 	if n := len(m.scriptSteps()); n > 0 {
-		parts = append(parts, st.StatusKey.Render("script ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
+		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
 	}
 	// What needs the learner comes first, right after the name, so a narrow
 	// terminal cuts the run's details instead.

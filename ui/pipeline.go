@@ -85,7 +85,7 @@ func (p pipelinePane) Height(maxH int) int {
 }
 
 func (p pipelinePane) View() string {
-	lines := []string{paneTitle(p.st, p.focused, "Pipeline", p.legend(), p.w)}
+	lines := []string{paneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
 		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
 		return block(strings.Join(lines, "\n"), p.w, p.h)
@@ -107,7 +107,7 @@ func (p pipelinePane) View() string {
 }
 
 func (p pipelinePane) legend() string {
-	return "○ idle  ● paused at  ‖ stalled  ⧗ blocked  ✗ crashed/down  ⚑ armed"
+	return p.st.Words.T("○ idle  ● paused at  ‖ stalled  ⧗ blocked  ✗ crashed/down  ⚑ armed")
 }
 
 // stack is how many actors the tallest column of a pipeline holds.
@@ -176,7 +176,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	o := p.oracles[kind]
 	db := [2]string{p.st.Pipeline.Name.Render("postgres"), ""}
 	if kind == "outbox" {
-		db[1] = p.st.Pipeline.Count.Render(fmt.Sprintf("%d pending", o.Pending))
+		db[1] = p.st.Pipeline.Count.Render(p.st.Words.T("%d pending", o.Pending))
 		if e, ok := p.edge(kind, "postgres", "relay"); ok && e.Unacked > 0 {
 			db[1] += p.st.Pipeline.Count.Render(fmt.Sprintf(" · %d leased", e.Unacked))
 		}
@@ -273,22 +273,22 @@ func (p pipelinePane) actorCell(a sim.ActorView) [2]string {
 	case sim.Paused:
 		state = st.Paused.Render("● " + cp)
 	case sim.Stalled:
-		state = st.Stalled.Render("‖ stalled " + cp)
+		state = st.Stalled.Render(p.st.Words.T("‖ stalled %s", cp))
 	case sim.Blocked:
-		state = st.Blocked.Render("⧗ blocked on a lock")
+		state = st.Blocked.Render(p.st.Words.T("⧗ blocked on a lock"))
 	case sim.Crashed:
-		s := "✗ crashed"
+		s := p.st.Words.T("✗ crashed")
 		if cp != "" {
-			s += " at " + cp
+			s = p.st.Words.T("✗ crashed at %s", cp)
 		}
 		state = st.Crashed.Render(s)
 	case sim.Down:
-		state = st.Down.Render("✗ DOWN")
+		state = st.Down.Render(p.st.Words.T("✗ DOWN"))
 	default:
 		if a.Name == "broker" {
-			state = st.Idle.Render("○ up")
+			state = st.Idle.Render(p.st.Words.T("○ up"))
 		} else {
-			state = st.Idle.Render("○ idle")
+			state = st.Idle.Render(p.st.Words.T("○ idle"))
 		}
 	}
 	return [2]string{name, state}

@@ -27,12 +27,18 @@ func (f fakeTables) Table(_ context.Context, pipeline, name string, offset, limi
 // values: no database.
 func fixtureModel(t testing.TB, w, h int, mode string, rows int) Model {
 	t.Helper()
+	return fixtureModelIn(t, w, h, mode, rows, "en")
+}
+
+// fixtureModelIn is fixtureModel in a language.
+func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) Model {
+	t.Helper()
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc, _ := scenes.Find(all, "crash-after-publish")
-	m := newModel(context.Background(), Options{Mode: mode}, all, sc, newResources())
+	m := newModel(context.Background(), Options{Mode: mode, Lang: lang}, all, sc, newResources())
 	m.phase = phaseRunning
 	m.now = sim.Epoch.Add(31004e6)
 	m.script = 4

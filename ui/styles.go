@@ -8,6 +8,7 @@ import (
 	glamouransi "charm.land/glamour/v2/ansi"
 	glamourstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
 )
 
 // Styles is every style the TUI draws with, grouped by pane. The root builds
@@ -15,6 +16,10 @@ import (
 // a style of its own.
 type Styles struct {
 	NoColor bool
+	// Words prints the screen's own words in the learner's language (the
+	// message catalog): every pane gets it with its styles, so a pane that
+	// draws a label also says it in the right language.
+	Words *catalog.Printer
 
 	App struct {
 		Logo, Status, StatusKey, StatusValue, Error, Muted, Notice lipgloss.Style

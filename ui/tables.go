@@ -234,7 +234,7 @@ func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
 
 func (t tablesPane) View() string {
 	name := sim.TableNames[t.table]
-	detail := fmt.Sprintf("%d rows", t.data.Total)
+	detail := t.st.Words.T("%d rows", t.data.Total)
 	if len(t.pipelines) > 1 {
 		detail = t.pipeline() + " · " + detail
 	}
@@ -242,7 +242,7 @@ func (t tablesPane) View() string {
 		detail += fmt.Sprintf(" · %d–%d", t.data.Offset+1, t.data.Offset+len(t.data.Rows))
 	}
 	tabs := t.tabs()
-	lines := []string{paneTitle(t.st, t.focused, "Tables "+tabs, detail, t.w)}
+	lines := []string{paneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
 	switch {
 	case t.err != nil:
 		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))

@@ -126,11 +126,12 @@ func (t timelinePane) selected() int {
 }
 
 func (t timelinePane) View() string {
-	detail := fmt.Sprintf("%d entries", t.total)
+	w := t.st.Words
+	detail := w.T("%d entries", t.total)
 	if t.sel >= 0 {
-		detail += " · scrolled (G: newest)"
+		detail += " · " + w.T("scrolled (G: newest)")
 	}
-	lines := []string{paneTitle(t.st, t.focused, "Timeline", detail, t.w)}
+	lines := []string{paneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
 	body := t.h - 1
 	var sqlLines []string
 	if t.showSQL && len(t.entries) > 0 {
@@ -138,7 +139,7 @@ func (t timelinePane) View() string {
 		body -= len(sqlLines)
 	}
 	if len(t.entries) == 0 {
-		lines = append(lines, t.st.Pane.Empty.Render("  nothing has happened yet: p sends a payment, n steps, space runs"))
+		lines = append(lines, t.st.Pane.Empty.Render("  "+w.T("nothing has happened yet: p sends a payment, n steps, space runs")))
 	}
 	sel := t.selected()
 	end := min(len(t.entries), max(sel+1, body))

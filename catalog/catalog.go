@@ -1,0 +1,80 @@
+// Package catalog is the message catalog of what outboxlab's screen says
+// itself (status line, keys, dialogs, pane titles, figures), in English and
+// Spanish, with plural rules: golang.org/x/text/message, the Go project's own
+// printer, because it formats and pluralises through the same Sprintf a
+// pane already calls. A message's key is its English text.
+package catalog
+
+import (
+	"fmt"
+
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// Langs are the languages the catalog holds.
+var Langs = []string{"en", "es"}
+
+var cat = build()
+
+func build() *catalog.Builder {
+	b := catalog.NewBuilder(catalog.Fallback(language.English))
+	for _, m := range messages {
+		if err := b.SetString(language.Spanish, m.en, m.es); err != nil {
+			panic(fmt.Sprintf("catalog: %q: %v", m.en, err))
+		}
+	}
+	for _, p := range plurals {
+		if err := b.Set(language.English, p.key, plural.Selectf(1, "%d", plural.One, p.enOne, plural.Other, p.enOther)); err != nil {
+			panic(fmt.Sprintf("catalog: %q: %v", p.key, err))
+		}
+		if err := b.Set(language.Spanish, p.key, plural.Selectf(1, "%d", plural.One, p.esOne, plural.Other, p.esOther)); err != nil {
+			panic(fmt.Sprintf("catalog: %q: %v", p.key, err))
+		}
+	}
+	return b
+}
+
+// Printer prints in lang ("en" or "es"; anything else prints English).
+type Printer struct{ p *message.Printer }
+
+// For returns the printer of a language.
+func For(lang string) *Printer {
+	tag := language.English
+	if lang == "es" {
+		tag = language.Spanish
+	}
+	return &Printer{message.NewPrinter(tag, message.Catalog(cat))}
+}
+
+// T is a message in the printer's language, formatted with args.
+func (p *Printer) T(key string, args ...any) string {
+	if p == nil {
+		return fmt.Sprintf(key, args...)
+	}
+	return p.p.Sprintf(key, args...)
+}
+
+// Word is a message that takes no arguments (a label, a key's help) in the
+// printer's language; key may come from a table, so it is not a format.
+func (p *Printer) Word(key string) string {
+	if p == nil {
+		return key
+	}
+	return p.p.Sprintf(message.Key(key, key))
+}
+
+// Translated lists every message whose Spanish differs from its English,
+// as (English, Spanish): a screen drawn in Spanish must show none of the
+// English.
+func Translated() [][2]string {
+	var out [][2]string
+	for _, m := range messages {
+		if m.en != m.es {
+			out = append(out, [2]string{m.en, m.es})
+		}
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package catalog
+
+import "testing"
+
+// Spanish is printed where it exists, English otherwise, and counts take
+// their plural form in each language.
+func TestPrinter(t *testing.T) {
+	es, en := For("es"), For("en")
+	for _, c := range []struct{ got, want string }{
+		{es.T("%s crashed: c restarts it", "api"), "api se cayó: c lo reinicia"},
+		{en.T("%s crashed: c restarts it", "api"), "api crashed: c restarts it"},
+		{es.T("%d rows", 1), "1 fila"},
+		{es.T("%d rows", 3), "3 filas"},
+		{en.T("%d rows", 1), "1 row"},
+		{en.T("%d entries", 2), "2 entries"},
+		{es.T("a message nobody translated %d", 7), "a message nobody translated 7"},
+		{(*Printer)(nil).T("%d rows", 2), "2 rows"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range messages {
+		if seen[m.en] {
+			t.Errorf("%q is in the catalog twice", m.en)
+		}
+		seen[m.en] = true
+	}
+}
