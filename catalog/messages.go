@@ -111,6 +111,7 @@ var messages = []struct{ en, es string }{
 	{"the oracle, from the database", "el oráculo, desde la base de datos"},
 	{"Metrics", "Métricas"},
 	{"Scene", "Escena"},
+	{"Lesson", "Lección"},
 	{"what it teaches", "lo que enseña"},
 	{"scrolled (G: newest)", "desplazada (G: lo último)"},
 	{"nothing has happened yet: p sends a payment, n steps, space runs", "aún no pasó nada: p envía un pago, n avanza un paso, espacio ejecuta"},
@@ -128,6 +129,8 @@ var messages = []struct{ en, es string }{
 
 	// Figures.
 	{"lost events", "eventos perdidos"},
+	{"lost", "perdidos"},
+	{"phantom", "fantasma"},
 	{"phantom effects", "efectos fantasma"},
 	{"duplicate effects", "efectos duplicados"},
 	{"payments", "pagos"},
@@ -155,4 +158,5 @@ var plurals = []struct{ key, enOne, enOther, esOne, esOther string }{
 	{"%d entries", "%d entry", "%d entries", "%d entrada", "%d entradas"},
 	{"%d rows", "%d row", "%d rows", "%d fila", "%d filas"},
 	{"%d pending", "%d pending", "%d pending", "%d pendiente", "%d pendientes"},
+	{"%d payments", "%d payment", "%d payments", "%d pago", "%d pagos"},
 }

@@ -301,7 +301,9 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 func (g guaranteesPane) compactView() string {
 	lines := []string{paneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)}
 	fs := g.st.Figures
+	w := g.st.Words
 	v := func(label string, n int64, example string) string {
+		label = w.Word(label)
 		if n == 0 {
 			return fs.Label.Render(label+" ") + fs.Good.Render("0✓")
 		}
@@ -311,7 +313,7 @@ func (g guaranteesPane) compactView() string {
 		}
 		return s
 	}
-	f := func(label string, n int64) string { return fs.Label.Render(label+" ") + fs.Value.Render(num(n)) }
+	f := func(label string, n int64) string { return fs.Label.Render(w.Word(label)+" ") + fs.Value.Render(num(n)) }
 	for _, o := range g.oracles {
 		lines = append(lines,
 			" "+fs.Heading.Render(pad(o.Pipeline, 7))+v("lost", o.LostEvents, o.LostExample)+"  "+

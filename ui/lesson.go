@@ -467,7 +467,7 @@ func (l lessonPane) View() string {
 	case stageDone:
 		detail += " · ✓"
 	}
-	lines := []string{paneTitle(l.st, l.focused, "Lesson", detail, l.w)}
+	lines := []string{paneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
 	bh := l.bodyHeight()
 	end := min(len(l.body), l.offset+bh)
 	for i := l.offset; i < end; i++ {

@@ -181,7 +181,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 			db[1] += p.st.Pipeline.Count.Render(fmt.Sprintf(" · %d leased", e.Unacked))
 		}
 	} else {
-		db[1] = p.st.Pipeline.Idle.Render(fmt.Sprintf("%d payments", o.Payments))
+		db[1] = p.st.Pipeline.Idle.Render(p.st.Words.T("%d payments", o.Payments))
 	}
 	cols := [][][2]string{writer, {db}}
 	if len(relays) > 0 {
