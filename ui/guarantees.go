@@ -313,7 +313,9 @@ func (g guaranteesPane) compactView() string {
 		}
 		return s
 	}
-	f := func(label string, n int64) string { return fs.Label.Render(w.Word(label)+" ") + fs.Value.Render(num(n)) }
+	f := func(label string, n int64) string {
+		return fs.Label.Render(w.Word(label)+" ") + fs.Value.Render(num(n))
+	}
 	for _, o := range g.oracles {
 		lines = append(lines,
 			" "+fs.Heading.Render(pad(o.Pipeline, 7))+v("lost", o.LostEvents, o.LostExample)+"  "+
