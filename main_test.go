@@ -10,24 +10,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
 func tempDataDir(t *testing.T) string {
 	t.Helper()
-	// Not t.TempDir: as root the server's account must reach the directory,
-	// and t.TempDir's parents are private to root.
-	dir, err := os.MkdirTemp("", "outboxlab-main-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	// The server account passes through to a data directory outboxlab
-	// creates: it never adopts a directory it cannot write.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "data")
+	return pgtest.DataDir(t)
 }
 
 func TestDoctorReportsAndSaysOK(t *testing.T) {

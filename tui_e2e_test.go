@@ -58,10 +58,11 @@ func (m tmuxTerm) waitFor(what string, re *regexp.Regexp, timeout time.Duration,
 	}
 }
 
-// The issue's end-to-end check: pick crash-after-publish, crash relay-1 at
-// relay.published, advance past the lease, and see the duplicate ignored by
-// the inbox on screen; then quit and leave no server behind.
-func TestTUIEndToEndInTmux(t *testing.T) {
+// startTUI builds outboxlab and starts it in a tmux terminal of 120×40 with
+// args (env sets variables for it), on a data directory of its own; the
+// session ends with the test. The data directory is returned too.
+func startTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is not installed: .ci/run installs it (apt-get install tmux)")
@@ -73,13 +74,20 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := tempDataDir(t)
-	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-e2e-%d", os.Getpid())}
-	cmd := fmt.Sprintf("%s --data-dir %s --scene dual-write-crash; echo EXITED $?; sleep 30", bin, dir)
+	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-%s-%d", name, os.Getpid())}
+	cmd := fmt.Sprintf("%s %s --data-dir %s %s; echo EXITED $?; sleep 30", env, bin, dir, args)
 	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
 	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
+	return term, dir
+}
 
+// The issue's end-to-end check: pick crash-after-publish, crash relay-1 at
+// relay.published, advance past the lease, and see the duplicate ignored by
+// the inbox on screen; then quit and leave no server behind.
+func TestTUIEndToEndInTmux(t *testing.T) {
+	term, dir := startTUI(t, "e2e", "", "--scene dual-write-crash")
 	term.waitFor("the main screen", regexp.MustCompile(`scene dual-write-crash`), 90*time.Second)
 	term.waitFor("the first scene ready", regexp.MustCompile(`p payment`), 90*time.Second)
 	term.keys("/")
@@ -134,24 +142,8 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 // through the built binary with the keys its hint shows: two accounting
 // workers reach the inbox insert with the same message, and the step passes.
 func TestRaceLessonByKeysInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed: .ci/run installs it (apt-get install tmux)")
-		}
-		t.Skip("tmux is not installed (apt-get install tmux) — the end-to-end terminal test needs it")
-	}
-	bin := filepath.Join(t.TempDir(), "outboxlab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	dir := tempDataDir(t)
-	state := t.TempDir() // progress.json goes here, not into the user's state
-	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-race-%d", os.Getpid())}
-	cmd := fmt.Sprintf("XDG_STATE_HOME=%s %s --data-dir %s --lesson race --lang en; echo EXITED $?; sleep 30", state, bin, dir)
-	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", cmd); err != nil {
-		t.Fatalf("tmux new-session: %v %s", err, out)
-	}
-	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
+	// progress.json goes to a directory of the test's, not the user's state.
+	term, _ := startTUI(t, "race", "XDG_STATE_HOME="+t.TempDir(), "--lesson race --lang en")
 	term.waitFor("the lesson ready for keys", regexp.MustCompile(`p payment`), 90*time.Second)
 	term.keys("h")
 	hint := term.waitFor("the hint with its keys", regexp.MustCompile(`Keys\.`), 10*time.Second)

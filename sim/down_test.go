@@ -11,21 +11,13 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // privateServer boots a server of this test's own, for a test that kills it.
 func privateServer(t *testing.T) *pg.Server {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "outboxlab-sim-down-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	// As root the server's account must reach the data directory.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: filepath.Join(dir, "data")})
+	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: pgtest.DataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

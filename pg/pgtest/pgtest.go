@@ -118,3 +118,20 @@ func sanitize(name string) string {
 	}
 	return b.String()
 }
+
+// DataDir is a data directory path for a test that boots a server of its
+// own: it does not exist yet (outboxlab creates it), inside a directory the
+// server's account can pass through (as root the server runs as another
+// account, and t.TempDir's parents are private), removed when the test ends.
+func DataDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "outboxlab-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "data")
+}
