@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // Benchmarks boot a PostgreSQL of their own, set up like the server
@@ -35,26 +34,16 @@ var benchSettings = map[string]string{"shared_buffers": "256MB"}
 // -count repeats only the sub-benchmarks, on the same server.
 func benchServer(b *testing.B) *pg.Server {
 	b.Helper()
-	dir, err := os.MkdirTemp("", "outboxlab-bench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The server account passes through to a data directory outboxlab creates.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dir, "data"), Settings: benchSettings})
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: pgtest.DataDir(b), Settings: benchSettings})
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		b.Fatalf("boot benchmark PostgreSQL: %v", err)
 	}
 	b.Cleanup(func() {
 		if err := srv.Stop(); err != nil {
 			b.Logf("stop benchmark PostgreSQL: %v", err)
 		}
-		_ = os.RemoveAll(dir)
 	})
 	return srv
 }

@@ -2,14 +2,13 @@ package engine
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // S25 #1, S7: whatever stops the transaction, neither the payment nor its
@@ -222,26 +221,11 @@ func TestCrashAfterCommitSurvivesRestart(t *testing.T) {
 		t.Skip("boots a dedicated PostgreSQL")
 	}
 	ctx := context.Background()
-	// Not t.TempDir: its parent is private to this account, and the server
-	// may run as another one (pg/ drops root to the postgres account).
-	dir, err := os.MkdirTemp("", "outboxlab-engine-restart-")
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: pgtest.DataDir(t), NoDownload: true})
 	if err != nil {
-		t.Fatal(err)
-	}
-	// The server account passes through this test's directory to a data
-	// directory outboxlab creates (it never adopts a directory it cannot write).
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dir, "data"), NoDownload: true})
-	if err != nil {
-		_ = os.RemoveAll(dir)
 		t.Fatalf("boot dedicated server: %v", err)
 	}
-	t.Cleanup(func() {
-		_ = srv.Stop()
-		_ = os.RemoveAll(dir)
-	})
+	t.Cleanup(func() { _ = srv.Stop() })
 	clock := newTestClock()
 	connect := ConnectURL(srv.URL())
 	w := NewWriter(WriterConfig{Connect: connect, Clock: clock, Hook: faultAt(APICommitted, ErrCrash)})
