@@ -442,6 +442,15 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		return bootExit(err)
 	}
 	defer srv.Stop()
+	if srv.SharedWith != "" {
+		// Another outboxlab owns the server: databases of this run's own.
+		opts.DBPrefix = fmt.Sprintf("run%d", os.Getpid())
+		defer func() {
+			for _, kind := range set.Pipelines() {
+				_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+kind)
+			}
+		}()
+	}
 	enc := json.NewEncoder(stdout)
 	if *asJSON {
 		opts.OnEntry = func(e sim.Entry) { _ = enc.Encode(e) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -272,4 +274,27 @@ func ownerOf(fi os.FileInfo) string {
 		return ""
 	}
 	return fmt.Sprintf("%d:%d", st.Uid, st.Gid)
+}
+
+// Beside a running outboxlab (here: a server this test booted and holds),
+// `run` and `doctor` on the same data directory use its server instead of
+// refusing, and leave it running.
+func TestRunBesideAnotherOutboxlab(t *testing.T) {
+	dir := tempDataDir(t)
+	owner, err := pg.Boot(context.Background(), pg.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Stop()
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "rollback", "--data-dir", dir}, &out, &errb); code != exitOK {
+		t.Fatalf("run beside another outboxlab: exit %d, %s", code, errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"doctor", "--data-dir", dir}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "shared with outboxlab pid") {
+		t.Fatalf("doctor beside another outboxlab: exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	if err := owner.Alive(context.Background()); err != nil {
+		t.Fatalf("the owner's server after them: %v", err)
+	}
 }

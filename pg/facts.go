@@ -17,6 +17,15 @@ func (s *Server) Facts() []Fact {
 	if s.Cold {
 		boot = "cold (initdb)"
 	}
+	if s.SharedWith != "" {
+		return []Fact{
+			{"server", s.Binaries.Source},
+			{"version", "PostgreSQL " + s.Binaries.Version},
+			{"listening", fmt.Sprintf("127.0.0.1:%d (loopback only)", s.Port)},
+			{"boot", "none (shared with outboxlab pid " + s.SharedWith + ", which stops it when it quits)"},
+			{"schema", fmt.Sprintf("migration %d", SchemaVersion())},
+		}
+	}
 	if s.external != "" {
 		return []Fact{
 			{"server", s.Binaries.Source},

@@ -51,6 +51,9 @@ type Server struct {
 	BootTime  time.Duration // from Boot's call to ready
 	Account   string        // who the server runs as
 	Recovered string        // what was recovered from a killed run, if anything
+	// SharedWith is the pid of the live outboxlab whose server this one
+	// uses (its data directory was in use); "" for a server of its own.
+	SharedWith string
 
 	external string
 	acct     account
@@ -137,6 +140,9 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		label = "data directory"
 	}
 	if err := s.prepareDataDir(opts.Fresh, label, progress); err != nil {
+		if errors.Is(err, ErrDataDirInUse) && !opts.Fresh {
+			return attachShared(ctx, opts, dataDir, err, start, progress)
+		}
 		return nil, err
 	}
 	if err := s.start(ctx, progress); err != nil {

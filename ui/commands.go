@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type resources struct {
 	bootDone chan struct{} // closed when a boot started by this TUI returned
 	booting  bool          // the boot command began (bootDone will close)
 	ended    bool          // the program ended: a boot not yet begun never will
+	// dropOnExit are databases of this TUI's own on a server another
+	// outboxlab owns: dropped when it quits, since no reset ever reuses them.
+	dropOnExit []string
 }
 
 func newResources() *resources {
@@ -65,11 +69,17 @@ func (r *resources) shutdown() error {
 		r.closeSim(s)
 	}
 	r.mu.Lock()
-	srv, owns := r.srv, r.ownsSrv
+	srv, owns, drop := r.srv, r.ownsSrv, r.dropOnExit
 	r.srv = nil
 	r.mu.Unlock()
 	if srv != nil && owns {
-		return srv.Stop()
+		var errs []error
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, db := range drop {
+			errs = append(errs, srv.DropDatabase(ctx, db))
+		}
+		return errors.Join(append(errs, srv.Stop())...)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -266,6 +267,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.srv, m.phase = msg.srv, phaseRunning
 		m.lesson.facts = msg.srv.Facts()
+		if msg.srv.SharedWith != "" && m.opts.DBPrefix == DefaultDBPrefix {
+			// The owner's simulator uses tui_*: databases of this one's own,
+			// so neither resets the other's.
+			m.opts.DBPrefix = fmt.Sprintf("%s%d", DefaultDBPrefix, os.Getpid())
+			m.res.mu.Lock()
+			for _, kind := range []string{"outbox", "naive"} {
+				m.res.dropOnExit = append(m.res.dropOnExit, m.opts.DBPrefix+"_"+kind)
+			}
+			m.res.mu.Unlock()
+		}
 		return m, tea.Batch(m.buildSim(), m.resize())
 
 	case simReadyMsg:
