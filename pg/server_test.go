@@ -574,13 +574,14 @@ func TestDownloadLeavesNoDebris(t *testing.T) {
 }
 
 // A data directory in use by a live outboxlab is not an orphan to recover:
-// a second boot on it is refused with a clear message and the first server
-// keeps running.
-func TestSecondBootOnSameDataDirIsRefused(t *testing.T) {
+// a second boot that would start it over (--fresh) is refused with a clear
+// message, and the first server keeps running. (A plain second boot shares
+// the first one's server: TestSecondOutboxlabSharesTheOwnersServer.)
+func TestSecondFreshBootOnSameDataDirIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := tempDataDir(t)
 	first := boot(t, Options{DataDir: dir})
-	_, err := Boot(context.Background(), Options{DataDir: dir})
+	_, err := Boot(context.Background(), Options{DataDir: dir, Fresh: true})
 	if !errors.Is(err, ErrDataDirInUse) {
 		t.Fatalf("second boot: %v, want ErrDataDirInUse", err)
 	}
