@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -174,6 +175,28 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// psqlCommands open the databases on screen from another terminal: the same
+// tables, live. Short enough to copy at 80 columns: the password on its own.
+func (m Model) psqlCommands() []string {
+	if m.srv == nil {
+		return nil
+	}
+	var out []string
+	password := ""
+	for _, kind := range m.settings.Pipelines() {
+		u, err := url.Parse(m.srv.DatabaseURL(m.opts.DBPrefix + "_" + kind))
+		if err != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("psql -h %s -p %s -U %s %s", u.Hostname(), u.Port(), u.User.Username(), strings.TrimPrefix(u.Path, "/")))
+		password, _ = u.User.Password()
+	}
+	if password != "" {
+		out = append(out, "password: "+password)
+	}
+	return out
+}
+
 func (m Model) sceneSettings(sc *scenes.Scene) scenes.Settings {
 	set := sc.Settings
 	if m.opts.Mode != "" {
@@ -210,17 +233,10 @@ func (m *Model) buildSim() tea.Cmd {
 		facts := m.lesson.facts
 		m.lesson = newLessonPane(m.st, m.scene)
 		m.lesson.facts = facts
-	}
-	// The databases on screen, for psql in another terminal: the same
-	// tables, live.
-	m.lesson.psql = nil
-	if m.srv != nil {
-		for _, kind := range m.settings.Pipelines() {
-			m.lesson.psql = append(m.lesson.psql, "psql '"+m.srv.DatabaseURL(m.opts.DBPrefix+"_"+kind)+"'")
-		}
 	} else if m.lesson.stage <= stagePassed {
 		m.lesson.startStep(m.lesson.step)
 	}
+	m.lesson.psql = m.psqlCommands()
 	m.tables.reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.compare = m.settings.Mode == "compare"
 	if m.settings.Mode != "compare" {

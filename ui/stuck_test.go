@@ -167,3 +167,19 @@ func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Rebuilding a lesson's simulation (r, a fresh step) starts the step over on
+// a server too: its checks are evaluated anew, never carried from the old
+// simulation.
+func TestRebuildStartsTheLessonStepOver(t *testing.T) {
+	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en"})
+	d.m.lesson.stage, d.m.lesson.checked = stagePassed, true
+	d.exec(d.m.buildSim())
+	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
+	if d.m.lesson.stage != stageStep {
+		t.Fatalf("after a rebuild the step is at stage %d, want the step itself", d.m.lesson.stage)
+	}
+	if len(d.m.lesson.psql) == 0 {
+		t.Error("no psql command for the databases on screen")
+	}
+}
