@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -181,5 +182,25 @@ func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	}
 	if len(d.m.lesson.psql) == 0 {
 		t.Error("no psql command for the databases on screen")
+	}
+}
+
+// Scrolling up over entries that wrap keeps the selected entry on screen,
+// down to the very first.
+func TestTimelineScrollKeepsTheSelectionOverWrappedEntries(t *testing.T) {
+	p := newTimelinePane(testStyles())
+	var entries []sim.Entry
+	for i := range 30 {
+		entries = append(entries, sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published",
+			Explain: fmt.Sprintf("entry %02d: relay-1 published the message with no transaction open; not marked yet: a crash now means it is published again with the same id", i)})
+	}
+	p, _ = p.Update(timelineMsg{from: 0, entries: entries})
+	p.SetSize(80, 8)
+	for i := range 30 {
+		p, _ = p.Update(keyPress("up"))
+		want := fmt.Sprintf("entry %02d:", max(0, 28-i))
+		if v := plain(p.View()); !strings.Contains(v, want) {
+			t.Fatalf("after %d presses of up the selected %q is not on screen:\n%s", i+1, want, v)
+		}
 	}
 }

@@ -141,10 +141,12 @@ func (t timelinePane) View() string {
 	if len(t.entries) == 0 {
 		lines = append(lines, t.st.Pane.Empty.Render("  "+w.T("nothing has happened yet: p sends a payment, n steps, space runs")))
 	}
+	// Scrolled, the selected entry is the last one shown (entries wrap, so
+	// counting entries cannot tell what fits above it); else the newest.
 	sel := t.selected()
-	end := min(len(t.entries), max(sel+1, body))
-	if t.sel < 0 {
-		end = len(t.entries)
+	end := len(t.entries)
+	if t.sel >= 0 {
+		end = sel + 1
 	}
 	// Entries fill the body from the newest one shown upwards; a long
 	// explanation wraps (up to entryMaxLines), so its consequence, usually
@@ -162,6 +164,11 @@ func (t timelinePane) View() string {
 	if len(rows) > body {
 		rows = rows[len(rows)-body:]
 	}
+	// Room left below a selection near the top: the entries after it.
+	for i := end; i < len(t.entries) && len(rows) < body; i++ {
+		rows = append(rows, t.entryLines(t.entries[i], entryMaxLines)...)
+	}
+	rows = rows[:min(len(rows), body)]
 	lines = append(lines, rows...)
 	lines = fitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
@@ -209,7 +216,7 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 }
 
 // entryMaxLines is how many lines one entry may take.
-const entryMaxLines = 4
+const entryMaxLines = 6
 
 // entryLines is one entry wrapped to the pane: its explanation continues
 // under itself, in at most n lines (the last cut with … if it still does
