@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -55,23 +56,37 @@ var paneLabels = map[string]labels{
 // carryOver notes the actors a step that continues the previous one's
 // simulator begins with crashed or stalled.
 func (l *lessonPane) carryOver(actors []sim.ActorView) {
-	lb := l.lang()
-	seen := map[string]bool{}
+	l.carriedFrom = nil
 	for _, a := range actors {
-		if seen[a.Name] {
-			continue // compare mode: one line per actor name
+		if (a.State == sim.Crashed || a.State == sim.Stalled) && !slices.Contains(l.carriedFrom, a.Name) {
+			l.carriedFrom = append(l.carriedFrom, a.Name)
 		}
-		switch a.State {
-		case sim.Crashed:
-			l.carried = append(l.carried, fmt.Sprintf(lb.Crashed, a.Name))
-		case sim.Stalled:
-			l.carried = append(l.carried, fmt.Sprintf(lb.Stalled, a.Name))
-		default:
-			continue
-		}
-		seen[a.Name] = true
 	}
-	l.render()
+	l.refreshCarried(actors)
+}
+
+// refreshCarried says which of the actors the step began with crashed or
+// stalled still are: once restarted or resumed, the note goes.
+func (l *lessonPane) refreshCarried(actors []sim.ActorView) {
+	lb := l.lang()
+	var notes []string
+	for _, name := range l.carriedFrom {
+		for _, a := range actors {
+			if a.Name != name {
+				continue
+			}
+			if a.State == sim.Crashed {
+				notes = append(notes, fmt.Sprintf(lb.Crashed, a.Name))
+			} else if a.State == sim.Stalled {
+				notes = append(notes, fmt.Sprintf(lb.Stalled, a.Name))
+			}
+			break // compare mode: one line per actor name
+		}
+	}
+	if !slices.Equal(notes, l.carried) {
+		l.carried = notes
+		l.render()
+	}
 }
 
 func labelsFor(lang string) labels {
@@ -130,7 +145,8 @@ type lessonPane struct {
 	keyHint string
 	// carried says which actors begin this step crashed or stalled, as the
 	// step before left them: otherwise the task reads as if all ran.
-	carried []string
+	carried     []string
+	carriedFrom []string // the actors the step began with crashed or stalled
 
 	body   []string // the scrolling text, rendered
 	task   []string // the task, rendered (pinned above the checks)
@@ -208,7 +224,7 @@ func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lesson
 
 // startStep shows step i with its checks not yet evaluated.
 func (l *lessonPane) startStep(i int) {
-	l.carried, l.keyHint = nil, ""
+	l.carried, l.carriedFrom, l.keyHint = nil, nil, ""
 	l.step, l.stage = i, stageStep
 	l.outcomes, l.checked, l.showHint = nil, false, false
 	l.offset, l.follow = 0, false

@@ -785,6 +785,17 @@ func (m Model) interval() time.Duration {
 func (m *Model) setActors(actors []sim.ActorView) {
 	m.actors = actors
 	m.pipeline, _ = m.pipeline.Update(actorsMsg{actors})
+	if m.lesson.lesson != nil {
+		// The hint's keys number the actors on screen: drawn while a fresh
+		// simulation was still being built, they are drawn again now.
+		if st := m.lesson.current(); st != nil && m.lesson.showHint {
+			if h := keyHint(st.Solution, actors, m.settings); h != m.lesson.keyHint {
+				m.lesson.keyHint = h
+				m.lesson.render()
+			}
+		}
+		m.lesson.refreshCarried(actors)
+	}
 	m.brokerDown = false
 	for _, a := range actors {
 		if a.Name == "broker" && a.State == sim.Down {

@@ -204,3 +204,30 @@ func TestTimelineScrollKeepsTheSelectionOverWrappedEntries(t *testing.T) {
 		}
 	}
 }
+
+// h pressed while a fresh step's simulation is still being built (no actors
+// on screen yet) shows the keys once the actors arrive; a carried note goes
+// once its actor is restarted.
+func TestHintKeysFollowTheActors(t *testing.T) {
+	d := newDriver(t, Options{Lesson: "race", Lang: "en"})
+	actors := d.m.actors
+	d.m.setActors(nil)
+	d.press("h")
+	if strings.Contains(d.m.lesson.keyHint, "`m\u00a0") {
+		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.keyHint)
+	}
+	d.m.setActors(actors)
+	if !strings.Contains(d.m.lesson.keyHint, "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
+		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.keyHint)
+	}
+
+	p := lessonInProgress(t, "en", 80, 40)
+	p.carryOver(with(fixtureActors(), "relay-1", sim.Crashed))
+	if !strings.Contains(oneLine(plain(p.View())), "relay-1 is still crashed") {
+		t.Fatal("no carried note")
+	}
+	p.refreshCarried(idle(fixtureActors()))
+	if strings.Contains(oneLine(plain(p.View())), "still crashed") {
+		t.Fatal("the note stayed after the restart")
+	}
+}
