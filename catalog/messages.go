@@ -27,7 +27,7 @@ var messages = []struct{ en, es string }{
 	{"PostgreSQL stopped: R starts it", "PostgreSQL se detuvo: R lo arranca"},
 	{"it waits for time: t moves the clock on", "espera al tiempo: t adelanta el reloj"},
 	{"p sends a payment", "p envía un pago"},
-	{"a lesson keeps its own mode: v compares in a scene (/ opens one)", "una lección mantiene su modo: v compara en una escena (/ abre una)"},
+	{"a lesson keeps its own mode: compare mode is for scenes, outside lessons", "una lección mantiene su modo: el modo compare es para las escenas, fuera de las lecciones"},
 
 	// Keys.
 	{"run", "ejecutar"},
@@ -55,6 +55,7 @@ var messages = []struct{ en, es string }{
 	{"reset scene", "reiniciar la escena"},
 	{"compare with the naive dual write", "comparar con la escritura doble ingenua"},
 	{"compare view", "vista comparada"},
+	{"back to the scene's own mode", "volver al modo de la escena"},
 	{"main view", "vista principal"},
 	{"next pane", "siguiente panel"},
 	{"scenes", "escenas"},

@@ -99,7 +99,10 @@ type Model struct {
 	brokerDown  bool
 	pgDown      string // PostgreSQL stopped under the simulation: why
 	inFlight    bool   // something waits in an outbox or the broker (the last snapshot)
-	actors      []sim.ActorView
+	// compareScene is the scene v switched to compare mode; another scene
+	// opens in its own mode.
+	compareScene string
+	actors       []sim.ActorView
 
 	// A guided lesson (lesson.lesson != nil): its course, the timeline
 	// length when the step began, and the learner's saved progress.
@@ -201,6 +204,9 @@ func (m Model) sceneSettings(sc *scenes.Scene) scenes.Settings {
 	set := sc.Settings
 	if m.opts.Mode != "" {
 		set.Mode = m.opts.Mode
+	}
+	if m.compareScene == sc.Name {
+		set.Mode = "compare"
 	}
 	return set
 }
@@ -497,16 +503,20 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Compare):
 		switch {
+		case m.compareScene == m.scene.Name && !m.compareView:
+			// Back from the compare mode v switched to: the scene's own.
+			m.compareScene = ""
+			return m, m.reset()
 		case m.settings.Mode == "compare":
 			m.compareView = !m.compareView
 			return m, m.resize()
 		case m.lesson.lesson != nil:
-			m.notice = m.st.Words.T("a lesson keeps its own mode: v compares in a scene (/ opens one)")
+			m.notice = m.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons")
 			return m, nil
 		}
-		// Outside compare mode, v switches to it: the scene starts again
-		// with the naive dual write beside the outbox, side by side.
-		m.opts.Mode, m.compareView = "compare", true
+		// Outside compare mode, v switches this scene to it: it starts
+		// again with the naive dual write beside the outbox.
+		m.compareScene, m.compareView = m.scene.Name, true
 		return m, m.reset()
 	case key.Matches(msg, k.Reset):
 		if m.lesson.lesson != nil {
@@ -852,6 +862,8 @@ func (m *Model) updateKeys() {
 		k.Play.SetHelp("space", m.st.Words.T("run"))
 	}
 	switch {
+	case m.compareScene == m.scene.Name && !m.compareView:
+		k.Compare.SetHelp("v", m.st.Words.T("back to the scene's own mode"))
 	case m.settings.Mode != "compare":
 		k.Compare.SetHelp("v", m.st.Words.T("compare with the naive dual write"))
 	case m.compareView:

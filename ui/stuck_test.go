@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -128,6 +129,21 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.settle()
 	if !d.m.compareView || len(d.m.sim.Pipelines()) != 2 {
 		t.Fatalf("v did not open compare mode: view %v, %d pipelines", d.m.compareView, len(d.m.sim.Pipelines()))
+	}
+	// v again: the main view of compare mode; once more: back to the
+	// scene's own mode. Another scene always opens in its own mode.
+	d.press("v")
+	if d.m.compareView || d.m.settings.Mode != "compare" {
+		t.Fatalf("second v: view %v, mode %s", d.m.compareView, d.m.settings.Mode)
+	}
+	d.press("v")
+	d.waitFor("the scene's own mode", func(m Model) bool { return m.sim != nil && m.settings.Mode == "outbox" })
+	d.press("v")
+	d.waitFor("compare mode again", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
+	d.settle()
+	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
+	if set := d.m.sceneSettings(d.m.scene); set.Mode != "outbox" {
+		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
 	}
 }
 
