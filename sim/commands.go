@@ -65,16 +65,13 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		}
 		return s.crashNow(ctx, arg(0))
 	case "resume":
-		return s.eachActor(arg(0), func(r *runner) error {
-			if r.state != Stalled {
-				return scriptf("%s is not stalled", r.name)
-			}
+		return s.eachIn(arg(0), Stalled, "stalled", func(r *runner) error {
 			r.state = Paused
 			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: r.name + " resumes at " + string(r.at) + ", unaware of how much time has passed"})
 			return nil
 		})
 	case "restart":
-		return s.eachActor(arg(0), func(r *runner) error { return s.restart(r, "") })
+		return s.eachIn(arg(0), Crashed, "crashed", func(r *runner) error { return s.restart(r, "") })
 	case "duplicate":
 		for _, p := range s.pipes {
 			p.broker.DuplicateNext()
@@ -168,6 +165,41 @@ func (s *Sim) eachActor(actor string, fn func(*runner) error) error {
 	}
 	s.record(Entry{Actor: name, Kind: "skip", Explain: skip})
 	return nil
+}
+
+// eachIn applies fn to the named actor's copies that are in state (an actor
+// named in compare mode may be crashed in one pipeline only); none in that
+// state is the script's mistake.
+func (s *Sim) eachIn(name string, state ActorState, word string, fn func(*runner) error) error {
+	var in []*runner
+	if err := s.eachActor(name, func(r *runner) error {
+		if r.state == state {
+			in = append(in, r)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(in) == 0 && s.has(name) {
+		return scriptf("%s is not %s", name, word)
+	}
+	for _, r := range in {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// has reports whether an actor of that name runs here.
+func (s *Sim) has(name string) bool {
+	pipe, n := scenes.SplitActor(name)
+	for _, p := range s.pipes {
+		if _, ok := p.byName[n]; ok && (pipe == "" || p.Kind == pipe) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Sim) actorNames() []string {

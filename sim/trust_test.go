@@ -393,3 +393,22 @@ expect outbox replays == 1
 		t.Fatalf("%s", explainFailure(res))
 	}
 }
+
+// In compare mode, restart of an actor both pipelines run brings back the
+// copy that crashed and leaves the other alone.
+func TestRestartTheCrashedCopyOnly(t *testing.T) {
+	sc := parseScene(t, "copies", "title: t\nteaches: t\nmode: compare\nrequest\ncrash outbox/notifications at consumer.inbox_inserted\ndrain\nexpect outbox payments == 1\n")
+	s := newSim(t, sc)
+	doAll(t, s, sc.Steps[:2])
+	if err := s.Do(context.Background(), scenes.Step{Cmd: "run"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Do(context.Background(), scenes.Step{Cmd: "restart", Args: []string{"notifications"}}); err != nil {
+		t.Fatalf("restart notifications with one copy crashed: %v", err)
+	}
+	err := s.Do(context.Background(), scenes.Step{Cmd: "restart", Args: []string{"notifications"}})
+	var script *ScriptError
+	if !errors.As(err, &script) {
+		t.Fatalf("restart with no copy crashed: %v, want the script's mistake", err)
+	}
+}

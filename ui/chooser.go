@@ -87,7 +87,9 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 	}
 	for _, a := range actors {
 		c.actorStates[a.Pipeline+"/"+a.Name] = a.State
-		if _, ok := c.actorStates[a.Name]; !ok {
+		// Both pipelines' copy: crashed if either is (restart brings back
+		// the crashed one), else stalled if either is.
+		if st, ok := c.actorStates[a.Name]; !ok || a.State == sim.Crashed || a.State == sim.Stalled && st != sim.Crashed {
 			c.actorStates[a.Name] = a.State
 		}
 	}
