@@ -317,7 +317,12 @@ func (c chooserPane) View() string {
 		if i == c.cur {
 			mark, s = "▸ ", ds.Selected
 		}
-		lines = append(lines, s.Render(mark+pad(fmt.Sprintf("%d %s", i+1, it.label), lw))+" "+ds.Hint.Render(it.note))
+		line := s.Render(mark + pad(fmt.Sprintf("%d %s", i+1, it.label), lw))
+		if c.w == 0 || c.w >= 90 {
+			// Under 90 columns the notes would push the box off the screen.
+			line += " " + ds.Hint.Render(it.note)
+		}
+		lines = append(lines, line)
 	}
 	lines = append(lines, "", ds.Hint.Render(w.T("1-9 or ↑/↓ enter choose · esc cancel")))
 	return ds.Box.Render(strings.Join(lines, "\n"))

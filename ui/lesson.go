@@ -349,7 +349,9 @@ func (l *lessonPane) render() {
 		fmt.Fprintf(&md, "## %s %d/%d · %s\n\n%s\n\n", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, st.Read)
 		if l.showHint && l.keyHint != "" {
 			// The keys first: the written hint may add words, never replace them.
-			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Keys, l.keyHint)
+			// A paragraph, not a quote: glamour drops a quote's bar on lines
+			// that wrap around code spans.
+			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Keys, l.keyHint)
 		}
 		if l.showHint && st.Hint != "" {
 			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Hint, st.Hint)

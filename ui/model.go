@@ -863,9 +863,9 @@ func (m *Model) updateKeys() {
 	}
 	switch {
 	case m.compareScene == m.scene.Name && !m.compareView:
-		k.Compare.SetHelp("v", m.st.Words.T("back to the scene's own mode"))
+		k.Compare.SetHelp("v", m.st.Words.T("own mode"))
 	case m.settings.Mode != "compare":
-		k.Compare.SetHelp("v", m.st.Words.T("compare with the naive dual write"))
+		k.Compare.SetHelp("v", m.st.Words.T("compare mode"))
 	case m.compareView:
 		k.Compare.SetHelp("v", m.st.Words.T("main view"))
 	default:

@@ -82,7 +82,7 @@ func TestScreenGolden(t *testing.T) {
 		{"screen_160x50", 160, 50, "", nil, []string{"Metrics", "Scene what it teaches"}},
 		{"screen_compare_view_120x40", 120, 40, "compare", []string{"v"}, []string{"Naive", "Outbox", "Timeline"}},
 		{"screen_compare_80x24", 80, 24, "compare", nil, []string{"naive", "outbox"}},
-		{"screen_help_120x40", 120, 40, "", []string{"?"}, []string{"duplicate next delivery", "fail next commit"}},
+		{"screen_help_120x40", 120, 40, "", []string{"?"}, []string{"duplicate delivery", "fail next commit"}},
 		{"screen_crash_dialog_120x40", 120, 40, "", []string{"c", "down", "enter"}, []string{"crash relay-1 when?"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -247,3 +247,24 @@ func TestHintKeysFollowTheActors(t *testing.T) {
 		t.Fatal("the note stayed after the restart")
 	}
 }
+
+// At 80 columns a dialog keeps its choices inside the screen: the notes go.
+func TestDialogFitsAt80Columns(t *testing.T) {
+	m := fixtureModel(t, 80, 24, "outbox", 1)
+	m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
+	m.updateKeys()
+	for _, keys := range [][]string{{"m", "4"}, {"c", "4"}} {
+		mm := m
+		for _, k := range keys {
+			mm = send(t, mm, keyPress(k))
+		}
+		for i, l := range strings.Split(plain(mm.render()), "\n") {
+			if w := len([]rune(l)); w > 80 {
+				t.Errorf("%v: line %d is %d wide", keys, i, w)
+			}
+		}
+		if !strings.Contains(plain(mm.render()), "until consumer.acked") && !strings.Contains(plain(mm.render()), "at consumer.acked") {
+			t.Errorf("%v: the dialog's last choice is cut:\n%s", keys, plain(mm.render()))
+		}
+	}
+}
