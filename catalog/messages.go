@@ -81,6 +81,7 @@ var messages = []struct{ en, es string }{
 	{"fail the next COMMIT of which writer?", "¿el próximo COMMIT de qué escritor falla?"},
 	{"%s which pipeline's %s?", "%s: ¿%s de qué pipeline?"},
 	{"1-9 or ↑/↓ enter choose · esc cancel", "1-9 o ↑/↓ enter elige · esc cancela"},
+	{"no choice %d here: 1 to %d", "no hay opción %d: de 1 a %d"},
 	{"now", "ahora"},
 	{"kill it where it is", "matarlo donde está"},
 	{"at %s", "en %s"},

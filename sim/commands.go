@@ -105,7 +105,13 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 			n, _ = strconv.Atoi(st.Args[1])
 		}
 		for i := 0; i < n; i++ {
-			if err := s.eachActor(arg(0), func(r *runner) error { _, err := s.stepActor(ctx, r); return err }); err != nil {
+			if err := s.eachActor(arg(0), func(r *runner) error {
+				moved, err := s.stepActor(ctx, r)
+				if err == nil && !moved && i == 0 {
+					s.idleNote(r)
+				}
+				return err
+			}); err != nil {
 				return err
 			}
 		}
@@ -115,6 +121,9 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		return s.eachActor(arg(0), func(r *runner) error {
 			for i := 0; i < maxSteps; i++ {
 				moved, err := s.stepActor(ctx, r)
+				if err == nil && !moved && i == 0 {
+					s.idleNote(r)
+				}
 				if err != nil || !moved || r.state != Idle && r.state != Paused {
 					return err
 				}
@@ -200,6 +209,12 @@ func (s *Sim) has(name string) bool {
 		}
 	}
 	return false
+}
+
+// idleNote says an actor told to move had nothing to do, so a key that
+// moved nothing still says why.
+func (s *Sim) idleNote(r *runner) {
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "note", Explain: r.name + " has nothing to do now"})
 }
 
 func (s *Sim) actorNames() []string {
@@ -429,6 +444,12 @@ func (s *Sim) restartPostgres(ctx context.Context) error {
 }
 
 func (s *Sim) requeueDead(ctx context.Context) error {
+	before := len(s.timeline)
+	defer func() {
+		if len(s.timeline) == before {
+			s.record(Entry{Actor: "operator", Kind: "note", Explain: "nothing is dead-lettered: requeue has nothing to do"})
+		}
+	}()
 	for _, p := range s.pipes {
 		if p.Kind != "outbox" {
 			continue

@@ -27,6 +27,7 @@ const maxDrainRounds = 500
 // runs.
 func (s *Sim) drain(ctx context.Context) error {
 	var last string
+	start := s.version
 	for round := 0; round < maxDrainRounds; round++ {
 		if err := s.runQuiet(ctx); err != nil {
 			return err
@@ -50,6 +51,9 @@ func (s *Sim) drain(ctx context.Context) error {
 			return err
 		}
 		if !pending {
+			if s.version == start {
+				s.record(Entry{Actor: "drain", Kind: "note", Explain: "nothing is pending: the drain has nothing to do"})
+			}
 			return nil
 		}
 		now := s.clock.Peek()

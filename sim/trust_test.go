@@ -412,3 +412,21 @@ func TestRestartTheCrashedCopyOnly(t *testing.T) {
 		t.Fatalf("restart with no copy crashed: %v, want the script's mistake", err)
 	}
 }
+
+// A command that finds nothing to do says so on the timeline, so a key that
+// moved nothing is not silent.
+func TestNothingToDoIsSaid(t *testing.T) {
+	sc := parseScene(t, "idle", "title: t\nteaches: t\nrequeue\ndrain\nstep api\nfinish relay-1\nexpect outbox payments == 0\n")
+	s := newSim(t, sc)
+	doAll(t, s, sc.Steps)
+	var notes []string
+	for _, e := range s.Timeline(0) {
+		if e.Kind == "note" {
+			notes = append(notes, e.Explain)
+		}
+	}
+	want := []string{"nothing is dead-lettered: requeue has nothing to do", "nothing is pending: the drain has nothing to do", "api has nothing to do now", "relay-1 has nothing to do now"}
+	if !slices.Equal(notes, want) {
+		t.Fatalf("notes %q, want %q", notes, want)
+	}
+}

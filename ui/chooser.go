@@ -24,6 +24,7 @@ type chooserPane struct {
 	// pickPipeline: the actor chosen runs in both pipelines, and the
 	// pipeline is the question on screen.
 	pickPipeline bool
+	warn         string // a digit beyond the list: said, not ignored
 	shared       map[string]bool
 	actor        string // "" while choosing the actor
 	items        []choice
@@ -159,8 +160,10 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 	case key.Matches(k, c.keys.Number):
 		i := int(k.String()[0] - '1')
 		if i >= len(c.items) {
+			c.warn = c.st.Words.T("no choice %d here: 1 to %d", i+1, len(c.items))
 			return c, nil
 		}
+		c.warn = ""
 		c.cur = i
 		return c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	case key.Matches(k, c.keys.Choose):
@@ -325,5 +328,8 @@ func (c chooserPane) View() string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, "", ds.Hint.Render(w.T("1-9 or ↑/↓ enter choose · esc cancel")))
+	if c.warn != "" {
+		lines = append(lines, ds.Title.Render(c.warn))
+	}
 	return ds.Box.Render(strings.Join(lines, "\n"))
 }
