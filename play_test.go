@@ -192,10 +192,22 @@ func lastFrame(t *testing.T, w, h int, events []castEvent) string {
 		t.Fatal(err)
 	}
 	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-replay-%d", os.Getpid())}
-	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "cat "+replay+"; sleep 60"); err != nil {
+	// The screen is read once cat has written all of it: a frame read while
+	// it is still being drawn is half the old one.
+	done := replay + ".done"
+	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "cat "+replay+" && touch "+done+"; sleep 60"); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(done); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the recording was not replayed in 10 s")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // tmux draws what cat wrote
 	return term.waitFor("the replayed last frame", regexp.MustCompile(`outboxlab`), 10*time.Second)
 }
 
