@@ -27,10 +27,11 @@ func build() *catalog.Builder {
 		}
 	}
 	for _, p := range plurals {
-		if err := b.Set(language.English, p.key, plural.Selectf(1, "%d", plural.One, p.enOne, plural.Other, p.enOther)); err != nil {
+		arg := max(p.arg, 1) // which argument is the count (1 = the first)
+		if err := b.Set(language.English, p.key, plural.Selectf(arg, "%d", plural.One, p.enOne, plural.Other, p.enOther)); err != nil {
 			panic(fmt.Sprintf("catalog: %q: %v", p.key, err))
 		}
-		if err := b.Set(language.Spanish, p.key, plural.Selectf(1, "%d", plural.One, p.esOne, plural.Other, p.esOther)); err != nil {
+		if err := b.Set(language.Spanish, p.key, plural.Selectf(arg, "%d", plural.One, p.esOne, plural.Other, p.esOther)); err != nil {
 			panic(fmt.Sprintf("catalog: %q: %v", p.key, err))
 		}
 	}

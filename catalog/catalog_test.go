@@ -28,3 +28,18 @@ func TestPrinter(t *testing.T) {
 		seen[m.en] = true
 	}
 }
+
+// A check's detail counts in the right form: the count may be any argument.
+func TestPluralOfALaterArgument(t *testing.T) {
+	es, en := For("es"), For("en")
+	for _, c := range []struct{ got, want string }{
+		{es.T("%s %s: %d rows", "outbox", "payments", 1), "outbox payments: 1 fila"},
+		{es.T("%s %s: %d rows", "outbox", "payments", 0), "outbox payments: 0 filas"},
+		{en.T("%s %s: %d rows", "outbox", "payments", 1), "outbox payments: 1 row"},
+		{es.T("%d matching timeline entries in this step", 1), "1 entrada de la cronología en este paso"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

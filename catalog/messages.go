@@ -129,6 +129,12 @@ var messages = []struct{ en, es string }{
 	{"○ up", "○ arriba"},
 	{"○ idle", "○ libre"},
 
+	// What a lesson's check found.
+	{"no %s pipeline is running", "no hay pipeline %s en marcha"},
+	{"%s is %s%s", "%s está %s%s"},
+	{" at ", " en "},
+	{"no actor %s is running", "no hay ningún actor %s en marcha"},
+
 	// Figures.
 	{"lost events", "eventos perdidos"},
 	{"lost", "perdidos"},
@@ -156,9 +162,16 @@ var messages = []struct{ en, es string }{
 }
 
 // plurals are the messages whose words follow a count.
-var plurals = []struct{ key, enOne, enOther, esOne, esOther string }{
-	{"%d entries", "%d entry", "%d entries", "%d entrada", "%d entradas"},
-	{"%d rows", "%d row", "%d rows", "%d fila", "%d filas"},
-	{"%d pending", "%d pending", "%d pending", "%d pendiente", "%d pendientes"},
-	{"%d payments", "%d payment", "%d payments", "%d pago", "%d pagos"},
+var plurals = []struct {
+	key, enOne, enOther, esOne, esOther string
+	arg                                 int // the count's argument, from 1 (0: the first)
+}{
+	{"%d entries", "%d entry", "%d entries", "%d entrada", "%d entradas", 0},
+	{"%d rows", "%d row", "%d rows", "%d fila", "%d filas", 0},
+	{"%d pending", "%d pending", "%d pending", "%d pendiente", "%d pendientes", 0},
+	{"%d payments", "%d payment", "%d payments", "%d pago", "%d pagos", 0},
+	// What a lesson's check found.
+	{"%s %s: %d rows", "%s %s: %d row", "%s %s: %d rows", "%s %s: %d fila", "%s %s: %d filas", 3},
+	{"%d matching timeline entries in this step", "%d matching timeline entry in this step", "%d matching timeline entries in this step",
+		"%d entrada de la cronología en este paso", "%d entradas de la cronología en este paso", 0},
 }

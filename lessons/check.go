@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -32,27 +33,10 @@ type Check struct {
 	Lang       string // the lesson's language, for what Eval says it found
 }
 
-// found are the sentences Eval uses to say what it found, per language;
-// figure, table, actor and state names stay as the check language writes them.
-var found = map[string]map[string]string{
-	"en": {
-		"rows": "%s %s: %d rows", "entries": "%d matching timeline entries in this step",
-		"no-pipeline": "no %s pipeline is running", "is": "%s is %s%s", "at": " at ", "no-actor": "no actor %s is running",
-	},
-	"es": {
-		"rows": "%s %s: %d filas", "entries": "%d entradas de la línea de tiempo en este paso",
-		"no-pipeline": "no hay pipeline %s en marcha", "is": "%s está %s%s", "at": " en ", "no-actor": "no hay ningún actor %s en marcha",
-	},
-}
-
-// say formats one of the found sentences in the check's language.
-func (c *Check) say(key string, args ...any) string {
-	t, ok := found[c.Lang]
-	if !ok {
-		t = found["en"]
-	}
-	return fmt.Sprintf(t[key], args...)
-}
+// What Eval says it found is in the message catalog, in the check's
+// language, with plurals; figure, table, actor and state names stay as the
+// check language writes them.
+func (c *Check) words() *catalog.Printer { return catalog.For(c.Lang) }
 
 // CheckKinds documents the check language, one form a line.
 var CheckKinds = []struct{ Form, Means string }{
@@ -318,16 +302,16 @@ func (c *Check) Eval(ctx context.Context, s *sim.Sim, since int) (ok bool, detai
 			}
 			return c.holds(got), fmt.Sprintf("%s %s = %d", c.Pipeline, c.Figure, got), nil
 		}
-		return false, c.say("no-pipeline", c.Pipeline), nil
+		return false, c.words().T("no %s pipeline is running", c.Pipeline), nil
 	case "table":
 		if s.Pipeline(c.Pipeline) == nil {
-			return false, c.say("no-pipeline", c.Pipeline), nil
+			return false, c.words().T("no %s pipeline is running", c.Pipeline), nil
 		}
 		t, err := s.Table(ctx, c.Pipeline, c.Table, 0, 0)
 		if err != nil {
 			return false, "", fmt.Errorf("check %q: %w", c.Source, err)
 		}
-		return c.holds(int64(t.Total)), c.say("rows", c.Pipeline, c.Table, t.Total), nil
+		return c.holds(int64(t.Total)), c.words().T("%s %s: %d rows", c.Pipeline, c.Table, t.Total), nil
 	case "timeline":
 		n := int64(0)
 		for _, e := range s.Timeline(since) {
@@ -335,7 +319,7 @@ func (c *Check) Eval(ctx context.Context, s *sim.Sim, since int) (ok bool, detai
 				n++
 			}
 		}
-		return c.holds(n), c.say("entries", n), nil
+		return c.holds(n), c.words().T("%d matching timeline entries in this step", n), nil
 	case "actor":
 		seen := false
 		for _, a := range s.Actors() {
@@ -346,15 +330,15 @@ func (c *Check) Eval(ctx context.Context, s *sim.Sim, since int) (ok bool, detai
 			state := a.State.String()
 			where := ""
 			if a.At != "" && state != "idle" {
-				where = c.say("at") + string(a.At)
+				where = c.words().Word(" at ") + string(a.At)
 			}
 			if state == c.State && (c.Checkpoint == "" || string(a.At) == c.Checkpoint) {
-				return true, c.say("is", c.Actor, state, where), nil
+				return true, c.words().T("%s is %s%s", c.Actor, state, where), nil
 			}
-			detail = c.say("is", c.Actor, state, where)
+			detail = c.words().T("%s is %s%s", c.Actor, state, where)
 		}
 		if !seen {
-			return false, c.say("no-actor", c.Actor), nil
+			return false, c.words().T("no actor %s is running", c.Actor), nil
 		}
 		return false, detail, nil
 	}

@@ -174,7 +174,7 @@ func TestWrongActionsDoNotPass(t *testing.T) {
 func TestCheckDetailsFollowTheLanguage(t *testing.T) {
 	for _, c := range []struct{ lang, rows, entries string }{
 		{"en", "0 rows", "matching timeline entries"},
-		{"es", "0 filas", "entradas de la línea de tiempo"},
+		{"es", "0 filas", "entradas de la cronología"},
 	} {
 		all, err := Load(c.lang)
 		if err != nil {
