@@ -67,6 +67,15 @@ func (p *Printer) Word(key string) string {
 	return p.p.Sprintf(message.Key(key, key))
 }
 
+// Say is T for a key that comes from data (a timeline entry's sentence):
+// not a format string the compiler can see.
+func (p *Printer) Say(key string, args []any) string {
+	if p == nil {
+		return fmt.Sprintf(key, args...)
+	}
+	return p.p.Sprintf(message.Key(key, key), args...)
+}
+
 // Translated lists every message whose Spanish differs from its English,
 // as (English, Spanish): a screen drawn in Spanish must show none of the
 // English.

@@ -24,7 +24,8 @@ func (s *Sim) entryFor(r *runner, ev engine.Event) Entry {
 	if ev.PaymentID != uuid.Nil {
 		e.PaymentID = ev.PaymentID.String()
 	}
-	e.Explain = explain(r.name, ev)
+	t := explain(r.name, ev)
+	e.Say, e.Explain = &t, t.English()
 	return e
 }
 
@@ -48,68 +49,68 @@ func detail(ev engine.Event) string {
 
 // explain says what reaching a checkpoint means, and what a crash right here
 // would cost.
-func explain(who string, ev engine.Event) string {
+func explain(who string, ev engine.Event) Text {
 	m, pay := ids(ev.MessageIDs), ""
 	if ev.PaymentID != uuid.Nil {
 		pay = short(ev.PaymentID)
 	}
 	switch ev.Checkpoint {
 	case engine.APIBegin:
-		return who + " begins a transaction for the payment request"
+		return text("%s begins a transaction for the payment request", who)
 	case engine.APIInserted:
-		return fmt.Sprintf("%s inserted payment %s and its outbox row %s in one transaction, not committed yet: a crash now leaves neither", who, pay, m)
+		return text("%s inserted payment %s and its outbox row %s in one transaction, not committed yet: a crash now leaves neither", who, pay, m)
 	case engine.APICommitted:
-		return fmt.Sprintf("%s committed payment %s and event %s together: from now on the event cannot be lost", who, pay, m)
+		return text("%s committed payment %s and event %s together: from now on the event cannot be lost", who, pay, m)
 	case engine.APIReplayed:
-		return fmt.Sprintf("%s found the Idempotency-Key: it returns the stored response and creates nothing", who)
+		return text("%s found the Idempotency-Key: it returns the stored response and creates nothing", who)
 	case engine.APIResolved:
-		return fmt.Sprintf("%s resolved an ambiguous commit from the idempotency record: payment %s exists, nothing is created twice", who, pay)
+		return text("%s resolved an ambiguous commit from the idempotency record: payment %s exists, nothing is created twice", who, pay)
 	case engine.NaiveBegin:
-		return who + " begins a transaction for the payment (no outbox: it will publish to the broker itself)"
+		return text("%s begins a transaction for the payment (no outbox: it will publish to the broker itself)", who)
 	case engine.NaiveInserted:
-		return fmt.Sprintf("%s inserted payment %s, not committed yet", who, pay)
+		return text("%s inserted payment %s, not committed yet", who, pay)
 	case engine.NaiveCommitted:
-		return fmt.Sprintf("%s committed payment %s; the event is not published yet: a crash now loses it for good", who, pay)
+		return text("%s committed payment %s; the event is not published yet: a crash now loses it for good", who, pay)
 	case engine.NaivePublished:
-		return fmt.Sprintf("%s published event %s to the broker%s; if the commit fails now, consumers act on a payment that never existed", who, m, detail(ev))
+		return text("%s published event %s to the broker%s; if the commit fails now, consumers act on a payment that never existed", who, m, detail(ev))
 	case engine.RelayClaimed:
-		return fmt.Sprintf("%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", who, ev.Rows, detail(ev), m)
+		return text("%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", who, ev.Rows, detail(ev), m)
 	case engine.RelayPublished:
-		return fmt.Sprintf("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
+		return text("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
 	case engine.RelayMarked:
-		return fmt.Sprintf("%s marked %d row(s) published, only where it still holds the lease", who, ev.Rows)
+		return text("%s marked %d row(s) published, only where it still holds the lease", who, ev.Rows)
 	case engine.RelayRetryScheduled:
-		return fmt.Sprintf("%s could not publish %s: retry scheduled with backoff and jitter%s", who, m, detail(ev))
+		return text("%s could not publish %s: retry scheduled with backoff and jitter%s", who, m, detail(ev))
 	case engine.RelayDeadLettered:
-		return fmt.Sprintf("%s gave up on %s: dead-lettered with a sanitized error; it is never claimed again until requeued%s", who, m, detail(ev))
+		return text("%s gave up on %s: dead-lettered with a sanitized error; it is never claimed again until requeued%s", who, m, detail(ev))
 	case engine.RelayLeaseLost:
-		return fmt.Sprintf("%s's lease on %s expired and another worker took it: the mark is refused, nothing overwritten%s", who, m, detail(ev))
+		return text("%s's lease on %s expired and another worker took it: the mark is refused, nothing overwritten%s", who, m, detail(ev))
 	case engine.BrokerDelivered:
 		if ev.Delivery > 1 {
-			return fmt.Sprintf("the broker delivers %s again (delivery %d)%s: at-least-once means duplicates", m, ev.Delivery, detail(ev))
+			return text("the broker delivers %s again (delivery %d)%s: at-least-once means duplicates", m, ev.Delivery, detail(ev))
 		}
-		return fmt.Sprintf("the broker delivers %s%s", m, detail(ev))
+		return text("the broker delivers %s%s", m, detail(ev))
 	case engine.ConsumerInboxInserted:
 		if ev.Statement != nil && strings.HasPrefix(ev.Statement.Name, "find_") {
 			// The wrong way (S18): a SELECT decides, holding no lock.
-			return fmt.Sprintf("%s SELECTs for an earlier effect of %s and finds %d: with no lock and no unique key, a concurrent duplicate finds nothing either", who, m, ev.Rows)
+			return text("%s SELECTs for an earlier effect of %s and finds %d: with no lock and no unique key, a concurrent duplicate finds nothing either", who, m, ev.Rows)
 		}
 		if ev.Rows == 0 {
-			return fmt.Sprintf("%s's inbox insert of %s hit the unique key: 0 rows, it has seen this message", who, m)
+			return text("%s's inbox insert of %s hit the unique key: 0 rows, it has seen this message", who, m)
 		}
-		return fmt.Sprintf("%s recorded %s in its inbox (1 row), in the same transaction as the effect to come", who, m)
+		return text("%s recorded %s in its inbox (1 row), in the same transaction as the effect to come", who, m)
 	case engine.ConsumerDuplicate:
-		return fmt.Sprintf("%s ignores duplicate %s: it commits and ACKs, no second effect", who, m)
+		return text("%s ignores duplicate %s: it commits and ACKs, no second effect", who, m)
 	case engine.ConsumerVersionGap:
-		return fmt.Sprintf("%s refuses %s: unexpected aggregate_version%s; not applied out of order", who, m, detail(ev))
+		return text("%s refuses %s: unexpected aggregate_version%s; not applied out of order", who, m, detail(ev))
 	case engine.ConsumerEffectApplied:
-		return fmt.Sprintf("%s applied its effect for payment %s, not committed yet: a crash now rolls back marker and effect together", who, pay)
+		return text("%s applied its effect for payment %s, not committed yet: a crash now rolls back marker and effect together", who, pay)
 	case engine.ConsumerCommitted:
-		return fmt.Sprintf("%s committed the inbox marker and the effect of %s; not ACKed yet: a crash now means a redelivery, which the inbox will absorb", who, m)
+		return text("%s committed the inbox marker and the effect of %s; not ACKed yet: a crash now means a redelivery, which the inbox will absorb", who, m)
 	case engine.ConsumerAcked:
-		return fmt.Sprintf("%s ACKed %s: the broker forgets it", who, m)
+		return text("%s ACKed %s: the broker forgets it", who, m)
 	}
-	return fmt.Sprintf("%s reached %s%s", who, ev.Checkpoint, detail(ev))
+	return text("%s reached %s%s", who, ev.Checkpoint, detail(ev))
 }
 
 // explainCrash says what a crash left behind, where it happened; a relay's

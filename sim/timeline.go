@@ -21,6 +21,9 @@ type Entry struct {
 	PaymentID  string    `json:"payment_id,omitempty"`
 	Delivery   int       `json:"delivery,omitempty"`
 	Explain    string    `json:"explain"`
+	// Say is Explain as a catalog sentence, for a screen in another
+	// language (nil: Explain only).
+	Say *Text `json:"-"`
 }
 
 // WriteJSONLines writes entries as JSON lines.

@@ -211,8 +211,17 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 		sb.WriteString(ts.Statement.Render("[" + e.Statement + "]"))
 		sb.WriteByte(' ')
 	}
-	sb.WriteString(ts.Explain.Render(strings.TrimSpace(e.Explain)))
+	sb.WriteString(ts.Explain.Render(t.explain(e)))
 	return sb.String()
+}
+
+// explain is the entry's sentence in the screen's language, where the
+// timeline kept it as a catalog sentence.
+func (t timelinePane) explain(e sim.Entry) string {
+	if e.Say != nil {
+		return strings.TrimSpace(e.Say.In(t.st.Words))
+	}
+	return strings.TrimSpace(e.Explain)
 }
 
 // entryMaxLines is how many lines one entry may take.
@@ -227,7 +236,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 		return []string{one}
 	}
 	ts := t.st.Timeline
-	explain := strings.TrimSpace(e.Explain)
+	explain := t.explain(e)
 	head := strings.TrimSuffix(one, ts.Explain.Render(explain)) // time, actor, what, [statement]
 	indent := ansi.StringWidth(head)
 	if e.Statement != "" {
@@ -289,7 +298,7 @@ func (t timelinePane) detail(e sim.Entry, n int) []string {
 		head += fmt.Sprintf(" · delivery %d", e.Delivery)
 	}
 	lines := []string{t.st.Pane.Gutter.Render(strings.Repeat("╌", t.w)), "  " + ts.Actor.Render(head)}
-	for _, l := range strings.Split(lipgloss.Wrap(strings.TrimSpace(e.Explain), w, " "), "\n") {
+	for _, l := range strings.Split(lipgloss.Wrap(t.explain(e), w, " "), "\n") {
 		lines = append(lines, "  "+ts.Explain.Render(l))
 	}
 	if e.SQL != "" {
