@@ -157,6 +157,23 @@ var messages = []struct{ en, es string }{
 	{"%s ACKed %s: the broker forgets it", "%s hizo ACK de %s: el broker lo olvida"},
 	{"%s reached %s%s", "%s llegó a %s%s"},
 
+	// The timeline: commands, faults and notes (sim/commands.go, scheduler.go, drain.go).
+	{"%s resumes at %s, unaware of how much time has passed", "%s se reanuda en %s, sin saber cuánto tiempo ha pasado"},
+	{"the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)", "el broker entregará dos veces su próxima entrega (una reentrega tras un corte de red se ve exactamente así)"},
+	{"the broker is down: publishes and deliveries fail until it is back", "el broker está caído: publicaciones y entregas fallan hasta que vuelva"},
+	{"the broker is back up", "el broker vuelve a estar arriba"},
+	{"%s has nothing to do now", "%s no tiene nada que hacer ahora"},
+	{"the client captures payment %s: a second event of the same aggregate (version 2)", "el cliente captura el pago %s: un segundo evento del mismo agregado (versión 2)"},
+	{"armed: %s %s when it reaches %s", "armado: %s %s cuando llegue a %s"},
+	{"%s died while waiting inside PostgreSQL: its connection closed, its transaction rolled back", "%s murió mientras esperaba dentro de PostgreSQL: su conexión se cerró y su transacción se revirtió"},
+	{"%s died between units of work: nothing was in flight", "%s murió entre dos unidades de trabajo: no había nada en curso"},
+	{"the clock moves %s forward, to %s", "el reloj avanza %s, hasta las %s"},
+	{"PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost", "PostgreSQL se detiene de inmediato, como en un corte de luz: se cortan todas las conexiones y se pierden las transacciones abiertas"},
+	{"nothing is dead-lettered: requeue has nothing to do", "no hay nada en dead letter: reencolar no tiene nada que hacer"},
+	{"nothing is pending: the drain has nothing to do", "no hay nada pendiente: vaciar no tiene nada que hacer"},
+	{"%s waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)", "%s espera dentro de PostgreSQL: su sentencia necesita un lock de fila que tiene otra transacción (un insert sin confirmar de la misma clave)"},
+	{"%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", "%s se detiene en %s (una pausa larga de GC, una VM congelada): retiene lo que tiene hasta que se reanude"},
+
 	// What a lesson's check found.
 	{"no %s pipeline is running", "no hay pipeline %s en marcha"},
 	{"%s is %s%s", "%s está %s%s"},

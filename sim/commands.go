@@ -67,7 +67,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 	case "resume":
 		return s.eachIn(arg(0), Stalled, "stalled", func(r *runner) error {
 			r.state = Paused
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: r.name + " resumes at " + string(r.at) + ", unaware of how much time has passed"})
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at)}.with(text("%s resumes at %s, unaware of how much time has passed", r.name, r.at)))
 			return nil
 		})
 	case "restart":
@@ -76,7 +76,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		for _, p := range s.pipes {
 			p.broker.DuplicateNext()
 		}
-		s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)"})
+		s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)")))
 	case "broker":
 		down := arg(0) == "down"
 		for _, p := range s.pipes {
@@ -84,9 +84,9 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		}
 		s.version++
 		if down {
-			s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker is down: publishes and deliveries fail until it is back"})
+			s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker is down: publishes and deliveries fail until it is back")))
 		} else {
-			s.record(Entry{Actor: "broker", Kind: "fault", Explain: "the broker is back up"})
+			s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker is back up")))
 		}
 	case "restart-postgres":
 		if s.srv.External() {
@@ -214,7 +214,7 @@ func (s *Sim) has(name string) bool {
 // idleNote says an actor told to move had nothing to do, so a key that
 // moved nothing still says why.
 func (s *Sim) idleNote(r *runner) {
-	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "note", Explain: r.name + " has nothing to do now"})
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "note"}.with(text("%s has nothing to do now", r.name)))
 }
 
 func (s *Sim) actorNames() []string {
@@ -327,7 +327,7 @@ func (s *Sim) capture() error {
 		p.requests = append(p.requests, request{capture: id, captureEvent: s.newID()})
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String(), Explain: "the client captures payment " + short(id) + ": a second event of the same aggregate (version 2)"})
+	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String(), }.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
 	return nil
 }
 
@@ -341,7 +341,7 @@ func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
 		return nil
 	})
 	if err == nil && armed {
-		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp), Explain: fmt.Sprintf("armed: %s %s when it reaches %s", f.kind, name, cp)})
+		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", f.kind, name, cp)))
 	}
 	return err
 }
@@ -363,12 +363,12 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 			}
 			r.state = Crashed
 			r.crashes++
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Explain: r.name + " died while waiting inside PostgreSQL: its connection closed, its transaction rolled back"})
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash"}.with(text("%s died while waiting inside PostgreSQL: its connection closed, its transaction rolled back", r.name)))
 		case Idle:
 			r.state = Crashed
 			r.crashes++
 			s.version++
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Explain: r.name + " died between units of work: nothing was in flight"})
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash"}.with(text("%s died between units of work: nothing was in flight", r.name)))
 		}
 		return nil
 	})
@@ -423,7 +423,7 @@ func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) erro
 func (s *Sim) advance(d time.Duration) {
 	s.clock.Advance(d)
 	s.version++
-	s.record(Entry{Actor: "clock", Kind: "clock", Explain: fmt.Sprintf("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))})
+	s.record(Entry{Actor: "clock", Kind: "clock"}.with(text("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))))
 }
 
 // restartPostgres stops the server immediately (no checkpoint, sessions cut)
@@ -434,7 +434,7 @@ func (s *Sim) restartPostgres(ctx context.Context) error {
 		if err := s.srv.Crash(); err != nil {
 			return err
 		}
-		s.record(Entry{Actor: "postgres", Kind: "fault", Explain: "PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost"})
+		s.record(Entry{Actor: "postgres", Kind: "fault"}.with(text("PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost")))
 	}
 	if err := s.srv.Restart(ctx); err != nil {
 		return err
@@ -447,7 +447,7 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 	before := len(s.timeline)
 	defer func() {
 		if len(s.timeline) == before {
-			s.record(Entry{Actor: "operator", Kind: "note", Explain: "nothing is dead-lettered: requeue has nothing to do"})
+			s.record(Entry{Actor: "operator", Kind: "note"}.with(text("nothing is dead-lettered: requeue has nothing to do")))
 		}
 	}()
 	for _, p := range s.pipes {

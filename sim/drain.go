@@ -52,7 +52,7 @@ func (s *Sim) drain(ctx context.Context) error {
 		}
 		if !pending {
 			if s.version == start {
-				s.record(Entry{Actor: "drain", Kind: "note", Explain: "nothing is pending: the drain has nothing to do"})
+				s.record(Entry{Actor: "drain", Kind: "note"}.with(text("nothing is pending: the drain has nothing to do")))
 			}
 			return nil
 		}

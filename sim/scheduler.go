@@ -58,7 +58,7 @@ func (s *Sim) follow(ctx context.Context, r *runner) (bool, error) {
 	if errors.Is(err, errLockWait) {
 		r.state = Blocked
 		s.version++
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "blocked", Explain: r.name + " waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)"})
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "blocked"}.with(text("%s waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)", r.name)))
 		return true, nil
 	}
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Sim) arrive(ctx context.Context, r *runner, p *park) error {
 func (s *Sim) fire(ctx context.Context, r *runner, f fault) error {
 	if f.kind == "stall" {
 		r.state = Stalled
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at), Explain: fmt.Sprintf("%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", r.name, r.at)})
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at)}.with(text("%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", r.name, r.at)))
 		return nil
 	}
 	p := r.parked

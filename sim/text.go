@@ -17,5 +17,11 @@ var english = catalog.For("en")
 // English is the sentence in English, as Explain holds it.
 func (t Text) English() string { return english.Say(t.Key, t.Args) }
 
+// with gives an entry its sentence: the catalog's, and English in Explain.
+func (e Entry) with(t Text) Entry {
+	e.Say, e.Explain = &t, t.English()
+	return e
+}
+
 // In is the sentence in the printer's language.
 func (t Text) In(p *catalog.Printer) string { return p.Say(t.Key, t.Args) }
