@@ -327,7 +327,7 @@ func (s *Sim) capture() error {
 		p.requests = append(p.requests, request{capture: id, captureEvent: s.newID()})
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String(), }.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
+	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String()}.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
 	return nil
 }
 
