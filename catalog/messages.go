@@ -174,6 +174,25 @@ var messages = []struct{ en, es string }{
 	{"%s waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)", "%s espera dentro de PostgreSQL: su sentencia necesita un lock de fila que tiene otra transacción (un insert sin confirmar de la misma clave)"},
 	{"%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", "%s se detiene en %s (una pausa larga de GC, una VM congelada): retiene lo que tiene hasta que se reanude"},
 
+	// The timeline: crashes, restarts, requests (sim/explain.go, commands.go).
+	{"%s crashed at %s: its connection closed without COMMIT; its lease stays in the table until %s, then a relay reclaims the row and publishes it again (same id)", "%s se cayó en %s: su conexión se cerró sin COMMIT; su lease queda en la tabla hasta las %s, después un relay reclama la fila y la publica otra vez (mismo id)"},
+	{"%s crashed at %s: its connection closed without COMMIT; it held its claim's transaction open, so the claim rolled back with it: no lease is left, and a relay can claim the row again now", "%s se cayó en %s: su conexión se cerró sin COMMIT; tenía abierta la transacción de su reclamación, que se revirtió con ella: no queda lease, y un relay puede reclamar la fila ya"},
+	{"%s crashed at %s: its connection closed without COMMIT; its lease has already expired: a relay can claim the row again now", "%s se cayó en %s: su conexión se cerró sin COMMIT; su lease ya expiró: un relay puede reclamar la fila ya"},
+	{"%s crashed at %s: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost", "%s se cayó en %s: su conexión se cerró sin COMMIT, pero el pago ya estaba confirmado y el evento nunca se publicó: se ha perdido"},
+	{"%s crashed at %s: its connection closed without COMMIT; payment and event were committed together, so the relay will publish it", "%s se cayó en %s: su conexión se cerró sin COMMIT; pago y evento se confirmaron juntos, así que el relay lo publicará"},
+	{"%s crashed at %s: its connection closed without COMMIT; its work was committed but not ACKed: the broker redelivers after the ack timeout", "%s se cayó en %s: su conexión se cerró sin COMMIT; su trabajo estaba confirmado pero sin ACK: el broker lo reentrega tras el ack timeout"},
+	{"%s crashed at %s: its connection closed without COMMIT; marker and effect roll back together, the delivery stays with the broker", "%s se cayó en %s: su conexión se cerró sin COMMIT; marca y efecto se revierten juntos, la entrega sigue en el broker"},
+	{"%s crashed at %s: its connection closed without COMMIT; the unACKed delivery stays with the broker until its ack timeout", "%s se cayó en %s: su conexión se cerró sin COMMIT; la entrega sin ACK sigue en el broker hasta su ack timeout"},
+	{"%s crashed at %s: its connection closed without COMMIT", "%s se cayó en %s: su conexión se cerró sin COMMIT"},
+	{"a supervisor restarts %s: a new process with a new connection and a new worker id (its old leases are not its own)", "un supervisor reinicia %s: un proceso nuevo con una conexión nueva y un worker id nuevo (sus leases antiguos ya no son suyos)"},
+	{"a supervisor restarts %s: a new process with a new connection", "un supervisor reinicia %s: un proceso nuevo con una conexión nueva"},
+	{"restarted %s: a new process with a new connection and a new worker id (its old leases are not its own)", "%s reiniciado: un proceso nuevo con una conexión nueva y un worker id nuevo (sus leases antiguos ya no son suyos)"},
+	{"restarted %s: a new process with a new connection", "%s reiniciado: un proceso nuevo con una conexión nueva"},
+	{"a client asks for a %s payment (payment %s, event %s%s)", "un cliente pide un pago de %s (pago %s, evento %s%s)"},
+	{"the client retries the same request with Idempotency-Key %s", "el cliente reintenta la misma solicitud con la Idempotency-Key %s"},
+	{"the client retries the same request (no Idempotency-Key: the server cannot tell it is a retry)", "el cliente reintenta la misma solicitud (sin Idempotency-Key: el servidor no puede saber que es un reintento)"},
+	{"the client reuses Idempotency-Key %s with another amount (%s)", "el cliente reutiliza la Idempotency-Key %s con otro importe (%s)"},
+
 	// What a lesson's check found.
 	{"no %s pipeline is running", "no hay pipeline %s en marcha"},
 	{"%s is %s%s", "%s está %s%s"},

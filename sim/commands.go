@@ -71,7 +71,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 			return nil
 		})
 	case "restart":
-		return s.eachIn(arg(0), Crashed, "crashed", func(r *runner) error { return s.restart(r, "") })
+		return s.eachIn(arg(0), Crashed, "crashed", func(r *runner) error { return s.restart(r, false) })
 	case "duplicate":
 		for _, p := range s.pipes {
 			p.broker.DuplicateNext()
@@ -259,7 +259,7 @@ func (s *Sim) request(st scenes.Step) error {
 			s.poison[req.EventID] = true
 		}
 	}
-	s.enqueue(rq, fmt.Sprintf("a client asks for a %s payment (payment %s, event %s%s)", money(amount), short(req.PaymentID), short(req.EventID), keyNote(req.IdempotencyKey)))
+	s.enqueue(rq, text("a client asks for a %s payment (payment %s, event %s%s)", money(amount), short(req.PaymentID), short(req.EventID), keyNote(req.IdempotencyKey)))
 	return nil
 }
 
@@ -272,7 +272,7 @@ func keyNote(k string) string {
 
 func money(cents int64) string { return fmt.Sprintf("%d.%02d EUR", cents/100, cents%100) }
 
-func (s *Sim) enqueue(rq request, explain string) {
+func (s *Sim) enqueue(rq request, explain Text) {
 	for _, p := range s.pipes {
 		r := rq
 		p.requests = append(p.requests, r)
@@ -282,7 +282,7 @@ func (s *Sim) enqueue(rq request, explain string) {
 		}
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: "command", PaymentID: rq.req.PaymentID.String(), Explain: explain})
+	s.record(Entry{Actor: "client", Kind: "command", PaymentID: rq.req.PaymentID.String()}.with(explain))
 }
 
 // resend repeats the last request as an HTTP client retry would: the same
@@ -302,17 +302,15 @@ func (s *Sim) resend(other bool, key string) error {
 		}
 		rq = keyed
 	}
-	what := "the client retries the same request"
+	what := text("the client retries the same request with Idempotency-Key %s", rq.req.IdempotencyKey)
 	if rq.req.IdempotencyKey == "" {
-		what += " (no Idempotency-Key: the server cannot tell it is a retry)"
+		what = text("the client retries the same request (no Idempotency-Key: the server cannot tell it is a retry)")
 		rq.req.PaymentID, rq.req.EventID = s.newID(), s.newID()
-	} else {
-		what += " with Idempotency-Key " + rq.req.IdempotencyKey
 	}
 	if other {
 		rq.req.AmountCents++
 		rq.req.PaymentID, rq.req.EventID = s.newID(), s.newID()
-		what = "the client reuses Idempotency-Key " + rq.req.IdempotencyKey + " with another amount (" + money(rq.req.AmountCents) + ")"
+		what = text("the client reuses Idempotency-Key %s with another amount (%s)", rq.req.IdempotencyKey, money(rq.req.AmountCents))
 	}
 	s.enqueue(rq, what)
 	return nil
@@ -375,7 +373,9 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 }
 
 // restart brings a crashed actor back as a new process.
-func (s *Sim) restart(r *runner, by string) error {
+// bySupervisor says a drain's supervisor restarts it, not the learner.
+func (s *Sim) restart(r *runner, bySupervisor bool) error {
+	by := bySupervisor
 	if r.state != Crashed {
 		return scriptf("%s is not crashed", r.name)
 	}
@@ -384,20 +384,22 @@ func (s *Sim) restart(r *runner, by string) error {
 	}
 	r.state, r.at, r.triedAt = Idle, "", ^uint64(0)
 	s.version++
-	who := "restarted"
-	if by != "" {
-		who = by
+	relay := strings.HasPrefix(r.name, "relay")
+	var t Text
+	switch {
+	case by && relay:
+		t = text("a supervisor restarts %s: a new process with a new connection and a new worker id (its old leases are not its own)", r.name)
+	case by:
+		t = text("a supervisor restarts %s: a new process with a new connection", r.name)
+	case relay:
+		t = text("restarted %s: a new process with a new connection and a new worker id (its old leases are not its own)", r.name)
+	default:
+		t = text("restarted %s: a new process with a new connection", r.name)
 	}
-	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "restart", Explain: fmt.Sprintf("%s %s: a new process with a new connection%s", who, r.name, workerNote(r.name))})
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "restart"}.with(t))
 	return nil
 }
 
-func workerNote(name string) string {
-	if strings.HasPrefix(name, "relay") {
-		return " and a new worker id (its old leases are not its own)"
-	}
-	return ""
-}
 
 func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) error {
 	return s.eachActor(name, func(r *runner) error {

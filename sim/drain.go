@@ -36,7 +36,7 @@ func (s *Sim) drain(ctx context.Context) error {
 		for _, p := range s.pipes {
 			for _, r := range p.runners {
 				if r.state == Crashed {
-					if err := s.restart(r, "a supervisor restarts"); err != nil {
+					if err := s.restart(r, true); err != nil {
 						return err
 					}
 					restarted = true

@@ -115,33 +115,32 @@ func explain(who string, ev engine.Event) Text {
 
 // explainCrash says what a crash left behind, where it happened; a relay's
 // leases are read from the table.
-func (s *Sim) explainCrash(ctx context.Context, r *runner) (string, error) {
-	base := fmt.Sprintf("%s crashed at %s: its connection closed without COMMIT", r.name, r.at)
+func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 	switch r.at {
 	case engine.RelayPublished, engine.RelayClaimed:
 		var until *time.Time
 		if err := r.pipe.pool.QueryRow(ctx, sqlLeaseEnd, r.lastIDs, s.clock.Peek()).Scan(&until); err != nil {
-			return "", fmt.Errorf("read %s's leases: %w", r.name, err)
+			return Text{}, fmt.Errorf("read %s's leases: %w", r.name, err)
 		}
 		if until != nil {
-			return base + "; its lease stays in the table until " + until.Format("15:04:05") + ", then a relay reclaims the row and publishes it again (same id)", nil
+			return text("%s crashed at %s: its connection closed without COMMIT; its lease stays in the table until %s, then a relay reclaims the row and publishes it again (same id)", r.name, r.at, until.Format("15:04:05")), nil
 		}
 		if s.settings.HoldTx {
-			return base + "; it held its claim's transaction open, so the claim rolled back with it: no lease is left, and a relay can claim the row again now", nil
+			return text("%s crashed at %s: its connection closed without COMMIT; it held its claim's transaction open, so the claim rolled back with it: no lease is left, and a relay can claim the row again now", r.name, r.at), nil
 		}
-		return base + "; its lease has already expired: a relay can claim the row again now", nil
+		return text("%s crashed at %s: its connection closed without COMMIT; its lease has already expired: a relay can claim the row again now", r.name, r.at), nil
 	case engine.NaiveCommitted:
-		return base + " — but the payment was already committed and the event never published: it is lost", nil
+		return text("%s crashed at %s: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost", r.name, r.at), nil
 	case engine.APICommitted:
-		return base + "; payment and event were committed together, so the relay will publish it", nil
+		return text("%s crashed at %s: its connection closed without COMMIT; payment and event were committed together, so the relay will publish it", r.name, r.at), nil
 	case engine.ConsumerCommitted:
-		return base + "; its work was committed but not ACKed: the broker redelivers after the ack timeout", nil
+		return text("%s crashed at %s: its connection closed without COMMIT; its work was committed but not ACKed: the broker redelivers after the ack timeout", r.name, r.at), nil
 	case engine.ConsumerEffectApplied, engine.ConsumerInboxInserted:
-		return base + "; marker and effect roll back together, the delivery stays with the broker", nil
+		return text("%s crashed at %s: its connection closed without COMMIT; marker and effect roll back together, the delivery stays with the broker", r.name, r.at), nil
 	case engine.BrokerDelivered:
-		return base + "; the unACKed delivery stays with the broker until its ack timeout", nil
+		return text("%s crashed at %s: its connection closed without COMMIT; the unACKed delivery stays with the broker until its ack timeout", r.name, r.at), nil
 	}
-	return base, nil
+	return text("%s crashed at %s: its connection closed without COMMIT", r.name, r.at), nil
 }
 
 func answerErr(actor string, err error) string {

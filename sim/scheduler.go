@@ -89,7 +89,7 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at), Explain: why})
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at)}.with(why))
 	case m.err != nil:
 		r.state, r.at = Idle, ""
 		if m.res.summary == "" {
