@@ -400,7 +400,6 @@ func (s *Sim) restart(r *runner, bySupervisor bool) error {
 	return nil
 }
 
-
 func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) error {
 	return s.eachActor(name, func(r *runner) error {
 		for i := 0; i < 200; i++ {
