@@ -94,12 +94,14 @@ func fixtureBadOracle() []sim.Oracle {
 func fixtureEntries() []sim.Entry {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	return []sim.Entry{
-		{Seq: 1, At: at(0), Actor: "client", Kind: "command", Explain: "a client asks for a 12.50 EUR payment (payment 0190f5a2…, event 0190f5a3…)"},
+		{Seq: 1, At: at(0), Actor: "client", Kind: "command", Explain: "a client asks for a 12.50 EUR payment (payment 0190f5a2…, event 0190f5a3…)",
+			Say: &sim.Text{Key: "a client asks for a %s payment (payment %s, event %s%s)", Args: []any{"12.50 EUR", "0190f5a2…", "0190f5a3…", ""}}},
 		{Seq: 2, At: at(1), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.inserted", Statement: "insert_outbox", SQL: "INSERT INTO outbox_messages (id, aggregate_type)\nVALUES ($1, $2)", Rows: 1, Explain: "payment and outbox row inserted in one transaction, not yet committed"},
 		{Seq: 3, At: at(2), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit", SQL: "COMMIT", Explain: "committed: the payment and its event exist together"},
 		{Seq: 4, At: at(3), Pipeline: "outbox", Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.claimed", Statement: "claim_batch", SQL: "WITH ready AS (\n  SELECT id FROM outbox_messages\n  FOR UPDATE SKIP LOCKED\n)\nUPDATE outbox_messages SET lock_id = $1", Rows: 1, MessageIDs: []string{"0190f5a3-0000-7000-8000-000000000001"}, Explain: "relay-1 leased 1 row until 12:00:30"},
 		{Seq: 5, At: at(4), Pipeline: "outbox", Actor: "relay-1", Kind: "crash", Checkpoint: "relay.published", Explain: "relay-1 dies after the broker accepted the message, before marking it: the lease will expire"},
-		{Seq: 6, At: at(31004), Actor: "clock", Kind: "clock", Explain: "the clock moves 31s forward, to 12:00:31"},
+		{Seq: 6, At: at(31004), Actor: "clock", Kind: "clock", Explain: "the clock moves 31s forward, to 12:00:31",
+			Say: &sim.Text{Key: "the clock moves %s forward, to %s", Args: []any{"31s", "12:00:31"}}},
 		{Seq: 7, At: at(31005), Pipeline: "outbox", Actor: "accounting", Kind: "checkpoint", Checkpoint: "consumer.duplicate", Statement: "insert_inbox", Rows: 0, Delivery: 2, Explain: "the inbox already has this message: a duplicate, ignored"},
 	}
 }
