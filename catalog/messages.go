@@ -193,6 +193,17 @@ var messages = []struct{ en, es string }{
 	{"the client retries the same request (no Idempotency-Key: the server cannot tell it is a retry)", "el cliente reintenta la misma solicitud (sin Idempotency-Key: el servidor no puede saber que es un reintento)"},
 	{"the client reuses Idempotency-Key %s with another amount (%s)", "el cliente reutiliza la Idempotency-Key %s con otro importe (%s)"},
 
+	// The timeline: what the writers answered (sim/pipeline.go, explain.go).
+	{"%s answered 422: that Idempotency-Key was used with another body", "%s respondió 422: esa Idempotency-Key se usó con otro cuerpo"},
+	{"%s lost its connection during COMMIT: the client cannot know whether the payment exists (retry with the same key)", "%s perdió su conexión durante el COMMIT: el cliente no puede saber si el pago existe (reintenta con la misma clave)"},
+	{"%s answered %d with the stored response for payment %s: nothing created", "%s respondió %d con la respuesta guardada del pago %s: no se crea nada"},
+	{"%s answered %d: payment %s", "%s respondió %d: pago %s"},
+	{"api captured payment %s: event %s, aggregate version %d", "api capturó el pago %s: evento %s, versión del agregado %d"},
+	{"naive skips the capture: the dual-write pipeline only creates payments", "naive omite la captura: el pipeline de escritura doble solo crea pagos"},
+	{"%s lost its connection during COMMIT: the outcome is unknown to the client", "%s perdió su conexión durante el COMMIT: el cliente no conoce el resultado"},
+	{"%s's COMMIT failed: the transaction rolled back", "el COMMIT de %s falló: la transacción se revirtió"},
+	{"%s failed: %v", "%s falló: %v"},
+
 	// What a lesson's check found.
 	{"no %s pipeline is running", "no hay pipeline %s en marcha"},
 	{"%s is %s%s", "%s está %s%s"},

@@ -143,14 +143,14 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 	return text("%s crashed at %s: its connection closed without COMMIT", r.name, r.at), nil
 }
 
-func answerErr(actor string, err error) string {
+func answerErr(actor string, err error) Text {
 	switch {
 	case errors.Is(err, engine.ErrIdempotencyConflict):
-		return actor + " answered 422: that Idempotency-Key was used with another body"
+		return text("%s answered 422: that Idempotency-Key was used with another body", actor)
 	case errors.Is(err, engine.ErrAmbiguousCommit):
-		return actor + " lost its connection during COMMIT: the outcome is unknown to the client"
+		return text("%s lost its connection during COMMIT: the outcome is unknown to the client", actor)
 	case errors.Is(err, engine.ErrCommitFailed):
-		return actor + "'s COMMIT failed: the transaction rolled back"
+		return text("%s's COMMIT failed: the transaction rolled back", actor)
 	}
-	return fmt.Sprintf("%s failed: %v", actor, err)
+	return text("%s failed: %v", actor, err)
 }

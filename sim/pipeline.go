@@ -161,7 +161,7 @@ func (p *Pipeline) apiUnit() (func(context.Context) (unitResult, error), func(co
 			if err != nil {
 				return unitResult{}, err
 			}
-			return unitResult{summary: fmt.Sprintf("api captured payment %s: event %s, aggregate version %d", short(rq.capture), short(env.ID), env.AggregateVersion)}, nil
+			return unitResult{summary: text("api captured payment %s: event %s, aggregate version %d", short(rq.capture), short(env.ID), env.AggregateVersion)}, nil
 		}
 		resp, err := w.CreatePayment(ctx, rq.req)
 		p.replies = append(p.replies, response{resp, err})
@@ -179,7 +179,7 @@ func (p *Pipeline) naiveUnit() (func(context.Context) (unitResult, error), func(
 		p.requests = p.requests[1:]
 		if rq.capture != uuid.Nil {
 			// The naive writer only creates payments; a capture is an outbox lesson (S20).
-			return unitResult{summary: "naive skips the capture: the dual-write pipeline only creates payments"}, nil
+			return unitResult{summary: text("naive skips the capture: the dual-write pipeline only creates payments")}, nil
 		}
 		var resp engine.PaymentResponse
 		var err error
@@ -193,18 +193,18 @@ func (p *Pipeline) naiveUnit() (func(context.Context) (unitResult, error), func(
 	}, n.Close
 }
 
-func answer(actor string, resp engine.PaymentResponse, err error) string {
+func answer(actor string, resp engine.PaymentResponse, err error) Text {
 	switch {
 	case errors.Is(err, engine.ErrIdempotencyConflict):
-		return actor + " answered 422: that Idempotency-Key was used with another body"
+		return text("%s answered 422: that Idempotency-Key was used with another body", actor)
 	case errors.Is(err, engine.ErrAmbiguousCommit):
-		return actor + " lost its connection during COMMIT: the client cannot know whether the payment exists (retry with the same key)"
+		return text("%s lost its connection during COMMIT: the client cannot know whether the payment exists (retry with the same key)", actor)
 	case err != nil:
-		return ""
+		return Text{}
 	case resp.Replayed:
-		return fmt.Sprintf("%s answered %d with the stored response for payment %s: nothing created", actor, resp.StatusCode, short(resp.PaymentID))
+		return text("%s answered %d with the stored response for payment %s: nothing created", actor, resp.StatusCode, short(resp.PaymentID))
 	}
-	return fmt.Sprintf("%s answered %d: payment %s", actor, resp.StatusCode, short(resp.PaymentID))
+	return text("%s answered %d: payment %s", actor, resp.StatusCode, short(resp.PaymentID))
 }
 
 // addRelay creates (or, on restart, recreates) a relay runner. A restarted

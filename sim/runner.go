@@ -30,7 +30,7 @@ func (s ActorState) String() string {
 // unitResult is what one unit of an actor's work came to.
 type unitResult struct {
 	idle    bool   // there was nothing to do
-	summary string // a line for the timeline, if the unit ended with news
+	summary Text // a line for the timeline, if the unit ended with news (Key "": none)
 }
 
 // park is an actor stopped at a checkpoint: the simulator answers on reply

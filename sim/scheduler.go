@@ -92,10 +92,10 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at)}.with(why))
 	case m.err != nil:
 		r.state, r.at = Idle, ""
-		if m.res.summary == "" {
+		if m.res.summary.Key == "" {
 			m.res.summary = answerErr(r.name, m.err)
 		}
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error", Explain: m.res.summary})
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error"}.with(m.res.summary))
 		// A lost COMMIT reply or a failed COMMIT may be PostgreSQL going
 		// away, so only answers that need no server skip the check.
 		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrBrokerDown); !known {
@@ -107,8 +107,8 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 		}
 	default:
 		r.state, r.at = Idle, ""
-		if m.res.summary != "" {
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "answer", Explain: m.res.summary})
+		if m.res.summary.Key != "" {
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "answer"}.with(m.res.summary))
 		}
 	}
 	return true, nil
