@@ -29,7 +29,7 @@ func (s ActorState) String() string {
 
 // unitResult is what one unit of an actor's work came to.
 type unitResult struct {
-	idle    bool   // there was nothing to do
+	idle    bool // there was nothing to do
 	summary Text // a line for the timeline, if the unit ended with news (Key "": none)
 }
 
