@@ -204,6 +204,22 @@ var messages = []struct{ en, es string }{
 	{"%s's COMMIT failed: the transaction rolled back", "el COMMIT de %s falló: la transacción se revirtió"},
 	{"%s failed: %v", "%s falló: %v"},
 
+	// The timeline: why a drain stops (sim/drain.go).
+	{"%s — the drain stops: nothing more happens without you", "%s — el vaciado se detiene: nada más ocurre sin ti"},
+	{"%s is stalled at %s: `resume %s`", "%s está detenido en %s: `resume %s`"},
+	{"%s waits for a row lock another transaction holds", "%s espera un lock de fila que tiene otra transacción"},
+	{"%s has crashed: `restart %s`", "%s se cayó: `restart %s`"},
+	{"the broker is down: `broker up`", "el broker está caído: `broker up`"},
+	{"aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", "agregado …%s: la versión %d espera a la versión %d (…%s), que está en dead letter: haz `requeue`"},
+	{"the broker keeps redelivering: %s", "el broker sigue reentregando: %s"},
+	{"messages are pending but nothing can take them", "hay mensajes pendientes pero nada puede tomarlos"},
+
+	// The timeline: PostgreSQL going and coming back (sim/down.go).
+	{"PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", "PostgreSQL se detuvo: %s — restart-postgres lo arranca de nuevo. Todos los actores se paran y las garantías lo esperan; lo que estaba confirmado seguirá ahí"},
+	{"PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", "PostgreSQL no responde: %s — outboxlab sigue cuando vuelva a responder. Todos los actores se paran y las garantías lo esperan; lo que estaba confirmado seguirá ahí"},
+	{"PostgreSQL answers again: whatever was committed is there", "PostgreSQL vuelve a responder: lo que estaba confirmado sigue ahí"},
+	{"PostgreSQL is back after crash recovery: whatever was committed is there", "PostgreSQL ha vuelto tras la recuperación: lo que estaba confirmado sigue ahí"},
+
 	// What a lesson's check found.
 	{"no %s pipeline is running", "no hay pipeline %s en marcha"},
 	{"%s is %s%s", "%s está %s%s"},

@@ -440,7 +440,7 @@ func (s *Sim) restartPostgres(ctx context.Context) error {
 	if err := s.srv.Restart(ctx); err != nil {
 		return err
 	}
-	s.back("PostgreSQL is back after crash recovery: whatever was committed is there")
+	s.back(text("PostgreSQL is back after crash recovery: whatever was committed is there"))
 	return nil
 }
 

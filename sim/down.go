@@ -45,20 +45,20 @@ func (s *Sim) downErr(ctx context.Context) error {
 		return nil
 	}
 	if s.srv.External() && s.srv.Alive(ctx) == nil {
-		s.back("PostgreSQL answers again: whatever was committed is there")
+		s.back(text("PostgreSQL answers again: whatever was committed is there"))
 		return nil
 	}
 	return &PostgresDownError{Reason: s.pgDown, External: s.srv.External()}
 }
 
 // back records that the server is up again and lets every actor go on.
-func (s *Sim) back(why string) {
+func (s *Sim) back(why Text) {
 	s.pgDown = ""
 	for _, p := range s.pipes {
 		p.pool.Reset()
 	}
 	s.version++
-	s.record(Entry{Actor: "postgres", Kind: "restart", Explain: why})
+	s.record(Entry{Actor: "postgres", Kind: "restart"}.with(why))
 }
 
 // checkDown looks at the server after an error nobody expected: when
@@ -84,7 +84,11 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	s.pgDown = reason
 	s.version++
 	err := &PostgresDownError{Reason: reason, External: s.srv.External()}
-	s.record(Entry{Actor: "postgres", Kind: "down", Explain: oneLine(err.Error()) + ". Every actor stops and the guarantees wait for it; whatever was committed will be there"})
+	said := text("PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", oneLine(reason))
+	if err.External {
+		said = text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", oneLine(reason))
+	}
+	s.record(Entry{Actor: "postgres", Kind: "down"}.with(said))
 	return err
 }
 

@@ -81,7 +81,11 @@ func (s *Sim) drain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("not drained after %d rounds: %s", maxDrainRounds, why)
+	parts := make([]string, len(why))
+	for i, w := range why {
+		parts[i] = w.English()
+	}
+	return fmt.Errorf("not drained after %d rounds: %s", maxDrainRounds, strings.Join(parts, "; "))
 }
 
 // drainStopped records why a drain ends with work pending.
@@ -91,7 +95,7 @@ func (s *Sim) drainStopped(ctx context.Context) error {
 		return err
 	}
 	// The cause first: a narrow timeline cuts the end of a line.
-	s.record(Entry{Actor: "drain", Kind: "stuck", Explain: why + " — the drain stops: nothing more happens without you"})
+	s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%s — the drain stops: nothing more happens without you", why)))
 	return nil
 }
 
@@ -131,45 +135,45 @@ func (s *Sim) nextOutboxDue(ctx context.Context) (time.Time, error) {
 
 // waiting says what is still pending and what would free it, one clause a
 // cause, each naming the command (a key in the TUI) that moves it on.
-func (s *Sim) waiting(ctx context.Context) (string, error) {
-	var why []string
-	add := func(format string, args ...any) {
-		if c := fmt.Sprintf(format, args...); !slices.Contains(why, c) {
-			why = append(why, c)
+func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
+	var why []Text
+	add := func(t Text) {
+		if !slices.ContainsFunc(why, func(w Text) bool { return w.English() == t.English() }) {
+			why = append(why, t)
 		}
 	}
 	for _, p := range s.pipes {
 		for _, r := range p.runners {
 			switch r.state {
 			case Stalled:
-				add("%s is stalled at %s: `resume %s`", r.name, r.at, r.name)
+				add(text("%s is stalled at %s: `resume %s`", r.name, r.at, r.name))
 			case Blocked:
-				add("%s waits for a row lock another transaction holds", r.name)
+				add(text("%s waits for a row lock another transaction holds", r.name))
 			case Crashed:
-				add("%s has crashed: `restart %s`", r.name, r.name)
+				add(text("%s has crashed: `restart %s`", r.name, r.name))
 			}
 		}
 		if p.broker.Down() {
-			add("the broker is down: `broker up`")
+			add(text("the broker is down: `broker up`"))
 		}
 		if p.Kind != "outbox" {
 			continue
 		}
 		blocked, err := p.blockedByDeadLetter(ctx)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, b := range blocked {
-			add("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", b.aggregate, b.version, b.deadVersion, b.deadID)
+			add(text("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", b.aggregate, b.version, b.deadVersion, b.deadID))
 		}
 	}
 	if st := s.moving(); st != "" {
-		add("the broker keeps redelivering: %s", st)
+		add(text("the broker keeps redelivering: %s", st))
 	}
 	if len(why) == 0 {
-		return "messages are pending but nothing can take them", nil
+		why = append(why, text("messages are pending but nothing can take them"))
 	}
-	return strings.Join(why, "; "), nil
+	return why, nil
 }
 
 // moving names the messages the broker keeps handing out again: what goes

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/outboxlab/outboxlab/catalog"
+import (
+	"strings"
+
+	"github.com/outboxlab/outboxlab/catalog"
+)
 
 // Text is a sentence of the message catalog with its arguments. A timeline
 // entry keeps it beside its English Explain, so a screen can say it in the
@@ -15,7 +19,7 @@ func text(key string, args ...any) Text { return Text{Key: key, Args: args} }
 var english = catalog.For("en")
 
 // English is the sentence in English, as Explain holds it.
-func (t Text) English() string { return english.Say(t.Key, t.Args) }
+func (t Text) English() string { return t.In(english) }
 
 // with gives an entry its sentence: the catalog's, and English in Explain.
 func (e Entry) with(t Text) Entry {
@@ -23,5 +27,23 @@ func (e Entry) with(t Text) Entry {
 	return e
 }
 
-// In is the sentence in the printer's language.
-func (t Text) In(p *catalog.Printer) string { return p.Say(t.Key, t.Args) }
+// In is the sentence in the printer's language. An argument that is a
+// sentence itself (or a list of them, joined by "; ") is said in it too.
+func (t Text) In(p *catalog.Printer) string {
+	args := make([]any, len(t.Args))
+	for i, a := range t.Args {
+		switch v := a.(type) {
+		case Text:
+			args[i] = v.In(p)
+		case []Text:
+			parts := make([]string, len(v))
+			for j, c := range v {
+				parts[j] = c.In(p)
+			}
+			args[i] = strings.Join(parts, "; ")
+		default:
+			args[i] = a
+		}
+	}
+	return p.Say(t.Key, args)
+}
