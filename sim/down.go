@@ -30,13 +30,6 @@ var ErrPostgresDown = errors.New("PostgreSQL stopped")
 // Is makes errors.Is(err, ErrPostgresDown) true.
 func (e *PostgresDownError) Is(target error) bool { return target == ErrPostgresDown }
 
-// PostgresDown is the reason PostgreSQL is down, or "" while it runs.
-func (s *Sim) PostgresDown() string {
-	s.op.Lock()
-	defer s.op.Unlock()
-	return s.pgDown
-}
-
 // downErr is the error every operation returns while PostgreSQL is down. An
 // external server is asked again each time: outboxlab cannot restart it,
 // so its coming back is how the simulation goes on.

@@ -46,7 +46,7 @@ func (s *Sim) drain(ctx context.Context) error {
 		if restarted {
 			continue
 		}
-		next, pending, err := s.nextDue(ctx)
+		next, outbox, pending, err := s.nextDue(ctx)
 		if err != nil {
 			return err
 		}
@@ -62,10 +62,7 @@ func (s *Sim) drain(ctx context.Context) error {
 			return err
 		}
 		if next.IsZero() || !next.After(now) || fp == last {
-			later, err := s.laterChange(ctx, now)
-			if err != nil {
-				return err
-			}
+			later := s.laterChange(outbox, now)
 			if later.IsZero() {
 				return s.drainStopped(ctx)
 			}
@@ -111,26 +108,6 @@ func (s *Sim) progress(ctx context.Context) (string, error) {
 		fmt.Fprintf(&b, "%s %v %d %v %v;", p.Kind, n, st.Published, st.Queued, st.InFlight)
 	}
 	return b.String(), nil
-}
-
-// nextOutboxDue is when the earliest pending outbox row becomes claimable
-// (zero when none is pending).
-func (s *Sim) nextOutboxDue(ctx context.Context) (time.Time, error) {
-	var next time.Time
-	for _, p := range s.pipes {
-		if p.Kind != "outbox" {
-			continue
-		}
-		var n int
-		var due *time.Time
-		if err := p.pool.QueryRow(ctx, sqlNextDue).Scan(&n, &due); err != nil {
-			return next, fmt.Errorf("next due: %w", err)
-		}
-		if due != nil && (next.IsZero() || due.Before(next)) {
-			next = *due
-		}
-	}
-	return next, nil
 }
 
 // waiting says what is still pending and what would free it, one clause a
@@ -225,13 +202,12 @@ func (p *Pipeline) blockedByDeadLetter(ctx context.Context) ([]deadBlock, error)
 }
 
 // nextDue finds when something pending becomes due: the earliest retry or
-// lease expiry in any outbox, or the earliest broker redelivery.
-func (s *Sim) nextDue(ctx context.Context) (time.Time, bool, error) {
-	var next time.Time
-	pending := false
-	earlier := func(t time.Time) {
-		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
+// lease expiry in any outbox, or the earliest broker redelivery; outbox is
+// the outbox part alone (zero when no row is pending).
+func (s *Sim) nextDue(ctx context.Context) (next, outbox time.Time, pending bool, err error) {
+	earliest := func(t *time.Time, c time.Time) {
+		if !c.IsZero() && (t.IsZero() || c.Before(*t)) {
+			*t = c
 		}
 	}
 	for _, p := range s.pipes {
@@ -239,23 +215,24 @@ func (s *Sim) nextDue(ctx context.Context) (time.Time, bool, error) {
 			var n int
 			var due *time.Time
 			if err := p.pool.QueryRow(ctx, sqlNextDue).Scan(&n, &due); err != nil {
-				return next, false, fmt.Errorf("next due: %w", err)
+				return next, outbox, false, fmt.Errorf("next due: %w", err)
 			}
 			if n > 0 {
 				pending = true
 			}
 			if due != nil {
-				earlier(*due)
+				earliest(&outbox, *due)
 			}
 		}
 		if t, ok := p.broker.NextDue(); ok {
 			pending = true
-			earlier(t)
+			earliest(&next, t)
 		} else if p.unsettled() {
 			pending = true
 		}
 	}
-	return next, pending, nil
+	earliest(&next, outbox)
+	return next, outbox, pending, nil
 }
 
 // unsettled reports whether the broker holds undelivered or unacked messages.
@@ -274,19 +251,18 @@ func (p *Pipeline) unsettled() bool {
 	return false
 }
 
-// laterChange: the earliest outbox retry or ACK deadline after now.
-func (s *Sim) laterChange(ctx context.Context, now time.Time) (time.Time, error) {
-	retry, err := s.nextOutboxDue(ctx)
-	if err != nil {
-		return retry, err
-	}
-	if !retry.After(now) {
-		retry = time.Time{}
+// laterChange is the earliest moment after now that can still change
+// something: the outbox's next retry or lease end (outbox), or a delivery's
+// ACK deadline. Zero when there is none.
+func (s *Sim) laterChange(outbox, now time.Time) time.Time {
+	later := outbox
+	if !later.After(now) {
+		later = time.Time{}
 	}
 	for _, p := range s.pipes {
-		if t, ok := p.broker.NextAckDeadline(); ok && t.After(now) && (retry.IsZero() || t.Before(retry)) {
-			retry = t
+		if t, ok := p.broker.NextAckDeadline(); ok && t.After(now) && (later.IsZero() || t.Before(later)) {
+			later = t
 		}
 	}
-	return retry, nil
+	return later
 }

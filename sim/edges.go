@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // Edge is what is in flight between two actors, as the pipeline view draws
@@ -36,13 +35,4 @@ func (s *Sim) Edges(ctx context.Context) ([]Edge, error) {
 		}
 	}
 	return out, nil
-}
-
-// NextDue is when something pending next becomes due (a retry, a lease
-// expiry, a redelivery); pending is false when nothing is in flight. A UI
-// plays a drain step by step with it: step until quiet, advance to NextDue.
-func (s *Sim) NextDue(ctx context.Context) (next time.Time, pending bool, err error) {
-	s.op.Lock()
-	defer s.op.Unlock()
-	return s.nextDue(ctx)
 }
