@@ -88,3 +88,19 @@ func Translated() [][2]string {
 	}
 	return out
 }
+
+// Known reports whether the catalog says key in Spanish: a message whose
+// Spanish differs from its English, or a plural.
+func Known(key string) bool {
+	for _, m := range messages {
+		if m.en == key && m.es != m.en {
+			return true
+		}
+	}
+	for _, p := range plurals {
+		if p.key == key {
+			return true
+		}
+	}
+	return false
+}

@@ -324,7 +324,7 @@ func (b *Broker) Receive(ctx context.Context, name string) (Delivery, bool, erro
 	b.mu.Unlock()
 	if b.cfg.Hook != nil {
 		err := b.cfg.Hook(ctx, Event{Actor: b.cfg.Name, Checkpoint: BrokerDelivered, MessageIDs: []uuid.UUID{d.ID},
-			Delivery: d.Count, Detail: fmt.Sprintf("to %s, delivery %d", name, d.Count)})
+			Delivery: d.Count, Detail: Say("to %s, delivery %d", name, d.Count)})
 		if err != nil {
 			// The delivery stays in flight and comes back after the ack timeout.
 			return Delivery{}, false, fmt.Errorf("deliver %s to %s: %w", d.ID, name, err)

@@ -55,7 +55,7 @@ type Event struct {
 	MessageIDs []uuid.UUID  // event ids involved (the batch, for the relay)
 	PaymentID  uuid.UUID
 	Delivery   int    // broker delivery count (1 = first delivery)
-	Detail     string // short human text, e.g. "lease until 12:00:30"
+	Detail     Phrase // short human text, e.g. "lease until 12:00:30"
 }
 
 // Hook is called synchronously by an actor at each checkpoint. It may block

@@ -206,7 +206,7 @@ func (c *Consumer) Handle(ctx context.Context, d Delivery) (ConsumeResult, error
 	if err := c.apply(ctx, db, d, p, now); err != nil {
 		return res, c.abort(ctx, err)
 	}
-	ev := c.event(d, ConsumerEffectApplied, fmt.Sprintf("%s written, not committed", c.cfg.Effect))
+	ev := c.event(d, ConsumerEffectApplied, Say("%s written, not committed", c.cfg.Effect))
 	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
 		return res, fmt.Errorf("%s: message %s: %w", c.name, d.ID, err)
 	}
@@ -215,7 +215,7 @@ func (c *Consumer) Handle(ctx context.Context, d Delivery) (ConsumeResult, error
 	if !d.PublishedAt.IsZero() {
 		c.cfg.Counters.observe(&c.cfg.Counters.PublishedToProcessed, c.clock.Now().Sub(d.PublishedAt))
 	}
-	ev = c.event(d, ConsumerCommitted, "effect and inbox marker durable; not ACKed yet")
+	ev = c.event(d, ConsumerCommitted, Say("effect and inbox marker durable; not ACKed yet"))
 	ev.Statement = stmtCommit
 	if err := c.stopAt(ctx, ConsumerCommitted, c.checkpoint(ctx, ev)); err != nil {
 		return res, err
@@ -235,7 +235,7 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 		if err := db.QueryRow(ctx, st.SQL, c.consumer, d.ID).Scan(&n); err != nil {
 			return false, fmt.Errorf("%s: %w", st.Name, mapDBError(err))
 		}
-		ev := c.event(d, ConsumerInboxInserted, fmt.Sprintf("SELECT found %d earlier effects (no lock, no unique key)", n))
+		ev := c.event(d, ConsumerInboxInserted, Say("SELECT found %d earlier effects (no lock, no unique key)", n))
 		ev.Rows = n
 		if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {
 			return false, err
@@ -246,9 +246,9 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 	if err != nil {
 		return false, err
 	}
-	detail := "inbox marker inserted: first time this consumer sees the message"
+	detail := Say("inbox marker inserted: first time this consumer sees the message")
 	if tag.RowsAffected() == 0 {
-		detail = "inbox marker already there: a duplicate"
+		detail = Say("inbox marker already there: a duplicate")
 	}
 	ev := c.event(d, ConsumerInboxInserted, detail)
 	ev.Rows = tag.RowsAffected()
@@ -262,7 +262,7 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 func (c *Consumer) duplicate(ctx context.Context, d Delivery, res ConsumeResult) (ConsumeResult, error) {
 	res.Outcome = OutcomeDuplicate
 	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, 1)
-	ev := c.event(d, ConsumerDuplicate, fmt.Sprintf("delivery %d already processed: no effect", d.Count))
+	ev := c.event(d, ConsumerDuplicate, Say("delivery %d already processed: no effect", d.Count))
 	if err := c.finish(ctx, ConsumerDuplicate, c.checkpoint(ctx, ev)); err != nil {
 		return res, fmt.Errorf("%s: duplicate %s: %w", c.name, d.ID, err)
 	}
@@ -292,9 +292,9 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 	c.rollback(ctx)
 	c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, 1)
 	parked := d.AggregateVersion <= last
-	detail := fmt.Sprintf("aggregate %s: expected version %d, got %d: not applied, NACKed for redelivery", d.AggregateID, last+1, d.AggregateVersion)
+	detail := Say("aggregate %s: expected version %d, got %d: not applied, NACKed for redelivery", d.AggregateID, last+1, d.AggregateVersion)
 	if parked {
-		detail = fmt.Sprintf("aggregate %s: version %d is at or behind %d already applied: rejected to dead letters", d.AggregateID, d.AggregateVersion, last)
+		detail = Say("aggregate %s: version %d is at or behind %d already applied: rejected to dead letters", d.AggregateID, d.AggregateVersion, last)
 	}
 	ev := c.event(d, ConsumerVersionGap, detail)
 	if err := c.stopAt(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
@@ -302,7 +302,7 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 	}
 	if parked {
 		res.Outcome = OutcomeParked
-		if err := c.cfg.Subscriber.Reject(ctx, d, detail); err != nil {
+		if err := c.cfg.Subscriber.Reject(ctx, d, detail.String()); err != nil {
 			return true, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, err)
 		}
 		return true, nil
@@ -344,11 +344,11 @@ func (c *Consumer) apply(ctx context.Context, db *pgx.Conn, d Delivery, p Paymen
 // will be recognised as a duplicate.
 func (c *Consumer) ack(ctx context.Context, d Delivery, res *ConsumeResult) error {
 	err := c.cfg.Subscriber.Ack(ctx, d)
-	detail := fmt.Sprintf("delivery %d acknowledged", d.Count)
+	detail := Say("delivery %d acknowledged", d.Count)
 	switch {
 	case errors.Is(err, ErrStaleAck):
 		res.AckErr, err = err, nil
-		detail = fmt.Sprintf("delivery %d: ACK too late, already handed out again", d.Count)
+		detail = Say("delivery %d: ACK too late, already handed out again", d.Count)
 	case err != nil:
 		res.AckErr = err
 		return fmt.Errorf("%s: ack %s after commit (the redelivery will be a duplicate): %w", c.name, d.ID, err)
@@ -363,7 +363,7 @@ func (c *Consumer) abort(ctx context.Context, err error) error {
 	return fmt.Errorf("%s: %w", c.name, err)
 }
 
-func (c *Consumer) event(d Delivery, at Checkpoint, detail string) Event {
+func (c *Consumer) event(d Delivery, at Checkpoint, detail Phrase) Event {
 	var pid uuid.UUID
 	var p PaymentPayload
 	if json.Unmarshal(d.Payload, &p) == nil {

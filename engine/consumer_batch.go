@@ -108,7 +108,7 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 		ids[i] = it.d.ID
 	}
 	ev := Event{Checkpoint: ConsumerEffectApplied, MessageIDs: ids, Rows: int64(len(applied)),
-		Detail: fmt.Sprintf("%d effects, %d duplicates, %d refused for their version: not committed", len(applied), len(items)-len(applied)-len(refused), len(refused))}
+		Detail: Say("%d effects, %d duplicates, %d refused for their version: not committed", len(applied), len(items)-len(applied)-len(refused), len(refused))}
 	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
 		return results, fmt.Errorf("%s: batch of %d: %w", c.name, len(items), err)
 	}
@@ -119,7 +119,7 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 			c.cfg.Counters.observe(&c.cfg.Counters.PublishedToProcessed, after.Sub(it.d.PublishedAt))
 		}
 	}
-	ev = Event{Checkpoint: ConsumerCommitted, Statement: stmtCommit, MessageIDs: ids, Detail: "batch durable; not ACKed yet"}
+	ev = Event{Checkpoint: ConsumerCommitted, Statement: stmtCommit, MessageIDs: ids, Detail: Say("batch durable; not ACKed yet")}
 	if err := c.stopAt(ctx, ConsumerCommitted, c.checkpoint(ctx, ev)); err != nil {
 		return results, err
 	}
@@ -142,7 +142,7 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 	if ackErr != nil {
 		return results, fmt.Errorf("%s: settle after commit (redeliveries will be duplicates): %w", c.name, ackErr)
 	}
-	ev = Event{Checkpoint: ConsumerAcked, MessageIDs: ids, Detail: fmt.Sprintf("%d deliveries settled", len(items))}
+	ev = Event{Checkpoint: ConsumerAcked, MessageIDs: ids, Detail: Say("%d deliveries settled", len(items))}
 	return results, c.stopAt(ctx, ConsumerAcked, c.checkpoint(ctx, ev))
 }
 
@@ -174,7 +174,7 @@ func (c *Consumer) batchInTx(ctx context.Context, db *pgx.Conn, items []*batchIt
 	dups := len(items) - len(candidates)
 	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, dups)
 	ev := Event{Checkpoint: ConsumerInboxInserted, Rows: int64(len(fresh)), MessageIDs: ids,
-		Detail: fmt.Sprintf("%d new inbox markers, %d duplicates", len(fresh), dups)}
+		Detail: Say("%d new inbox markers, %d duplicates", len(fresh), dups)}
 	if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {
 		return nil, nil, err
 	}
@@ -252,7 +252,7 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 			return nil, nil, err
 		}
 		ev := Event{Checkpoint: ConsumerVersionGap, MessageIDs: refusedIDs, Rows: int64(len(refused)),
-			Detail: fmt.Sprintf("%d deliveries out of order: not applied", len(refused))}
+			Detail: Say("%d deliveries out of order: not applied", len(refused))}
 		if err := c.stopAt(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
 			return nil, nil, err
 		}

@@ -47,11 +47,11 @@ func (n *NaiveWriter) CommitThenPublish(ctx context.Context, req PaymentRequest)
 	if err != nil {
 		return PaymentResponse{}, err
 	}
-	ev := n.event(plan, NaiveInserted, "payment written, not committed")
+	ev := n.event(plan, NaiveInserted, Say("payment written, not committed"))
 	if err := n.finish(ctx, NaiveInserted, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, fmt.Errorf("naive create payment: %w", err)
 	}
-	ev = n.event(plan, NaiveCommitted, "payment committed; the event is not published yet")
+	ev = n.event(plan, NaiveCommitted, Say("payment committed; the event is not published yet"))
 	ev.Statement = stmtCommit
 	if err := n.stopAt(ctx, NaiveCommitted, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, err
@@ -59,7 +59,7 @@ func (n *NaiveWriter) CommitThenPublish(ctx context.Context, req PaymentRequest)
 	if err := n.pub.Publish(ctx, n.message(plan)); err != nil {
 		return plan.resp, fmt.Errorf("naive publish after commit (payment %s is committed, its event is lost): %w", plan.req.PaymentID, err)
 	}
-	ev = n.event(plan, NaivePublished, "published after commit")
+	ev = n.event(plan, NaivePublished, Say("published after commit"))
 	if err := n.stopAt(ctx, NaivePublished, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, err
 	}
@@ -74,7 +74,7 @@ func (n *NaiveWriter) PublishThenCommit(ctx context.Context, req PaymentRequest)
 	if err != nil {
 		return PaymentResponse{}, err
 	}
-	ev := n.event(plan, NaiveInserted, "payment written, not committed; publishing first")
+	ev := n.event(plan, NaiveInserted, Say("payment written, not committed; publishing first"))
 	if err := n.stopAt(ctx, NaiveInserted, n.checkpoint(ctx, ev)); err != nil {
 		return PaymentResponse{}, err
 	}
@@ -82,11 +82,11 @@ func (n *NaiveWriter) PublishThenCommit(ctx context.Context, req PaymentRequest)
 		n.rollback(ctx)
 		return PaymentResponse{}, fmt.Errorf("naive publish before commit: %w", err)
 	}
-	ev = n.event(plan, NaivePublished, "published; the payment is not committed yet")
+	ev = n.event(plan, NaivePublished, Say("published; the payment is not committed yet"))
 	if err := n.finish(ctx, NaivePublished, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, fmt.Errorf("naive commit after publish (event %s is already out): %w", plan.env.ID, err)
 	}
-	ev = n.event(plan, NaiveCommitted, "payment committed")
+	ev = n.event(plan, NaiveCommitted, Say("payment committed"))
 	ev.Statement = stmtCommit
 	if err := n.stopAt(ctx, NaiveCommitted, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, err
@@ -100,7 +100,7 @@ func (n *NaiveWriter) start(ctx context.Context, req PaymentRequest) (paymentPla
 	if err != nil {
 		return paymentPlan{}, err
 	}
-	if err := n.stopAt(ctx, NaiveBegin, n.checkpoint(ctx, n.event(plan, NaiveBegin, ""))); err != nil {
+	if err := n.stopAt(ctx, NaiveBegin, n.checkpoint(ctx, n.event(plan, NaiveBegin, Phrase{}))); err != nil {
 		return paymentPlan{}, err
 	}
 	c, err := n.conn(ctx)
@@ -118,7 +118,7 @@ func (n *NaiveWriter) start(ctx context.Context, req PaymentRequest) (paymentPla
 	return plan, nil
 }
 
-func (n *NaiveWriter) event(p paymentPlan, at Checkpoint, detail string) Event {
+func (n *NaiveWriter) event(p paymentPlan, at Checkpoint, detail Phrase) Event {
 	return Event{Checkpoint: at, PaymentID: p.req.PaymentID, MessageIDs: []uuid.UUID{p.env.ID}, Detail: detail}
 }
 

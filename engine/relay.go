@@ -207,9 +207,9 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
 	r.cfg.Counters.add(&r.cfg.Counters.LeasesRecovered, res.Recovered)
 	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
-		Detail: fmt.Sprintf("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000"))}
+		Detail: Say("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000"))}
 	if res.Recovered > 0 {
-		ev.Detail += fmt.Sprintf(", %d from expired leases", res.Recovered)
+		ev.Detail = Say("%d leased until %s, %d from expired leases", len(msgs), leaseUntil.Format("15:04:05.000"), res.Recovered)
 	}
 	return r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev))
 }
@@ -251,7 +251,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn fun
 			// was read since relay.claimed, so there is nothing else to report).
 			continue
 		}
-		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: fmt.Sprintf("attempt %d accepted by the broker, not marked yet", m.Attempts)}
+		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: Say("attempt %d accepted by the broker, not marked yet", m.Attempts)}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 			return published, err
 		}
@@ -268,7 +268,7 @@ func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepR
 	res.Marked += len(m.marked)
 	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(m.marked))
 	ev := Event{Checkpoint: RelayMarked, Statement: stmtMarkPublished, Rows: int64(len(m.marked)), MessageIDs: m.marked,
-		Detail: fmt.Sprintf("%d marked published", len(m.marked))}
+		Detail: Say("%d marked published", len(m.marked))}
 	if err := r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev)); err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepR
 	res.LostLeases += len(lost)
 	r.cfg.Counters.add(&r.cfg.Counters.LostLeases, len(lost))
 	ev = Event{Checkpoint: RelayLeaseLost, MessageIDs: lost,
-		Detail: fmt.Sprintf("%d published but their lease is another worker's now: left alone (%s)", len(lost), ErrLostLease)}
+		Detail: Say("%d published but their lease is another worker's now: left alone (%s)", len(lost), ErrLostLease)}
 	return r.stopAt(ctx, RelayLeaseLost, r.checkpoint(ctx, ev))
 }
 
@@ -450,24 +450,24 @@ func (r *Relay) fail(ctx context.Context, c *pgx.Conn, m ClaimedMessage, cause e
 	msg := sanitizeError(cause)
 	st, at := stmtScheduleRetry, RelayRetryScheduled
 	when := now // dead_lettered_at, or next_attempt_at below
-	detail := ""
+	var detail Phrase
 	if m.Attempts >= r.cfg.MaxAttempts {
 		st, at = stmtDeadLetter, RelayDeadLettered
-		detail = fmt.Sprintf("attempt %d of %d failed: dead-lettered", m.Attempts, r.cfg.MaxAttempts)
+		detail = Say("attempt %d of %d failed: dead-lettered", m.Attempts, r.cfg.MaxAttempts)
 	} else {
 		next := now.Add(jittered(RetryDelay(m.Attempts), r.rnd))
 		when = next
-		detail = fmt.Sprintf("attempt %d failed, next at %s", m.Attempts, next.Format("15:04:05.000"))
+		detail = Say("attempt %d failed, next at %s", m.Attempts, next.Format("15:04:05.000"))
 	}
 	ct, err := r.exec(ctx, c, st, m.ID, r.cfg.WorkerID, when, msg)
 	if err != nil {
 		return fmt.Errorf("relay: publish of %s failed (%s) and %w", m.ID, msg, err)
 	}
-	ev := Event{Checkpoint: at, Statement: st, Rows: ct.RowsAffected(), MessageIDs: []uuid.UUID{m.ID}, Detail: detail + ": " + msg}
+	ev := Event{Checkpoint: at, Statement: st, Rows: ct.RowsAffected(), MessageIDs: []uuid.UUID{m.ID}, Detail: Say("%s: %s", detail, msg)}
 	if ct.RowsAffected() == 0 {
 		res.LostLeases++
 		r.cfg.Counters.add(&r.cfg.Counters.LostLeases, 1)
-		ev.Checkpoint, ev.Detail = RelayLeaseLost, "publish failed and the lease is another worker's now: left alone"
+		ev.Checkpoint, ev.Detail = RelayLeaseLost, Say("publish failed and the lease is another worker's now: left alone")
 		return r.stopAt(ctx, RelayLeaseLost, r.checkpoint(ctx, ev))
 	}
 	if at == RelayDeadLettered {
@@ -651,7 +651,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	}
 	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
 	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
-		Detail: fmt.Sprintf("%d locked, transaction still open while publishing (the wrong way, S8)", len(msgs))}
+		Detail: Say("%d locked, transaction still open while publishing (the wrong way, S8)", len(msgs))}
 	if err := r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev)); err != nil {
 		return err
 	}
@@ -673,7 +673,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		published = append(published, m.ID)
 		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID},
-			Detail: fmt.Sprintf("attempt %d accepted by the broker; the claim is not even committed yet", m.Attempts)}
+			Detail: Say("attempt %d accepted by the broker; the claim is not even committed yet", m.Attempts)}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 			return err
 		}

@@ -78,12 +78,12 @@ func (w *Writer) CreatePayment(ctx context.Context, req PaymentRequest) (Payment
 		return PaymentResponse{}, fmt.Errorf("create payment: %w", err)
 	}
 	ev = Event{Checkpoint: APIInserted, PaymentID: plan.req.PaymentID, MessageIDs: []uuid.UUID{plan.env.ID}, Rows: 1,
-		Detail: "payment and outbox row written, not committed"}
+		Detail: Say("payment and outbox row written, not committed")}
 	if err := w.finish(ctx, APIInserted, w.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, fmt.Errorf("create payment %s: %w", plan.req.PaymentID, err)
 	}
 	ev = Event{Checkpoint: APICommitted, PaymentID: plan.req.PaymentID, MessageIDs: []uuid.UUID{plan.env.ID}, Statement: stmtCommit,
-		Detail: "payment and event are durable together"}
+		Detail: Say("payment and event are durable together")}
 	if err := w.stopAt(ctx, APICommitted, w.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, err
 	}
@@ -124,9 +124,9 @@ func (w *Writer) replay(ctx context.Context, c *pgx.Conn, req PaymentRequest) (P
 	}
 	resp, err := k.replay(req)
 	ev := Event{Checkpoint: APIReplayed, PaymentID: k.paymentID, MessageIDs: []uuid.UUID{k.eventID}, Rows: 1,
-		Detail: "Idempotency-Key seen before: stored response, nothing created"}
+		Detail: Say("Idempotency-Key seen before: stored response, nothing created")}
 	if err != nil {
-		ev.Detail = "Idempotency-Key reused with another body: rejected"
+		ev.Detail = Say("Idempotency-Key reused with another body: rejected")
 	}
 	if herr := w.stopAt(ctx, APIReplayed, w.checkpoint(ctx, ev)); herr != nil {
 		return PaymentResponse{}, true, herr
@@ -182,7 +182,7 @@ func (w *Writer) CreatePayments(ctx context.Context, reqs []PaymentRequest) ([]P
 		w.rollback(ctx)
 		return nil, fmt.Errorf("create payments: %w", err)
 	}
-	ev := Event{Checkpoint: APIInserted, MessageIDs: ids, Rows: int64(len(fresh)), Detail: "payments and outbox rows written, not committed"}
+	ev := Event{Checkpoint: APIInserted, MessageIDs: ids, Rows: int64(len(fresh)), Detail: Say("payments and outbox rows written, not committed")}
 	if err := w.finish(ctx, APIInserted, w.checkpoint(ctx, ev)); err != nil {
 		return out, fmt.Errorf("create payments: %w", err)
 	}
@@ -334,7 +334,7 @@ func (w *Writer) CapturePayment(ctx context.Context, paymentID, eventID uuid.UUI
 		return Envelope{}, fmt.Errorf("capture payment %s: %w", paymentID, err)
 	}
 	ev = Event{Checkpoint: APIInserted, PaymentID: paymentID, MessageIDs: []uuid.UUID{env.ID}, Rows: 1,
-		Detail: fmt.Sprintf("payment version %d and its event written, not committed", env.AggregateVersion)}
+		Detail: Say("payment version %d and its event written, not committed", env.AggregateVersion)}
 	if err := w.finish(ctx, APIInserted, w.checkpoint(ctx, ev)); err != nil {
 		return env, fmt.Errorf("capture payment %s: %w", paymentID, err)
 	}

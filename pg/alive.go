@@ -17,10 +17,34 @@ import (
 // there to answer.
 var ErrDown = errors.New("PostgreSQL is down")
 
-// downError says how the server is down, in words for the learner.
-type downError struct{ msg string }
+// downError says how the server is down, in words for the learner: a
+// sentence (its English format and arguments, so a screen can say it in
+// another language) and, for a dead server, the last lines of its log.
+type downError struct {
+	stopped bool // "PostgreSQL stopped", not "does not answer"
+	format  string
+	args    []any
+	log     string
+}
 
-func (e *downError) Error() string { return e.msg }
+func (e *downError) Error() string {
+	msg := "PostgreSQL does not answer: "
+	if e.stopped {
+		msg = "PostgreSQL stopped: "
+	}
+	msg += fmt.Sprintf(e.format, e.args...)
+	if e.log != "" {
+		msg += "; last log lines:\n" + e.log
+	}
+	return msg
+}
+
+// Reason is why the server is down, without the "PostgreSQL stopped: "
+// lead: a format and its arguments, and the server's last log lines ("" if
+// none), which are PostgreSQL's own words.
+func (e *downError) Reason() (format string, args []any, log string) {
+	return e.format, e.args, e.log
+}
 
 // Is makes errors.Is(err, ErrDown) true.
 func (e *downError) Is(target error) bool { return target == ErrDown }
@@ -48,9 +72,9 @@ func (s *Server) Alive(ctx context.Context) error {
 		s.mu.Unlock()
 		switch {
 		case running && !up:
-			return &downError{s.goneMessage(pid)}
+			return s.gone(pid)
 		case !running:
-			return &downError{"PostgreSQL stopped: outboxlab stopped it (Restart starts it again)"}
+			return &downError{stopped: true, format: "outboxlab stopped it (Restart starts it again)"}
 		}
 		url = s.DatabaseURL("postgres")
 	}
@@ -62,7 +86,7 @@ func (s *Server) Alive(ctx context.Context) error {
 			return ctx.Err() // the caller gave up: that says nothing of the server
 		}
 		if s.external != "" {
-			return &downError{fmt.Sprintf("PostgreSQL does not answer: connect to --database-url %s: %v", redactURL(s.external), err)}
+			return &downError{format: "connect to --database-url %s: %v", args: []any{redactURL(s.external), err}}
 		}
 		// Just after a SIGKILL the socket is closed while the process is
 		// still being torn down: give it a moment, so the learner is told
@@ -75,29 +99,26 @@ func (s *Server) Alive(ctx context.Context) error {
 			}
 			s.mu.Unlock()
 			if !up {
-				return &downError{s.goneMessage(pid)}
+				return s.gone(pid)
 			}
 			if time.Now().After(wait) || ctx.Err() != nil {
 				break
 			}
 		}
-		return &downError{fmt.Sprintf("PostgreSQL does not answer: its postmaster runs but a connection to 127.0.0.1:%d failed: %v", s.Port, err)}
+		return &downError{format: "its postmaster runs but a connection to 127.0.0.1:%d failed: %v", args: []any{s.Port, err}}
 	}
 	_ = conn.Close(ctx)
 	return nil
 }
 
-// goneMessage describes a postmaster that died under us.
-func (s *Server) goneMessage(pid int) string {
-	what := "postmaster.pid is gone"
+// gone describes a postmaster that died under us.
+func (s *Server) gone(pid int) *downError {
+	e := &downError{stopped: true, format: "postmaster.pid is gone (killed, or crashed)"}
 	if pid > 0 {
-		what = fmt.Sprintf("postmaster pid %d is gone", pid)
+		e.format, e.args = "postmaster pid %d is gone (killed, or crashed)", []any{pid}
 	}
-	msg := "PostgreSQL stopped: " + what + " (killed, or crashed)"
-	if tail := logTail(filepath.Join(s.DataDir, logFile), 5); tail != "" {
-		msg += "; last log lines:\n" + tail
-	}
-	return msg
+	e.log = logTail(filepath.Join(s.DataDir, logFile), 5)
+	return e
 }
 
 // postmaster reads the cluster's postmaster.pid and reports whether that

@@ -77,12 +77,37 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	s.pgDown = reason
 	s.version++
 	err := &PostgresDownError{Reason: reason, External: s.srv.External()}
-	said := text("PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", oneLine(reason))
+	why2 := downReason(why)
+	said := text("PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", why2)
 	if err.External {
-		said = text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", oneLine(reason))
+		said = text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", why2)
 	}
 	s.record(Entry{Actor: "postgres", Kind: "down"}.with(said))
 	return err
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// downReason is pg's reason as a catalog sentence, on one line; the server's
+// log lines after it are PostgreSQL's own words and stay as they are.
+func downReason(why error) Text {
+	var r interface {
+		Reason() (format string, args []any, log string)
+	}
+	if !errors.As(why, &r) {
+		return Text{Key: "%s", Args: []any{oneLine(why.Error())}}
+	}
+	format, args, log := r.Reason()
+	flat := make([]any, len(args))
+	for i, a := range args {
+		flat[i] = a
+		if e, ok := a.(error); ok {
+			flat[i] = oneLine(e.Error())
+		}
+	}
+	said := Text{Key: format, Args: flat}
+	if log != "" {
+		said = text("%s; last log lines: %s", said, oneLine(log))
+	}
+	return said
+}

@@ -144,8 +144,8 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 			add(text("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", b.aggregate, b.version, b.deadVersion, b.deadID))
 		}
 	}
-	if st := s.moving(); st != "" {
-		add(text("the broker keeps redelivering: %s", st))
+	if st := s.moving(); len(st) > 0 {
+		add(text("the broker keeps redelivering: %s", list(st)))
 	}
 	if len(why) == 0 {
 		why = append(why, text("messages are pending but nothing can take them"))
@@ -155,19 +155,19 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 
 // moving names the messages the broker keeps handing out again: what goes
 // round while nothing changes.
-func (s *Sim) moving() string {
-	var parts []string
+func (s *Sim) moving() []Text {
+	var parts []Text
 	for _, p := range s.pipes {
 		for _, u := range p.broker.Unsettled() {
 			if u.Count > 1 {
-				parts = append(parts, fmt.Sprintf("%s to %s (%d deliveries)", short(u.Message.ID), u.Subscription, u.Count))
+				parts = append(parts, text("%s to %s (%d deliveries)", short(u.Message.ID), u.Subscription, u.Count))
 			}
 		}
 	}
 	if len(parts) > 3 {
-		parts = append(parts[:3], fmt.Sprintf("and %d more", len(parts)-3))
+		parts = append(parts[:3], text("and %d more", len(parts)-3))
 	}
-	return strings.Join(parts, ", ")
+	return parts
 }
 
 type deadBlock struct {

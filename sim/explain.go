@@ -29,22 +29,24 @@ func (s *Sim) entryFor(r *runner, ev engine.Event) Entry {
 	return e
 }
 
-func ids(list []uuid.UUID) string {
+func ids(list []uuid.UUID) Text {
 	parts := make([]string, len(list))
 	for i, id := range list {
 		parts[i] = short(id)
 	}
 	if len(parts) > 3 {
-		return strings.Join(parts[:3], ", ") + fmt.Sprintf(" and %d more", len(parts)-3)
+		return text("%s and %d more", strings.Join(parts[:3], ", "), len(parts)-3)
 	}
-	return strings.Join(parts, ", ")
+	return Text{Key: "%s", Args: []any{strings.Join(parts, ", ")}}
 }
 
-func detail(ev engine.Event) string {
-	if ev.Detail == "" {
-		return ""
+// detail is the actor's own short sentence, in parentheses (none if it
+// gave none).
+func detail(ev engine.Event) Text {
+	if ev.Detail.IsZero() {
+		return Text{}
 	}
-	return " (" + ev.Detail + ")"
+	return Text{Key: " (%s)", Args: []any{ev.Detail}} // the same in every language
 }
 
 // explain says what reaching a checkpoint means, and what a crash right here

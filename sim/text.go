@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/engine"
 )
 
 // Text is a sentence of the message catalog with its arguments. A timeline
@@ -30,11 +31,22 @@ func (e Entry) with(t Text) Entry {
 // In is the sentence in the printer's language. An argument that is a
 // sentence itself (or a list of them, joined by "; ") is said in it too.
 func (t Text) In(p *catalog.Printer) string {
+	if t.Key == "" {
+		return ""
+	}
 	args := make([]any, len(t.Args))
 	for i, a := range t.Args {
 		switch v := a.(type) {
 		case Text:
 			args[i] = v.In(p)
+		case list:
+			parts := make([]string, len(v))
+			for j, c := range v {
+				parts[j] = c.In(p)
+			}
+			args[i] = strings.Join(parts, ", ")
+		case engine.Phrase: // an actor's own sentence
+			args[i] = Text{Key: v.Format, Args: v.Args}.In(p)
 		case []Text:
 			parts := make([]string, len(v))
 			for j, c := range v {
@@ -47,3 +59,7 @@ func (t Text) In(p *catalog.Printer) string {
 	}
 	return p.Say(t.Key, args)
 }
+
+// list is sentences said one after another with commas (a []Text argument
+// is joined by "; ").
+type list []Text
