@@ -217,6 +217,8 @@ var messages = []struct{ en, es string }{
 	// The timeline: PostgreSQL going and coming back (sim/down.go).
 	{"PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", "PostgreSQL se detuvo: %s — restart-postgres lo arranca de nuevo. Todos los actores se paran y las garantías lo esperan; lo que estaba confirmado seguirá ahí"},
 	{"PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", "PostgreSQL no responde: %s — outboxlab sigue cuando vuelva a responder. Todos los actores se paran y las garantías lo esperan; lo que estaba confirmado seguirá ahí"},
+	{"PostgreSQL stopped: %s", "PostgreSQL se detuvo: %s"},
+	{"PostgreSQL does not answer: %s — outboxlab goes on when it answers again", "PostgreSQL no responde: %s — outboxlab sigue cuando vuelva a responder"},
 	{"PostgreSQL answers again: whatever was committed is there", "PostgreSQL vuelve a responder: lo que estaba confirmado sigue ahí"},
 	{"PostgreSQL is back after crash recovery: whatever was committed is there", "PostgreSQL ha vuelto tras la recuperación: lo que estaba confirmado sigue ahí"},
 

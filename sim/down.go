@@ -14,7 +14,17 @@ import (
 // this one message.
 type PostgresDownError struct {
 	Reason   string // what happened, e.g. "postmaster pid 4242 is gone (killed, or crashed)"
+	Why      Text   // Reason as a catalog sentence, for a screen in the learner's language
 	External bool   // a --database-url server: outboxlab cannot start it, only wait for it
+}
+
+// Say is the error as a catalog sentence: what a screen shows. The scene
+// command is named as the screen's key (R), which the screen says itself.
+func (e *PostgresDownError) Say() Text {
+	if e.External {
+		return text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again", e.Why)
+	}
+	return text("PostgreSQL stopped: %s", e.Why)
 }
 
 func (e *PostgresDownError) Error() string {
@@ -41,7 +51,7 @@ func (s *Sim) downErr(ctx context.Context) error {
 		s.back(text("PostgreSQL answers again: whatever was committed is there"))
 		return nil
 	}
-	return &PostgresDownError{Reason: s.pgDown, External: s.srv.External()}
+	return &PostgresDownError{Reason: s.pgDown, Why: s.pgDownWhy, External: s.srv.External()}
 }
 
 // back records that the server is up again and lets every actor go on.
@@ -74,10 +84,10 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	for _, prefix := range []string{"PostgreSQL stopped: ", "PostgreSQL does not answer: "} {
 		reason = strings.TrimPrefix(reason, prefix)
 	}
-	s.pgDown = reason
-	s.version++
-	err := &PostgresDownError{Reason: reason, External: s.srv.External()}
 	why2 := downReason(why)
+	s.pgDown, s.pgDownWhy = reason, why2
+	s.version++
+	err := &PostgresDownError{Reason: reason, Why: why2, External: s.srv.External()}
 	said := text("PostgreSQL stopped: %s — restart-postgres starts it again. Every actor stops and the guarantees wait for it; whatever was committed will be there", why2)
 	if err.External {
 		said = text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", why2)

@@ -53,6 +53,7 @@ type Sim struct {
 	poison     map[uuid.UUID]bool
 	version    uint64         // bumped whenever the world changes
 	pgDown     string         // why PostgreSQL is down; "" while it runs
+	pgDownWhy  Text           // the same, as a catalog sentence
 	moves      map[string]int // moves per actor in the run under way
 
 	tlMu     sync.Mutex

@@ -347,7 +347,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The figures on screen are the last ones read: say so, and how
 			// to bring the server back, rather than keep a ✓ nobody checked.
 			m.pgDown = down.Reason
-			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Reason})
+			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Why.In(m.st.Words)})
 		}
 		// The timeline is the simulator's own memory: it reads even when
 		// the database cannot, and says what happened to it.
@@ -1183,9 +1183,9 @@ func (m Model) statusView(W int) string {
 	msg := ""
 	switch {
 	case m.simErr != nil:
-		msg = st.Error.Render(oneLine(m.simErr.Error()))
+		msg = st.Error.Render(oneLine(sayError(m.simErr, m.st.Words)))
 	case m.err != nil:
-		msg = st.Error.Render(oneLine(m.err.Error()))
+		msg = st.Error.Render(oneLine(sayError(m.err, m.st.Words)))
 	case m.notice != "":
 		msg = st.Notice.Render(m.notice)
 	}
@@ -1193,6 +1193,15 @@ func (m Model) statusView(W int) string {
 		parts = slices.Insert(parts, 1, msg)
 	}
 	return fitLine(strings.Join(parts, sep), W)
+}
+
+// sayError is an error as the learner reads it: one the simulator can say
+// as a catalog sentence in their language, any other as it is.
+func sayError(err error, w *catalog.Printer) string {
+	if down := (*sim.PostgresDownError)(nil); errors.As(err, &down) {
+		return down.Say().In(w)
+	}
+	return err.Error()
 }
 
 func clock(t time.Time) string {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -40,6 +41,10 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	mm.setActors(idle(fixtureActors()))
 	mm.notice = mm.stuckNotice()
 	views = append(views, mm.statusView(160))
+	mm = m
+	mm.err = &sim.PostgresDownError{Reason: "postmaster pid 7 is gone (killed, or crashed)",
+		Why: sim.Text{Key: "postmaster pid %d is gone (killed, or crashed)", Args: []any{7}}}
+	views = append(views, mm.statusView(200))
 	g := newGuaranteesPane(m.st)
 	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
@@ -51,6 +56,9 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	tl, _ = tl.Update(timelineMsg{from: 0, entries: []sim.Entry{
 		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published", Explain: "English kept for run",
 			Say: &sim.Text{Key: "%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", Args: []any{"relay-1", "…deb1bbf2"}}},
+		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Explain: "English kept for run",
+			Say: &sim.Text{Key: "%s could not publish %s: retry scheduled with backoff and jitter%s", Args: []any{"relay-1", "…deb1bbf2",
+				sim.Text{Key: " (%s)", Args: []any{engine.Say("attempt %d failed, next at %s", 1, "12:00:31.000")}}}}},
 		{Actor: "accounting", Kind: "checkpoint", Checkpoint: "consumer.acked", Explain: "English kept for run",
 			Say: &sim.Text{Key: "%s ACKed %s: the broker forgets it", Args: []any{"accounting", "…deb1bbf2"}}},
 	}})
@@ -84,7 +92,8 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	if strings.Contains(screen, "English kept for run") {
 		t.Error("the timeline shows the English Explain instead of the catalog sentence")
 	}
-	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta"} {
+	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
+		"falló el intento 1, el siguiente a las", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)
 		}
