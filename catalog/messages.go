@@ -219,6 +219,9 @@ var messages = []struct{ en, es string }{
 	{"PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", "PostgreSQL no responde: %s — outboxlab sigue cuando vuelva a responder. Todos los actores se paran y las garantías lo esperan; lo que estaba confirmado seguirá ahí"},
 	{"PostgreSQL stopped: %s", "PostgreSQL se detuvo: %s"},
 	{"PostgreSQL does not answer: %s — outboxlab goes on when it answers again", "PostgreSQL no responde: %s — outboxlab sigue cuando vuelva a responder"},
+	{"paused: space resumes", "en pausa: espacio continúa"},
+	{"progress not saved: %s", "el progreso no se guardó: %s"},
+	{"progress will not be saved: %s", "el progreso no se guardará: %s"},
 	{"PostgreSQL answers again: whatever was committed is there", "PostgreSQL vuelve a responder: lo que estaba confirmado sigue ahí"},
 	{"PostgreSQL is back after crash recovery: whatever was committed is there", "PostgreSQL ha vuelto tras la recuperación: lo que estaba confirmado sigue ahí"},
 

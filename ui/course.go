@@ -417,7 +417,7 @@ func (m Model) playKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case msg.String() == "space":
 		m.playPaused = !m.playPaused
 		if m.playPaused {
-			m.notice = "paused: space resumes"
+			m.notice = m.st.Words.T("paused: space resumes")
 			m.updateKeys()
 			return m, nil
 		}

@@ -400,7 +400,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case progressSavedMsg:
 		if msg.err != nil {
-			m.notice = "progress not saved: " + oneLine(msg.err.Error())
+			m.notice = m.st.Words.T("progress not saved: %s", oneLine(msg.err.Error()))
 		}
 		return m, nil
 

@@ -144,7 +144,7 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 			// Progress is the learner's own: a played lesson does not count.
 			p, err := lessons.LoadProgress(opts.ProgressPath)
 			if err != nil {
-				m.notice = "progress will not be saved: " + err.Error()
+				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
 			}
 			m.progress = p
 		}
