@@ -66,6 +66,7 @@ var Commands = []Command{
 	{"restart-postgres", "stop PostgreSQL immediately and start it: committed data survives, open transactions do not", noArgs},
 	{"advance DURATION", "move the virtual clock forward (30s, 5m)", checkDuration},
 	{"step ACTOR [N]", "move one actor to its next checkpoint (N times)", checkStep},
+	{"next [N]", "move the actor the scheduler picks to its next checkpoint (N times): what the simulator's n key does", checkCount},
 	{"until ACTOR CHECKPOINT", "step one actor until it reaches CHECKPOINT (or blocks on a lock)", checkUntil},
 	{"finish ACTOR", "step one actor until it has nothing left to do; the others stay where they are", checkActor},
 	{"run", "let every actor move until none has work now (the clock stands still)", noArgs},
@@ -448,6 +449,18 @@ func checkDuration(s *Step) error {
 	}
 	_, err := positiveDuration(s.Args[0])
 	return err
+}
+
+func checkCount(s *Step) error {
+	if len(s.Args) > 1 || len(s.KV) > 0 {
+		return fmt.Errorf("want [N]")
+	}
+	if len(s.Args) == 1 {
+		if _, err := atoiIn(s.Args[0], 1, 100000); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkStep(s *Step) error {

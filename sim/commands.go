@@ -115,6 +115,18 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 				return err
 			}
 		}
+	case "next":
+		// What Step does, n times: a session's log says a run of the
+		// learner's n presses (or the screen's animated run) this way.
+		n := 1
+		if len(st.Args) == 1 {
+			n, _ = strconv.Atoi(st.Args[0])
+		}
+		for i := 0; i < n; i++ {
+			if moved, err := s.stepAny(ctx); err != nil || !moved {
+				return err
+			}
+		}
 	case "until":
 		return s.until(ctx, arg(0), engine.Checkpoint(arg(1)))
 	case "finish":

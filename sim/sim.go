@@ -83,20 +83,51 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 		clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
-	for _, kind := range set.Pipelines() {
-		p, err := newPipeline(ctx, s, kind)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.pipes = append(s.pipes, p)
+	if err := s.build(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
 
 // Close stops every actor, waits for their goroutines, closes each actor's
 // connections and then the simulator's own: nothing it opened stays behind.
-func (s *Sim) Close() {
+func (s *Sim) Close() { s.stop() }
+
+// Reset puts the simulation back where New left it: every actor stopped and
+// its connections closed, each pipeline's database reset, the clock, the
+// seeded source and the timeline at their start. A Session rewinds this way
+// and replays its log: the same Sim, so whoever watches it goes on watching.
+func (s *Sim) Reset(ctx context.Context) error {
+	s.op.Lock()
+	defer s.op.Unlock()
+	defer s.notify()
+	s.stop()
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.clock = NewClock()
+	s.rng = rand.New(rand.NewPCG(s.seed, s.seed^0x9e3779b97f4a7c15))
+	s.pipes, s.restarters, s.poison = nil, map[string]func(){}, map[uuid.UUID]bool{}
+	s.version, s.pgDown, s.pgDownWhy, s.moves = 0, "", Text{}, nil
+	s.tlMu.Lock()
+	s.timeline = nil
+	s.tlMu.Unlock()
+	return s.build(ctx)
+}
+
+// build makes the pipelines the settings ask for, each on a fresh database.
+func (s *Sim) build(ctx context.Context) error {
+	for _, kind := range s.settings.Pipelines() {
+		p, err := newPipeline(ctx, s, kind)
+		if err != nil {
+			return err
+		}
+		s.pipes = append(s.pipes, p)
+	}
+	return nil
+}
+
+// stop ends every actor's goroutine and closes the connections.
+func (s *Sim) stop() {
 	s.cancel()
 	// A parked actor's hook returns the cancellation and one inside
 	// PostgreSQL has its statement cancelled, so every goroutine ends.

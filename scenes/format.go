@@ -1,0 +1,64 @@
+package scenes
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Headers are the header lines that give a scene these settings, seed
+// included, in the order the documentation lists them. Parse reads them
+// back to the same Settings.
+func (s Settings) Headers() []string {
+	relay, order, versions := "claim-then-publish", "none", "check"
+	if s.HoldTx {
+		relay = "hold-transaction"
+	}
+	if s.OrderByKey {
+		order = "by-aggregate"
+	}
+	if s.IgnoreVersions {
+		versions = "ignore"
+	}
+	return []string{
+		"mode: " + s.Mode,
+		"naive: " + s.Naive,
+		"consumer: " + s.Consumer,
+		"relay: " + relay,
+		"order: " + order,
+		"versions: " + versions,
+		fmt.Sprintf("relays: %d", s.Relays),
+		fmt.Sprintf("workers: %d", s.Workers),
+		"lease: " + s.Lease.String(),
+		"ack-timeout: " + s.AckTimeout.String(),
+		fmt.Sprintf("max-attempts: %d", s.MaxAttempts),
+		fmt.Sprintf("batch: %d", s.Batch),
+		fmt.Sprintf("seed: %d", s.Seed),
+	}
+}
+
+// Text writes a scene in its language: title and teaches, the settings'
+// headers, each step and each expectation, one a line. Parse reads it back
+// to the same scene (lines aside). Variants are left out, with the
+// expectations about them: the text is one run, as its settings say.
+func (sc *Scene) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "title: %s\n", oneLine(sc.Title))
+	fmt.Fprintf(&b, "teaches: %s\n", oneLine(sc.Teaches))
+	for _, h := range sc.Settings.Headers() {
+		b.WriteString(h + "\n")
+	}
+	b.WriteString("\n")
+	for _, st := range sc.Steps {
+		b.WriteString(st.String() + "\n")
+	}
+	sep := "\n"
+	for _, e := range sc.Expects {
+		if e.Variant == "" {
+			b.WriteString(sep + "expect " + e.String() + "\n")
+			sep = ""
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

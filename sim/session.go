@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// Next is the command the simulator's n key is: one step of the scheduler's
+// choice (scene language: next).
+var Next = scenes.Step{Cmd: "next"}
+
+// Session is a simulation with the log of everything done to it: scene
+// commands, keys (as the commands they are) and each step of an animated
+// run. The log and the seed reproduce the session exactly, so the session
+// can go back to any point of it by resetting the databases and replaying
+// the log that far (no snapshot faked beside the real tables), go forward
+// again, fork (acting at a past point discards the future), and be saved as
+// a scene.
+type Session struct {
+	mu  sync.Mutex
+	sim *Sim
+
+	log   []scenes.Step
+	marks []int // the timeline's length after each command of the log
+	at    int   // commands of the log applied now: len(log) unless rewound
+
+	// forked is where acting at a past point discarded a future; dropped
+	// is that future (-1 and nil: never forked).
+	forked  int
+	dropped []scenes.Step
+}
+
+// NewSession starts a session on a new simulation.
+func NewSession(ctx context.Context, cfg Config) (*Session, error) {
+	s, err := New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{sim: s, forked: -1}, nil
+}
+
+// Sim is the session's simulation: read it (timeline, oracles, tables);
+// change it through the session only, or the log no longer reproduces it.
+func (se *Session) Sim() *Sim { return se.sim }
+
+// Close closes the simulation.
+func (se *Session) Close() { se.sim.Close() }
+
+// Position is where a session stands in its log.
+type Position struct {
+	At     int // commands applied
+	Len    int // commands in the log (more than At after a rewind)
+	Forked int // where a fork discarded a future; -1 if none
+	// Entries is the timeline's length at each point 1..Len (Entries[i] is
+	// after the log's command i): a timeline entry belongs to the first
+	// point whose length passes it.
+	Entries []int
+}
+
+// Position says where the session stands.
+func (se *Session) Position() Position {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Entries: append([]int(nil), se.marks...)}
+}
+
+// Log is the commands applied so far (the future a rewind keeps is not in it).
+func (se *Session) Log() []scenes.Step {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return append([]scenes.Step(nil), se.log[:se.at]...)
+}
+
+// Do applies one command and logs it. At a past point (after a rewind) it
+// first discards the future: the session forks there. moved reports whether
+// the command changed anything (for Next: whether an actor could move).
+// A command the simulator refuses without changing anything (a script
+// error that added nothing to the timeline) is not logged. A Next that
+// found nothing to move is: it may have asked actors for work, which draws
+// on the seeded source the replay must draw on too.
+func (se *Session) Do(ctx context.Context, st scenes.Step) (moved bool, err error) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if se.at < len(se.log) {
+		se.forked, se.dropped = se.at, append([]scenes.Step(nil), se.log[se.at:]...)
+		se.log, se.marks = se.log[:se.at], se.marks[:se.at]
+	}
+	before := len(se.sim.Timeline(0))
+	moved, err = se.apply(ctx, st)
+	after := len(se.sim.Timeline(0))
+	var script *ScriptError
+	if err != nil && errors.As(err, &script) && after == before {
+		return moved, err
+	}
+	se.log = append(se.log, st)
+	se.marks = append(se.marks, after)
+	se.at = len(se.log)
+	return moved, err
+}
+
+func (se *Session) apply(ctx context.Context, st scenes.Step) (bool, error) {
+	if st.Cmd == Next.Cmd && len(st.Args) == 0 {
+		return se.sim.Step(ctx)
+	}
+	err := se.sim.Do(ctx, st)
+	return err == nil, err
+}
+
+// Seek goes to point n of the log (0: the start): forward by applying the
+// commands after the current point, back by resetting the databases and
+// replaying the log from the seed up to n. The log itself is kept, so
+// Seek can go forward again; Do at a past point forks.
+func (se *Session) Seek(ctx context.Context, n int) error {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if n < 0 || n > len(se.log) {
+		return fmt.Errorf("seek %d: the log has %d commands", n, len(se.log))
+	}
+	if n < se.at {
+		if err := se.sim.Reset(ctx); err != nil {
+			return fmt.Errorf("rewind: %w", err)
+		}
+		se.at = 0
+	}
+	for se.at < n {
+		// A command that failed when it was first done fails the same way
+		// again (the run is deterministic): that is the state to return to.
+		if _, err := se.apply(ctx, se.log[se.at]); err != nil && ctx.Err() != nil {
+			return err
+		}
+		se.at++
+	}
+	return nil
+}
+
+// Back steps back one command; false at the start.
+func (se *Session) Back(ctx context.Context) (bool, error) {
+	p := se.Position()
+	if p.At == 0 {
+		return false, nil
+	}
+	return true, se.Seek(ctx, p.At-1)
+}
+
+// Forward redoes the next command of the log after a rewind; false at its end.
+func (se *Session) Forward(ctx context.Context) (bool, error) {
+	p := se.Position()
+	if p.At == p.Len {
+		return false, nil
+	}
+	return true, se.Seek(ctx, p.At+1)
+}
+
+// Scene is the session so far as a scene: base's title and teaches, the
+// simulation's settings and seed, the log (a run of Next written as one
+// `next N`), and one expectation per figure of each pipeline, as the oracle
+// reads the database now. `run` replays it to the same timeline.
+func (se *Session) Scene(ctx context.Context, base *scenes.Scene) (*scenes.Scene, error) {
+	steps := se.Log()
+	oracles, err := se.sim.Oracles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set := se.sim.Settings()
+	set.Seed = se.sim.Seed()
+	sc := &scenes.Scene{Name: base.Name, Title: base.Title, Teaches: base.Teaches, Settings: set, Variants: map[string]scenes.Settings{}}
+	sc.Steps = compact(steps)
+	for _, o := range oracles {
+		for _, f := range o.Figures() {
+			sc.Expects = append(sc.Expects, scenes.Expect{Pipeline: o.Pipeline, Figure: f.Name, Op: "==", Value: f.Value})
+		}
+	}
+	return sc, nil
+}
+
+// compact writes consecutive Next presses as one `next N`: Do runs it the
+// same way (it stops where a press would have found nothing to move).
+func compact(steps []scenes.Step) []scenes.Step {
+	var out []scenes.Step
+	for i := 0; i < len(steps); {
+		st := steps[i]
+		if st.Cmd != Next.Cmd || len(st.Args) > 0 {
+			out = append(out, st)
+			i++
+			continue
+		}
+		j := i
+		for j < len(steps) && steps[j].Cmd == Next.Cmd && len(steps[j].Args) == 0 {
+			j++
+		}
+		if n := j - i; n > 1 {
+			st = scenes.Step{Cmd: Next.Cmd, Args: []string{strconv.Itoa(n)}}
+		}
+		out = append(out, st)
+		i = j
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// state is everything a learner can see of a simulation at one point: every
+// row of every table, every figure of the oracle, the metrics and the
+// timeline, as text; two points are the same when their states are equal.
+func state(t testing.TB, s *Sim) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	for _, p := range s.Pipelines() {
+		for _, name := range TableNames {
+			tb, err := s.Table(ctx, p.Kind, name, 0, 10000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s.%s %d: %q %q\n", p.Kind, name, tb.Total, tb.Keys, tb.Rows)
+		}
+	}
+	ors, err := s.Oracles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "oracles %+v\n", ors)
+	ms, err := s.Metrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "metrics %+v\nactors %+v\n", ms, s.Actors())
+	b.WriteString(timelineJSON(t, s.Timeline(0)))
+	return b.String()
+}
+
+// timelineJSON is the timeline as `run --json` writes it, a line an entry.
+func timelineJSON(t testing.TB, tl []Entry) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range tl {
+		raw, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(raw)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// session plays a scene's script through a session the way the screen does:
+// each `run` as the presses of n it takes (so every step is a point of the
+// log), everything else as its command.
+func session(t *testing.T, sc *scenes.Scene) *Session {
+	t.Helper()
+	ctx := context.Background()
+	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(se.Close)
+	for _, st := range sc.Steps {
+		if st.Cmd != "run" {
+			if _, err := se.Do(ctx, st); err != nil {
+				t.Fatalf("%s: %v", st, err)
+			}
+			continue
+		}
+		for {
+			moved, err := se.Do(ctx, Next)
+			if err != nil {
+				t.Fatalf("next: %v", err)
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return se
+}
+
+// Going back to any point of a session and forward again gives the tables,
+// the oracle, the metrics and the timeline of the straight run at that
+// point: a rewind is the real database, replayed.
+func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"crash-after-publish", "dual-write-crash", "two-relays", "out-of-order"} {
+		t.Run(name, func(t *testing.T) {
+			sc := builtin(t, name)
+			if name == "dual-write-crash" {
+				sc.Settings.Mode = "compare"
+			}
+			// The straight run, its state at every point.
+			straight := session(t, sc)
+			n := straight.Position().Len
+			if n < 3 {
+				t.Fatalf("only %d points", n)
+			}
+			se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer se.Close()
+			want := []string{state(t, se.Sim())}
+			for _, st := range straight.Log() {
+				if _, err := se.Do(ctx, st); err != nil {
+					t.Fatalf("%s: %v", st, err)
+				}
+				want = append(want, state(t, se.Sim()))
+			}
+			// Backwards from the end, one point at a time, then a jump
+			// forward to the end, then to points in a scattered order.
+			for i := n - 1; i >= 0; i-- {
+				if ok, err := se.Back(ctx); err != nil || !ok {
+					t.Fatalf("back to %d: %v %v", i, ok, err)
+				}
+				if got := state(t, se.Sim()); got != want[i] {
+					t.Fatalf("back at point %d of %d differs from the straight run:\n%s", i, n, firstDiff(got, want[i]))
+				}
+			}
+			if ok, _ := se.Back(ctx); ok {
+				t.Fatal("back at the start moved")
+			}
+			for _, i := range []int{n, n / 2, 1, n - 1, 0, n} {
+				if err := se.Seek(ctx, i); err != nil {
+					t.Fatal(err)
+				}
+				if got := state(t, se.Sim()); got != want[i] {
+					t.Fatalf("seek %d of %d differs from the straight run:\n%s", i, n, firstDiff(got, want[i]))
+				}
+			}
+			if p := se.Position(); p.At != n || p.Len != n || p.Forked != -1 {
+				t.Fatalf("position %+v after going back and forth", p)
+			}
+		})
+	}
+}
+
+// Acting at a past point forks: the future is discarded (and said so), the
+// timeline up to the point is the original's, and it diverges after.
+func TestForkDiscardsTheFutureAndKeepsThePast(t *testing.T) {
+	ctx := context.Background()
+	sc := builtin(t, "crash-after-publish")
+	se := session(t, sc)
+	orig := se.Sim().Timeline(0)
+	p := se.Position()
+	k := p.Len / 2
+	if err := se.Seek(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	keep := p.Entries[k-1]
+	if _, err := se.Do(ctx, scenes.Step{Cmd: "duplicate"}); err != nil {
+		t.Fatal(err)
+	}
+	q := se.Position()
+	if q.Forked != k || q.Len != k+1 || q.At != k+1 {
+		t.Fatalf("after the fork: %+v, want forked at %d, %d commands", q, k, k+1)
+	}
+	got := se.Sim().Timeline(0)
+	if a, b := timelineJSON(t, got[:keep]), timelineJSON(t, orig[:keep]); a != b {
+		t.Fatalf("the fork changed the past:\n%s", firstDiff(a, b))
+	}
+	if len(got) <= keep || got[keep].Explain == orig[keep].Explain {
+		t.Fatalf("the fork does not diverge after its point: entry %d is %q", keep, got[min(keep, len(got)-1)].Explain)
+	}
+}
+
+// A saved session is a scene `run` replays to the same timeline, byte for
+// byte, and whose every expectation holds.
+func TestSavedSessionReplaysByteIdentically(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"crash-after-publish", "two-consumers", "poison-message"} {
+		t.Run(name, func(t *testing.T) {
+			sc := builtin(t, name)
+			se := session(t, sc)
+			// A learner's own presses after the script: a duplicate, a
+			// request, a few steps, the clock, a drain.
+			for _, st := range []scenes.Step{{Cmd: "duplicate"}, {Cmd: "request", KV: map[string]string{"amount": "700"}}, Next, Next, Next,
+				{Cmd: "advance", Args: []string{"31s"}}, {Cmd: "drain"}} {
+				if _, err := se.Do(ctx, st); err != nil {
+					t.Fatalf("%s: %v", st, err)
+				}
+			}
+			saved, err := se.Scene(ctx, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := saved.Text()
+			if !strings.Contains(text, "\nnext ") || !strings.Contains(text, "expect outbox duplicate_effects == 0") {
+				t.Fatalf("the saved scene lacks its steps or expectations:\n%s", text)
+			}
+			back, err := scenes.Parse("saved", "saved.scene", strings.NewReader(text))
+			if err != nil {
+				t.Fatalf("%v\n%s", err, text)
+			}
+			res, err := RunScene(ctx, pgtest.Server(t), back, RunOptions{DBPrefix: prefix()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := timelineJSON(t, res.Timeline), timelineJSON(t, se.Sim().Timeline(0)); a != b {
+				t.Fatalf("run of the saved scene differs from the session:\n%s", firstDiff(a, b))
+			}
+			if !res.Held {
+				t.Fatalf("the saved scene's expectations fail: %+v", res.Checks)
+			}
+		})
+	}
+}
+
+func builtin(t testing.TB, name string) *scenes.Scene {
+	t.Helper()
+	all, err := scenes.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Find(all, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d\n got %s\nwant %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// BenchmarkRewind goes back one command from the end of a 100-command
+// session, the dearest point to reach: a reset of the databases and a replay
+// of 99 commands from the seed.
+func BenchmarkRewind(b *testing.B) {
+	ctx := context.Background()
+	for _, mode := range []string{"outbox", "compare"} {
+		b.Run(mode, func(b *testing.B) {
+			set := scenes.DefaultSettings()
+			set.Mode = mode
+			se, err := NewSession(ctx, Config{Server: pgtest.Server(b), Settings: set, DBPrefix: prefix()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer se.Close()
+			for se.Position().Len < 100 {
+				st := Next
+				switch se.Position().Len % 10 {
+				case 0:
+					st = scenes.Step{Cmd: "request"}
+				case 5:
+					st = scenes.Step{Cmd: "advance", Args: []string{"1s"}}
+				}
+				if _, err := se.Do(ctx, st); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := se.Seek(ctx, 99); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := se.Seek(ctx, 100); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
