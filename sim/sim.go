@@ -58,6 +58,7 @@ type Sim struct {
 
 	tlMu     sync.Mutex
 	timeline []Entry
+	epoch    int // Resets so far: a timeline read across one starts over
 	changed  chan struct{}
 }
 
@@ -110,6 +111,7 @@ func (s *Sim) Reset(ctx context.Context) error {
 	s.version, s.pgDown, s.pgDownWhy, s.moves = 0, "", Text{}, nil
 	s.tlMu.Lock()
 	s.timeline = nil
+	s.epoch++
 	s.tlMu.Unlock()
 	return s.build(ctx)
 }
@@ -173,6 +175,20 @@ func (s *Sim) notify() {
 	case s.changed <- struct{}{}:
 	default:
 	}
+}
+
+// TimelineSince is Timeline for a reader that has the entries before from
+// as of epoch: if a Reset came since, it gets every entry and reset true.
+func (s *Sim) TimelineSince(epoch, from int) (entries []Entry, now int, reset bool) {
+	s.tlMu.Lock()
+	defer s.tlMu.Unlock()
+	if epoch != s.epoch {
+		return append([]Entry(nil), s.timeline...), s.epoch, true
+	}
+	if from < 0 || from > len(s.timeline) {
+		return nil, s.epoch, false
+	}
+	return append([]Entry(nil), s.timeline[from:]...), s.epoch, false
 }
 
 // Timeline returns a copy of the entries from index from on.
