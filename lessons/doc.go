@@ -33,7 +33,8 @@
 //	task: Crash relay-1 right after it publishes, send a payment, and run.
 //	check: timeline: relay-1 crashed at relay.published
 //	check: oracle: publishes == 1
-//	hint: `crash relay-1 at relay.published`, `request`, `run`.
+//	hint: Arm the crash before the payment: the broker has the event
+//	  before the row is marked.
 //	why: Shown once every check passes.
 //	solution: crash relay-1 at relay.published; request; run
 //
@@ -50,7 +51,9 @@
 // a blank line ends it. Reading text after a step's first key line is an
 // error. Choices are shown in the order written; each question has exactly
 // one answer: line, at least one option: line, and a because: for each; a
-// lesson has two or three questions. Keys are English in every language;
+// lesson has two or three questions. A hint is words: the TUI already shows
+// the solution's keys above it, so a hint says why, or what to watch, and
+// never spells the scene commands. Keys are English in every language;
 // only their values are translated, and checks and solutions are identical
 // in both languages (a test compares them).
 //

@@ -265,3 +265,25 @@ func TestLang(t *testing.T) {
 		t.Error("ParseLang(de) did not fail")
 	}
 }
+
+// A hint adds words to the keys the TUI derives from the solution; it never
+// spells the solution's scene commands (`crash relay-1 at relay.published`).
+func TestHintsAreWordsNotCommands(t *testing.T) {
+	for _, lang := range Langs {
+		all, err := Load(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range all {
+			for i, st := range l.Steps {
+				for _, s := range st.Solution {
+					for _, span := range []string{"`" + s.String() + "`", "`" + s.Cmd + "`", "`" + s.Cmd + " "} {
+						if strings.Contains(st.Hint, span) {
+							t.Errorf("%s step %d: the hint spells the command %s: %s", l.File, i+1, span, st.Hint)
+						}
+					}
+				}
+			}
+		}
+	}
+}
