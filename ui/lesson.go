@@ -9,10 +9,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // lessonStage is where the learner is in a lesson.
@@ -312,6 +316,7 @@ func (l lessonPane) textWidth() int { return max(20, l.w-2) }
 // markdown renders Markdown wrapped to the pane, as lines without the
 // blank lines glamour puts around blocks at the very start and end.
 func (l lessonPane) markdown(md string) []string {
+	md = fitCode(md, l.textWidth()-l.codeOffset())
 	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(l.textWidth()))
 	var out string
 	if err == nil {
@@ -328,6 +333,103 @@ func (l lessonPane) markdown(md string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
+}
+
+// codeOffset is how far glamour's style moves a code block right.
+func (l lessonPane) codeOffset() int {
+	var n uint
+	if cb := l.st.Markdown.CodeBlock; cb.Indent != nil {
+		n += *cb.Indent
+	}
+	if cb := l.st.Markdown.CodeBlock; cb.Margin != nil {
+		n += *cb.Margin
+	}
+	return int(n)
+}
+
+// fitCode wraps the lines of md's code blocks that are wider than width,
+// each continuation four cells deeper than its line: deeper than the two
+// cells SQL nests by, so it does not read as a line of its own. Glamour
+// wraps a long code line back to column 0, which loses the indentation SQL
+// is read by; a line that fits is left to glamour as it is. Code is found
+// by goldmark, the parser glamour itself uses. Wrapping, not cutting with
+// an ellipsis: the cut part (a claim's last condition) is the lesson.
+func fitCode(md string, width int) string {
+	src := []byte(md)
+	type edit struct {
+		start, stop int
+		text        string
+	}
+	var edits []edit
+	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if n.Kind() != ast.KindCodeBlock && n.Kind() != ast.KindFencedCodeBlock {
+			return ast.WalkContinue, nil
+		}
+		lines := n.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			if seg.Padding != 0 {
+				continue // a tab: left to glamour
+			}
+			line := strings.TrimRight(string(src[seg.Start:seg.Stop]), "\r\n")
+			if ansi.StringWidth(line) <= width {
+				continue
+			}
+			// What the block's lines start with in the source (the
+			// indentation of an indented block, a quote's "> "), then the
+			// line's own indentation and four cells more.
+			prefix := string(src[strings.LastIndexByte(md[:seg.Start], '\n')+1 : seg.Start])
+			lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			parts := wrapCode(line, width, len(lead)+4)
+			edits = append(edits, edit{seg.Start, seg.Start + len(line),
+				strings.Join(parts, "\n"+prefix+lead+"    ")})
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		md = md[:e.start] + e.text + md[e.stop:]
+	}
+	return md
+}
+
+// wrapCode cuts a code line into pieces: the first at most width cells,
+// the others at most width-hang, for a hanging indent of hang cells. It
+// breaks at the last space that fits (dropping the spaces there), or
+// mid-word when a word alone is too long.
+func wrapCode(line string, width, hang int) []string {
+	var out []string
+	limit := width
+	body := line
+	for ansi.StringWidth(body) > limit {
+		if limit < 8 {
+			break // too narrow to wrap usefully: glamour's own wrap decides
+		}
+		cut, lastSpace, w := 0, -1, 0
+		indent := len(body) - len(strings.TrimLeft(body, " "))
+		for i, r := range body {
+			rw := ansi.StringWidth(string(r))
+			if w+rw > limit {
+				break
+			}
+			w += rw
+			cut = i + len(string(r))
+			if r == ' ' && i > indent {
+				lastSpace = i
+			}
+		}
+		if lastSpace > 0 {
+			cut = lastSpace
+		}
+		out = append(out, strings.TrimRight(body[:cut], " "))
+		body = strings.TrimLeft(body[cut:], " ")
+		limit = width - hang
+	}
+	return append(out, body)
 }
 
 // render renders the text for the current state: glamour runs here, on a

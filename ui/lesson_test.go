@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
 )
 
@@ -209,5 +210,52 @@ func TestDriveLessonStep(t *testing.T) {
 	}
 	if _, err := os.Stat(progress); err != nil {
 		t.Error(err)
+	}
+}
+
+// A long code line wraps under itself: at 50 columns every continuation of
+// a code block's line is indented deeper than the line it continues, in a
+// fenced block and an indented one, and no word is lost.
+func TestLessonCodeKeepsItsIndentation(t *testing.T) {
+	long := "SELECT id FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())"
+	code := []string{"WITH candidates AS (", "    " + long, "UPDATE outbox_messages SET lock_id = @worker"}
+	for name, md := range map[string]string{
+		"fenced":   "Read this:\n\n```sql\n" + strings.Join(code, "\n") + "\n```\n\nAfter.",
+		"indented": "Read this:\n\n    " + strings.Join(code, "\n    ") + "\n\nAfter.",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newLessonPane(testStyles(), nil)
+			p.SetSize(50, 30)
+			lines := strings.Split(plain(strings.Join(p.markdown(md), "\n")), "\n")
+			first, last := -1, -1
+			for i, line := range lines {
+				if n := ansi.StringWidth(line); n > p.textWidth() {
+					t.Errorf("line %d is %d wide, more than %d: %q", i, n, p.textWidth(), line)
+				}
+				if strings.Contains(line, "SELECT id") {
+					first = i
+				}
+				if strings.Contains(line, "UPDATE outbox_messages") {
+					last = i
+				}
+			}
+			if first < 0 || last <= first+1 {
+				t.Fatalf("the long line is not wrapped between its neighbours:\n%s", strings.Join(lines, "\n"))
+			}
+			indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+			var words []string
+			for _, line := range lines[first:last] {
+				words = append(words, strings.Fields(line)...)
+			}
+			for _, line := range lines[first+1 : last] {
+				if indent(line) <= indent(lines[first]) {
+					t.Errorf("a continuation is not indented under its line:\n%s", strings.Join(lines[first:last+1], "\n"))
+					break
+				}
+			}
+			if got := strings.Join(words, " "); got != long {
+				t.Errorf("the wrapped line reads\n%s\nnot\n%s", got, long)
+			}
+		})
 	}
 }
