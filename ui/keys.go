@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 )
 
@@ -100,12 +103,14 @@ func (k *KeyMap) all() []*key.Binding {
 }
 
 // combinedHelp is the root's help: its global keys plus the focused pane's.
+// With a width, the full help's columns are regrouped to fit it (fitColumns).
 type combinedHelp struct {
 	global KeyMap
 	pane   interface {
 		ShortHelp() []key.Binding
 		FullHelp() [][]key.Binding
 	}
+	width int
 }
 
 func (c combinedHelp) ShortHelp() []key.Binding {
@@ -121,5 +126,93 @@ func (c combinedHelp) FullHelp() [][]key.Binding {
 	if c.pane != nil {
 		out = append(out, c.pane.FullHelp()...)
 	}
+	if c.width > 0 {
+		out = fitColumns(out, c.width)
+	}
 	return out
+}
+
+// helpGap is the space the help model puts between full-help columns
+// (help.Model's FullSeparator).
+const helpGap = 4
+
+// fitColumns regroups the full help's columns so that, drawn side by side
+// as the help model draws them, they fit in width cells: the help model
+// cuts the columns that do not fit, keys and all. Columns that fit are
+// kept as they are. Otherwise, in order and whole, neighbours are stacked
+// into one column: the lowest stacking that fits, then the one with the
+// most columns, then the narrowest. Only when no stacking fits are columns
+// split, into the lowest height that fits. Disabled keys take no room.
+func fitColumns(groups [][]key.Binding, width int) [][]key.Binding {
+	var cols [][]key.Binding
+	n := 0
+	for _, g := range groups {
+		var on []key.Binding
+		for _, b := range g {
+			if b.Enabled() {
+				on = append(on, b)
+			}
+		}
+		if len(on) > 0 {
+			cols = append(cols, on)
+			n += len(on)
+		}
+	}
+	if columnsWidth(cols) <= width {
+		return cols
+	}
+	// Each bit of cut says whether a column starts a new stack.
+	var best [][]key.Binding
+	bestH, bestW := 0, 0
+	for cut := 0; cut < 1<<(len(cols)-1); cut++ {
+		var out [][]key.Binding
+		h := 0
+		for i, c := range cols {
+			if i == 0 || cut&(1<<(i-1)) != 0 {
+				out = append(out, nil)
+			}
+			last := len(out) - 1
+			out[last] = append(out[last], c...)
+			h = max(h, len(out[last]))
+		}
+		w := columnsWidth(out)
+		if w > width {
+			continue
+		}
+		if best == nil || h < bestH || h == bestH && (len(out) > len(best) || len(out) == len(best) && w < bestW) {
+			best, bestH, bestW = out, h, w
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for h := 1; h < n; h++ {
+		if split := flow(cols, h); columnsWidth(split) <= width {
+			return split
+		}
+	}
+	return [][]key.Binding{slices.Concat(cols...)}
+}
+
+// flow pours the keys, in order, into columns of h keys each.
+func flow(cols [][]key.Binding, h int) [][]key.Binding {
+	return slices.Collect(slices.Chunk(slices.Concat(cols...), h))
+}
+
+// columnsWidth is how wide the help model draws the columns: each column is
+// its widest key, a space and its widest description, with helpGap between.
+func columnsWidth(cols [][]key.Binding) int {
+	w := 0
+	for i, c := range cols {
+		kw, dw := 0, 0
+		for _, b := range c {
+			kw = max(kw, ansi.StringWidth(b.Help().Key))
+			dw = max(dw, ansi.StringWidth(b.Help().Desc))
+		}
+		w += kw + 1 + dw
+		if i > 0 {
+			w += helpGap
+		}
+	}
+	return w
 }

@@ -909,9 +909,9 @@ func (m Model) size() (int, int) {
 
 func (m Model) helpView() string {
 	if m.opts.Play {
-		return m.help.View(combinedHelp{global: m.keys})
+		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
-	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp()})
+	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
 	if m.help.ShowAll && len(m.lesson.psql) > 0 {
 		// The full help also says how to look at the same tables with psql.
 		lead := m.st.Words.T("from another terminal: ")
@@ -944,7 +944,14 @@ func (m Model) layout() screen {
 	if m.help.ShowAll {
 		hh = len(strings.Split(m.helpView(), "\n"))
 	}
+	hh = min(hh, H-1) // the status line stays
 	s.help = rect{0, H - hh, W, hh}
+	if H-1-hh < minBodyUnderHelp {
+		// A full help this tall would squeeze the panes below what they
+		// can draw: the panes keep their room and render draws the help
+		// over the foot of the body.
+		hh = 1
+	}
 	s.body = rect{0, 1, W, H - 1 - hh}
 	if m.opts.Play {
 		// play's caption sits over the help line, the size of its text.
@@ -1066,7 +1073,11 @@ func (m Model) render() string {
 	if l.caption.h > 0 {
 		body += "\n" + m.captionView(l.caption.w, l.caption.h)
 	}
-	return m.statusView(W) + "\n" + body + "\n" + block(helpLines, W, l.help.h)
+	out := m.statusView(W) + "\n" + body
+	if over := l.help.y; over < l.body.y+l.body.h {
+		out = strings.Join(strings.Split(out, "\n")[:over], "\n")
+	}
+	return out + "\n" + block(helpLines, W, l.help.h)
 }
 
 func (m Model) mainBody(l screen) string {
