@@ -3,7 +3,10 @@ package sim
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,6 +63,7 @@ func TestBuiltinScenesHold(t *testing.T) {
 				if !res.Held {
 					t.Errorf("expected outcome did not hold:\n%s", explainFailure(res))
 				}
+				golden(t, sc.Name, v, res.Timeline)
 				if len(res.Checks) == 0 {
 					t.Errorf("no expectation was checked")
 				}
@@ -151,5 +155,39 @@ func TestOtherSeedSameOutcome(t *testing.T) {
 	}
 	if a.Timeline[0].PaymentID == b.Timeline[0].PaymentID {
 		t.Errorf("seeds 1 and 2 made the same payment id %s", a.Timeline[0].PaymentID)
+	}
+}
+
+var rewrite = flag.Bool("rewrite", false, "write the golden timelines of the built-in scenes (testdata/timelines) from this run")
+
+// golden compares a built-in scene's timeline with the one stored beside the
+// tests, line by line: a change of order that keeps the totals is caught
+// here, which the expectations cannot see. -rewrite stores this run's.
+func golden(t *testing.T, scene, variant string, tl []Entry) {
+	t.Helper()
+	name := scene
+	if variant != "" {
+		name += "." + variant
+	}
+	path := filepath.Join("testdata", "timelines", name+".txt")
+	var b bytes.Buffer
+	for _, e := range tl {
+		WriteEntry(&b, e)
+	}
+	if *rewrite {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./sim -run TestBuiltinScenesHold -rewrite writes it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("the timeline differs from %s (-rewrite stores this one if the change is meant):\n%s", path, firstDiff(got, string(want)))
 	}
 }
