@@ -128,13 +128,15 @@ func waitProgressCmd(progress <-chan pg.Progress) tea.Cmd {
 	}
 }
 
-// simReadyMsg is a new simulation, built for a scene.
+// simReadyMsg is a new simulation, built for a scene, with the session that
+// logs what is done to it.
 type simReadyMsg struct {
-	id     int
-	sim    *sim.Sim
-	done   chan struct{}
-	actors []sim.ActorView
-	err    error
+	id      int
+	session *sim.Session
+	sim     *sim.Sim
+	done    chan struct{}
+	actors  []sim.ActorView
+	err     error
 }
 
 // newSimCmd closes the previous simulation (its databases are reused) and
@@ -146,12 +148,13 @@ func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg si
 		if old != nil {
 			res.closeSim(old)
 		}
-		s, err := sim.New(ctx, cfg)
+		se, err := sim.NewSession(ctx, cfg)
 		if err != nil {
 			return simReadyMsg{id: id, err: err}
 		}
+		s := se.Sim()
 		done := res.addSim(s)
-		return simReadyMsg{id: id, sim: s, done: done, actors: s.Actors()}
+		return simReadyMsg{id: id, session: se, sim: s, done: done, actors: s.Actors()}
 	}
 }
 
@@ -176,10 +179,13 @@ func waitChangedCmd(ctx context.Context, s *sim.Sim, done <-chan struct{}, id in
 type actionKind int
 
 const (
-	actUnit actionKind = iota // one unit of play: the script's next command or one step
-	actStep                   // sim.Step
-	actDo                     // sim.Do(step)
-	actEval                   // a lesson step's checks (lessons.Step.Eval)
+	actUnit    actionKind = iota // one unit of play: the script's next command or one step
+	actStep                      // sim.Step
+	actDo                        // sim.Do(step)
+	actEval                      // a lesson step's checks (lessons.Step.Eval)
+	actBack                      // the session goes back one command (a rewind)
+	actForward                   // the session redoes the next command of its log
+	actSave                      // the session is written as a scene file
 )
 
 // action is one thing to do to the simulation; actions run one at a time.
@@ -193,6 +199,8 @@ type action struct {
 	check *lessons.Step // actEval: the step whose checks run
 	mark  bool          // actEval: the step begins now (since = the timeline's length)
 	since int           // actEval: timeline entries before the step began
+
+	save saveTo // actSave: where, and the scene it starts from
 }
 
 // evalResult is a lesson step's checks, evaluated after an action.
@@ -214,12 +222,16 @@ type actionDoneMsg struct {
 
 	entries []sim.Entry // what the action added to the timeline
 	eval    *evalResult // actEval's result
+	pos     sim.Position
+	saved   string // actSave: the file written
 }
 
-func actionCmd(ctx context.Context, s *sim.Sim, id int, a action) tea.Cmd {
+func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
+	s := se.Sim()
 	return func() tea.Msg {
 		var moved bool
 		var err error
+		var saved string
 		before := len(s.Timeline(0))
 		switch a.kind {
 		case actEval:
@@ -231,12 +243,21 @@ func actionCmd(ctx context.Context, s *sim.Sim, id int, a action) tea.Cmd {
 			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err,
 				eval: &evalResult{since: since, passed: passed, outcomes: out}}
 		case actStep:
-			moved, err = s.Step(ctx)
+			moved, err = se.Do(ctx, sim.Next)
 		case actDo:
-			err = s.Do(ctx, a.step)
-			moved = err == nil
+			moved, err = se.Do(ctx, a.step)
+		case actBack:
+			moved, err = se.Back(ctx)
+		case actForward:
+			moved, err = se.Forward(ctx)
+		case actSave:
+			saved, err = a.save.write(ctx, se)
 		}
-		return actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, entries: s.Timeline(before)}
+		msg := actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(), saved: saved}
+		if a.kind != actBack && a.kind != actForward {
+			msg.entries = s.Timeline(before)
+		}
+		return msg
 	}
 }
 
@@ -254,10 +275,11 @@ type snapshotMsg struct {
 	err      error
 }
 
-func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, from int, req tableReq) tea.Cmd {
+func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req tableReq) tea.Cmd {
 	return func() tea.Msg {
 		msg := snapshotMsg{id: id, gen: gen}
-		msg.timeline = timelineMsg{from: from, entries: s.Timeline(from)}
+		entries, now, reset := s.TimelineSince(epoch, from)
+		msg.timeline = timelineMsg{from: from, entries: entries, epoch: now, reset: reset}
 		msg.now = s.Now()
 		o, err := s.Oracles(ctx)
 		if err != nil {

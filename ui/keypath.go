@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +120,16 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 			return []string{"T", fmt.Sprint(i + 1)}, nil
 		}
 		return nil, fmt.Errorf("%s: T offers %s", st, strings.Join(advanceBy, ", "))
+	case "next":
+		n := 1
+		if arg(0) != "" {
+			n, _ = strconv.Atoi(arg(0))
+		}
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = "n"
+		}
+		return keys, nil
 	case "run":
 		return []string{"space"}, nil
 	case "drain":

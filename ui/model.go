@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ type Model struct {
 	stages chan pg.Progress
 
 	sim      *sim.Sim
+	session  *sim.Session // logs what is done to sim: rewind, fork, save
+	pos      sim.Position // where the session stands (read after each action)
+	scriptAt []int        // the script cursor after each command of the session's log
 	simDone  chan struct{}
 	simID    int
 	settings scenes.Settings
@@ -223,7 +227,7 @@ func (m *Model) buildSim() tea.Cmd {
 	}
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
 	old := m.sim
-	m.sim, m.simDone = nil, nil
+	m.sim, m.simDone, m.session, m.pos, m.scriptAt = nil, nil, nil, sim.Position{Forked: -1}, nil
 	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
 	m.tickTag++
 	m.script, m.run, m.quiet, m.requests, m.brokerDown = 0, "", false, 0, false
@@ -312,7 +316,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.simErr, m.notice = msg.err, ""
 			return m, nil
 		}
-		m.sim, m.simDone, m.notice = msg.sim, msg.done, ""
+		m.sim, m.session, m.simDone, m.notice = msg.sim, msg.session, msg.done, ""
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
@@ -518,6 +522,25 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		// again with the naive dual write beside the outbox.
 		m.compareScene, m.compareView = m.scene.Name, true
 		return m, m.reset()
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Forward):
+		// A rewind resets the databases and replays the session's log
+		// up to the point before (or after) this one.
+		kind, end := actBack, m.pos.At == 0
+		if key.Matches(msg, k.Forward) {
+			kind, end = actForward, m.pos.At == m.pos.Len
+		}
+		if end {
+			m.notice = m.positionNotice()
+			if kind == actBack {
+				m.notice = m.st.Words.T("at the start of the session: nothing to go back to")
+			}
+			return m, nil
+		}
+		m.playing, m.run, m.queue = false, "", nil
+		m.tickTag++
+		return m, m.enqueue(action{kind: kind, user: true})
+	case key.Matches(msg, k.Save):
+		return m, m.enqueue(action{kind: actSave, user: true, save: saveTo{dir: m.opts.ScenesDir, base: m.scene}})
 	case key.Matches(msg, k.Reset):
 		if m.lesson.lesson != nil {
 			m.restartStep()
@@ -691,7 +714,7 @@ func (m *Model) startNext() tea.Cmd {
 		return m.startNext()
 	}
 	m.busy = true
-	return actionCmd(m.ctx, m.sim, m.simID, a)
+	return actionCmd(m.ctx, m.session, m.simID, a)
 }
 
 // nextUnit is one unit of play: a step of the scripted run in progress, else
@@ -728,6 +751,7 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	m.setActors(msg.actors)
 	m.now = msg.now
 	a := msg.act
+	m.moved(msg)
 	if msg.err != nil {
 		m.err = msg.err
 		m.playing = false
@@ -788,6 +812,57 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
+// moved follows the session's position after an action: the script cursor
+// each point of the log had (a rewind puts it back), a fork said on screen
+// and marked in the timeline, a rewound session's place, a saved file.
+func (m *Model) moved(msg actionDoneMsg) {
+	was := m.pos
+	m.pos = msg.pos
+	switch msg.act.kind {
+	case actBack, actForward:
+		m.playing, m.run, m.quiet = false, "", false
+		m.tickTag++
+		m.script = 0
+		if m.pos.At > 0 && m.pos.At <= len(m.scriptAt) {
+			m.script = m.scriptAt[m.pos.At-1]
+		}
+		if msg.err == nil {
+			m.notice = m.positionNotice()
+		}
+		return
+	case actSave:
+		if msg.err == nil {
+			dir := filepath.Dir(msg.saved)
+			name := strings.TrimSuffix(filepath.Base(msg.saved), scenes.Ext)
+			m.notice = m.st.Words.T("saved %s: outboxlab run --scenes %s %s replays it", msg.saved, dir, name)
+		}
+		return
+	case actEval:
+		return
+	}
+	if m.pos.At > 0 && m.pos.At <= len(m.scriptAt)+1 {
+		m.scriptAt = append(m.scriptAt[:m.pos.At-1], m.script)
+	}
+	if m.pos.Forked >= 0 && m.pos.Forked != was.Forked || m.pos.Forked >= 0 && was.Len > was.At && m.pos.Len == m.pos.At {
+		dropped := was.Len - was.At
+		m.notice = m.st.Words.T("forked: the %d later commands were discarded; the timeline marks where", dropped)
+		at := 0
+		if m.pos.Forked > 0 && m.pos.Forked <= len(m.pos.Entries) {
+			at = m.pos.Entries[m.pos.Forked-1]
+		}
+		m.timeline, _ = m.timeline.Update(forkMsg{at: at})
+	}
+}
+
+// positionNotice says where a rewound session stands, and what acting now
+// does to the rest of its log.
+func (m Model) positionNotice() string {
+	if m.pos.At == m.pos.Len {
+		return m.st.Words.T("at the end of the session (%d commands)", m.pos.Len)
+	}
+	return m.st.Words.T("rewound to %d of %d: [ back, ] forward; acting now discards the %d after (a fork)", m.pos.At, m.pos.Len, m.pos.Len-m.pos.At)
+}
+
 func (m Model) interval() time.Duration {
 	return time.Duration(float64(time.Second) / speeds[m.speed])
 }
@@ -826,7 +901,7 @@ func (m *Model) refresh() tea.Cmd {
 		return nil
 	}
 	m.refreshing = true
-	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, m.timeline.total, m.tables.request())
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, m.timeline.epoch, m.timeline.total, m.tables.request())
 }
 
 // updateKeys enables the keys that apply now, so help shows only those.
@@ -840,6 +915,13 @@ func (m *Model) updateKeys() {
 	k.Help.SetEnabled(m.phase == phaseRunning)
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
 	k.Compare.SetEnabled(running)
+	// A rewind or a saved session is the free simulator's: a lesson's
+	// checks read the timeline from where its step began, and play's
+	// script runs by itself.
+	free := running && m.lesson.lesson == nil && !m.opts.Play
+	k.Back.SetEnabled(free)
+	k.Forward.SetEnabled(free)
+	k.Save.SetEnabled(free)
 	k.Resend.SetEnabled(running && m.requests > 0)
 	k.Reuse.SetEnabled(running && m.requests > 0)
 	// An external server (--database-url) is not outboxlab's to stop.

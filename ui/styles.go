@@ -37,7 +37,7 @@ type Styles struct {
 		Header, Row, Changed, Scroll lipgloss.Style
 	}
 	Timeline struct {
-		Time, Actor, Checkpoint, Statement, Explain, Selected, SQL, Crash, Fault, Answer lipgloss.Style
+		Time, Actor, Checkpoint, Statement, Explain, Selected, SQL, Crash, Fault, Answer, Fork lipgloss.Style
 	}
 	Figures struct {
 		Heading, Label, Value, Bad, Good, Example lipgloss.Style
@@ -136,6 +136,7 @@ func DefaultStyles(hasDark bool) Styles {
 	s.Timeline.SQL = n().Foreground(green)
 	s.Timeline.Crash = n().Foreground(red).Bold(true)
 	s.Timeline.Fault = n().Foreground(orange)
+	s.Timeline.Fork = n().Foreground(orange).Bold(true)
 	s.Timeline.Answer = n().Foreground(muted)
 
 	s.Figures.Heading = n().Bold(true).Foreground(accent)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/outboxlab/outboxlab/catalog"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -18,12 +19,12 @@ type timelineKeys struct {
 	Up, Down, Newest, SQL key.Binding
 }
 
-func defaultTimelineKeys() timelineKeys {
+func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
 	return timelineKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "older entry")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "newer entry")),
-		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "follow newest")),
-		SQL:    key.NewBinding(key.WithKeys("enter", "x"), key.WithHelp("enter", "show SQL")),
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("older entry"))),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("newer entry"))),
+		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("follow newest"))),
+		SQL:    key.NewBinding(key.WithKeys("enter", "x"), key.WithHelp("enter", w.T("show SQL"))),
 	}
 }
 
@@ -36,7 +37,13 @@ func (k timelineKeys) FullHelp() [][]key.Binding {
 type timelineMsg struct {
 	from    int
 	entries []sim.Entry
+	epoch   int  // the simulation's resets, as of this read
+	reset   bool // a rewind came since the pane's last read: entries is all of it
 }
+
+// forkMsg marks where the session forked: the entries before index at are
+// the original's, the ones after a new future (-1: no fork).
+type forkMsg struct{ at int }
 
 // timelinePane lists the newest timeline entries: who, at which checkpoint,
 // which named statement ran, and why it matters. Enter shows the selected
@@ -50,12 +57,14 @@ type timelinePane struct {
 
 	entries []sim.Entry
 	total   int // entries received, including dropped ones
+	epoch   int // the simulation's resets the entries are from
+	forkAt  int // entries before this index are from before the fork; -1 none
 	sel     int // selected index into entries; -1 follows the newest
 	showSQL bool
 }
 
 func newTimelinePane(st *Styles) timelinePane {
-	return timelinePane{st: st, keys: defaultTimelineKeys(), sel: -1}
+	return timelinePane{st: st, keys: defaultTimelineKeys(st.Words), sel: -1, forkAt: -1}
 }
 
 func (t *timelinePane) SetSize(w, h int) { t.w, t.h = w, h }
@@ -65,8 +74,15 @@ func (t timelinePane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
 
 func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 	switch msg := msg.(type) {
+	case forkMsg:
+		t.forkAt = msg.at
 	case timelineMsg:
-		if msg.from != t.total {
+		if msg.reset {
+			// A rewind: the timeline is what the replay recorded.
+			t.entries, t.total, t.epoch, t.sel = nil, 0, msg.epoch, -1
+			msg.from = 0
+		}
+		if msg.from != t.total || msg.epoch != t.epoch {
 			return t, nil // a stale read: the next one covers it
 		}
 		t.entries = append(t.entries, msg.entries...)
@@ -160,6 +176,9 @@ func (t timelinePane) View() string {
 			}
 		}
 		rows = append(el, rows...)
+		if t.total-len(t.entries)+i == t.forkAt && t.forkAt > 0 {
+			rows = append([]string{t.forkLine()}, rows...)
+		}
 	}
 	if len(rows) > body {
 		rows = rows[len(rows)-body:]
@@ -173,6 +192,14 @@ func (t timelinePane) View() string {
 	lines = fitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
 	return block(strings.Join(lines, "\n"), t.w, t.h)
+}
+
+// forkLine is drawn between the last entry from before a fork and the
+// first of the new future.
+func (t timelinePane) forkLine() string {
+	label := " " + t.st.Words.T("▲ before the fork · ▼ the new future") + " "
+	n := max(0, t.w-lipgloss.Width(label)-4)
+	return t.st.Timeline.Fork.Render("──" + label + strings.Repeat("─", n))
 }
 
 // entryLine is one entry on one line.

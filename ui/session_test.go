@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+func entriesJSON(t *testing.T, tl []sim.Entry) string {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range tl {
+		raw, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(raw)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// A learner steps a scene by keys, goes back with [ and forward with ],
+// forks by acting at a past point, and saves the session with w: each is
+// what the screen and the real database show, and the saved file replays
+// to the very timeline the session has.
+func TestRewindForkAndSaveByKeys(t *testing.T) {
+	dir := t.TempDir()
+	d := newDriver(t, Options{Scene: "crash-after-publish", ScenesDir: dir})
+	// The script's first commands (request, crash at publish), then steps.
+	for range 8 {
+		d.press("n")
+	}
+	if d.m.err != nil {
+		t.Fatal(d.m.err)
+	}
+	straight := d.m.sim.Timeline(0)
+	p := d.m.pos
+	if p.Len < 8 || p.At != p.Len {
+		t.Fatalf("after 8 presses the session stands at %+v", p)
+	}
+	tables := func() string {
+		tb, err := d.m.sim.Table(context.Background(), "outbox", "outbox_messages", 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(tb.Keys, ",") + strings.Join(strings.Fields(strings.Join(flatten(tb.Rows), " ")), " ")
+	}
+	before := tables()
+
+	// Back three: the timeline on screen is the replay's, shorter; the
+	// status line says where the session stands and what acting does.
+	d.press("[", "[", "[")
+	if d.m.pos.At != p.Len-3 {
+		t.Fatalf("after three [ the session is at %d, want %d", d.m.pos.At, p.Len-3)
+	}
+	if got, want := d.m.timeline.total, p.Entries[p.Len-4]; got != want {
+		t.Fatalf("the timeline shows %d entries after the rewind, want %d", got, want)
+	}
+	if !strings.Contains(d.screen(), "rewound to") {
+		t.Fatalf("the screen does not say the session is rewound:\n%s", d.screen())
+	}
+	// Forward three: the same tables and timeline as before the rewind.
+	d.press("]", "]", "]")
+	if got := tables(); got != before {
+		t.Fatalf("forward again: outbox_messages differ\n got %s\nwant %s", got, before)
+	}
+	if a, b := entriesJSON(t, d.m.sim.Timeline(0)), entriesJSON(t, straight); a != b {
+		t.Fatal("forward again: the timeline differs from the straight run")
+	}
+	if d.m.timeline.total != len(straight) {
+		t.Fatalf("the timeline pane shows %d entries, want %d", d.m.timeline.total, len(straight))
+	}
+
+	// Back two, then a duplicate delivery (d): a fork.
+	d.press("[", "[", "d")
+	q := d.m.pos
+	if q.Forked != p.Len-2 || q.Len != p.Len-1 {
+		t.Fatalf("after the fork the session is %+v, want forked at %d", q, p.Len-2)
+	}
+	if !strings.Contains(d.m.notice, "forked") || !strings.Contains(d.screen(), "before the fork") {
+		t.Fatalf("the fork is not said or not marked:\n%s", d.screen())
+	}
+	for range 6 {
+		d.press("n")
+	}
+
+	// Save: the file is in the scenes folder and replays byte-identically.
+	d.press("w")
+	files, _ := filepath.Glob(filepath.Join(dir, "crash-after-publish-session-*.scene"))
+	if len(files) != 1 || !strings.Contains(d.m.notice, files[0]) {
+		t.Fatalf("saved files %v; notice %q", files, d.m.notice)
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Parse("saved", files[0], strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	res, err := sim.RunScene(context.Background(), pgtest.Server(t), sc, sim.RunOptions{DBPrefix: d.m.opts.DBPrefix + "_saved"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := entriesJSON(t, res.Timeline), entriesJSON(t, d.m.sim.Timeline(0)); a != b {
+		t.Fatalf("the saved session replays to another timeline\n%s", raw)
+	}
+	if !res.Held {
+		t.Fatalf("its expectations fail: %+v", res.Checks)
+	}
+	// A second save never overwrites the first.
+	d.press("w")
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.scene")); len(files) != 2 {
+		t.Fatalf("after a second save: %v", files)
+	}
+}
+
+func flatten(rows [][]string) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r...)
+	}
+	return out
+}
