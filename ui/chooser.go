@@ -50,11 +50,11 @@ type closeChooserMsg struct{}
 
 func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPane {
 	c := chooserPane{st: st, fault: fault, keys: chooserKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
-		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
-		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "choose by number")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", st.Words.T("up"))),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", st.Words.T("down"))),
+		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("choose"))),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", st.Words.T("choose by number"))),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", st.Words.T("cancel"))),
 	}}
 	if fault == "advance" {
 		c.actor = "clock"

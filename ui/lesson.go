@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/outboxlab/outboxlab/catalog"
 	"slices"
 	"strings"
 
@@ -106,12 +107,12 @@ type lessonKeys struct {
 	Up, Down, PageUp, PageDown key.Binding
 }
 
-func defaultLessonKeys() lessonKeys {
+func defaultLessonKeys(w *catalog.Printer) lessonKeys {
 	return lessonKeys{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
 	}
 }
 
@@ -159,7 +160,7 @@ type lessonPane struct {
 }
 
 func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
-	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys()}
+	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words)}
 }
 
 // SetSize sizes the pane and renders its text at the new width.

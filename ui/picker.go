@@ -57,16 +57,17 @@ func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(hasDark)
 	l := list.New(items, d, 80, 20)
-	l.Title = "Scenes"
+	l.Title = st.Words.T("Scenes")
+	l.FilterInput.Prompt = st.Words.T("Filter: ")
 	l.Styles = list.DefaultStyles(hasDark)
 	l.SetShowHelp(false)
-	l.SetStatusBarItemName("scene", "scenes")
+	l.SetStatusBarItemName(st.Words.T("scene"), st.Words.T("scenes"))
 	l.DisableQuitKeybindings()
 	return pickerPane{
 		st: st,
 		keys: pickerKeys{
-			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open scene")),
-			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("open scene"))),
+			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", st.Words.T("back"))),
 		},
 		list: l,
 	}

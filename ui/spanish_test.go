@@ -19,7 +19,13 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	m := fixtureModelIn(t, 160, 50, "compare", 3, "es")
 	views = append(views, m.render())
 	m.help.ShowAll = true
-	views = append(views, m.helpView())
+	for _, f := range []focus{focusTables, focusTimeline} {
+		m.focus = f
+		m.setFocus()
+		views = append(views, m.helpView())
+	}
+	m.focus = focusTables
+	m.setFocus()
 	m.help.ShowAll = false
 	for _, fault := range []string{"crash", "stall", "move", "advance", "fail"} {
 		c := newChooserPane(m.st, fault, fixtureCompareActors())
@@ -93,7 +99,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 		t.Error("the timeline shows the English Explain instead of the catalog sentence")
 	}
 	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
-		"falló el intento 1, el siguiente a las", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido"} {
+		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/outboxlab/outboxlab/catalog"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,17 +22,17 @@ type tableKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
 }
 
-func defaultTableKeys() tableKeys {
+func defaultTableKeys(w *catalog.Printer) tableKeys {
 	return tableKeys{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first row")),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last row")),
-		NextTable: key.NewBinding(key.WithKeys("right", "l", "]"), key.WithHelp("→", "next table")),
-		PrevTable: key.NewBinding(key.WithKeys("left", "h", "["), key.WithHelp("←", "prev table")),
-		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "other pipeline"), key.WithDisabled()),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
+		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", w.T("first row"))),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
+		NextTable: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
+		PrevTable: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
+		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("other pipeline")), key.WithDisabled()),
 	}
 }
 
@@ -83,7 +84,7 @@ type tableReq struct {
 }
 
 func newTablesPane(st *Styles) tablesPane {
-	return tablesPane{st: st, keys: defaultTableKeys(), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
+	return tablesPane{st: st, keys: defaultTableKeys(st.Words), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
 }
 
 // reset points the pane at a new simulation.
