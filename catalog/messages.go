@@ -244,6 +244,8 @@ var messages = []struct{ en, es string }{
 	{"show SQL", "ver el SQL"},
 	{"Scenes", "Escenas"},
 	{"Filter: ", "Filtro: "},
+	{" ◂%d queued %d unacked", " ◂%d en cola %d sin ACK"},
+	{" · %d leased", " · %d en lease"},
 	// Rewind, fork and save.
 	{"back one", "atrás uno"},
 	{"forward one", "adelante uno"},

@@ -111,8 +111,14 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	fs := g.st.Figures
 	lines := []string{" " + fs.Heading.Render(o.Pipeline)}
 	w8 := g.st.Words
+	// The three labels line up, one space past the longest in this
+	// language ("efectos duplicados" is 18 wide).
+	col := 18
+	for _, l := range []string{"lost events", "phantom effects", "duplicate effects"} {
+		col = max(col, ansi.StringWidth(w8.Word(l))+1)
+	}
 	violation := func(label string, n int64, example, what string) string {
-		s := " " + fs.Label.Render(pad(w8.Word(label), 18))
+		s := " " + fs.Label.Render(pad(w8.Word(label), col))
 		if n == 0 {
 			return s + fs.Good.Render("0 ✓")
 		}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -168,7 +167,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 			broker = append(broker, cell)
 		default:
 			if e, ok := p.edge(kind, "broker", a.Name); ok && e.Queued+e.Unacked > 0 {
-				cell[0] += p.st.Pipeline.Count.Render(fmt.Sprintf(" ◂%d queued %d unacked", e.Queued, e.Unacked))
+				cell[0] += p.st.Pipeline.Count.Render(p.st.Words.T(" ◂%d queued %d unacked", e.Queued, e.Unacked))
 			}
 			consumers = append(consumers, cell)
 		}
@@ -178,7 +177,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	if kind == "outbox" {
 		db[1] = p.st.Pipeline.Count.Render(p.st.Words.T("%d pending", o.Pending))
 		if e, ok := p.edge(kind, "postgres", "relay"); ok && e.Unacked > 0 {
-			db[1] += p.st.Pipeline.Count.Render(fmt.Sprintf(" · %d leased", e.Unacked))
+			db[1] += p.st.Pipeline.Count.Render(p.st.Words.T(" · %d leased", e.Unacked))
 		}
 	} else {
 		db[1] = p.st.Pipeline.Idle.Render(p.st.Words.T("%d payments", o.Payments))
