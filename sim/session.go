@@ -33,6 +33,8 @@ type Session struct {
 	// is that future (-1 and nil: never forked).
 	forked  int
 	dropped []scenes.Step
+
+	control
 }
 
 // NewSession starts a session on a new simulation.
@@ -60,13 +62,18 @@ type Position struct {
 	// after the log's command i): a timeline entry belongs to the first
 	// point whose length passes it.
 	Entries []int
+
+	Script    int    // the script's commands played (the next is Script+1)
+	ScriptLen int    // the script's length
+	Run       string // "run" or "drain" while a scripted one plays out, else ""
 }
 
 // Position says where the session stands.
 func (se *Session) Position() Position {
 	se.mu.Lock()
 	defer se.mu.Unlock()
-	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Entries: append([]int(nil), se.marks...)}
+	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Entries: append([]int(nil), se.marks...),
+		Script: se.cursor, ScriptLen: len(se.script), Run: se.run}
 }
 
 // Log is the commands applied so far (the future a rewind keeps is not in it).
@@ -86,6 +93,10 @@ func (se *Session) Log() []scenes.Step {
 func (se *Session) Do(ctx context.Context, st scenes.Step) (moved bool, err error) {
 	se.mu.Lock()
 	defer se.mu.Unlock()
+	return se.do(ctx, st)
+}
+
+func (se *Session) do(ctx context.Context, st scenes.Step) (moved bool, err error) {
 	if se.at < len(se.log) {
 		se.forked, se.dropped = se.at, append([]scenes.Step(nil), se.log[se.at:]...)
 		se.log, se.marks = se.log[:se.at], se.marks[:se.at]
@@ -99,6 +110,7 @@ func (se *Session) Do(ctx context.Context, st scenes.Step) (moved bool, err erro
 	}
 	se.log = append(se.log, st)
 	se.marks = append(se.marks, after)
+	se.scriptAt = append(se.scriptAt[:se.at], playState{se.cursor, se.run, se.quiet})
 	se.at = len(se.log)
 	return moved, err
 }
@@ -134,6 +146,13 @@ func (se *Session) Seek(ctx context.Context, n int) error {
 			return err
 		}
 		se.at++
+	}
+	// The script stands where it stood at that point, a run under way
+	// then included.
+	se.cursor, se.run, se.quiet = 0, "", false
+	if n > 0 {
+		st := se.scriptAt[n-1]
+		se.cursor, se.run, se.quiet = st.cursor, st.run, st.quiet
 	}
 	return nil
 }
