@@ -136,12 +136,13 @@ type simReadyMsg struct {
 	sim     *sim.Sim
 	done    chan struct{}
 	actors  []sim.ActorView
+	pos     sim.Position
 	err     error
 }
 
 // newSimCmd closes the previous simulation (its databases are reused) and
 // builds the next one.
-func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg sim.Config) tea.Cmd {
+func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg sim.Config, script []scenes.Step) tea.Cmd {
 	return func() tea.Msg {
 		res.building.Lock()
 		defer res.building.Unlock()
@@ -152,9 +153,10 @@ func newSimCmd(ctx context.Context, res *resources, old *sim.Sim, id int, cfg si
 		if err != nil {
 			return simReadyMsg{id: id, err: err}
 		}
+		se.SetScript(script)
 		s := se.Sim()
 		done := res.addSim(s)
-		return simReadyMsg{id: id, session: se, sim: s, done: done, actors: s.Actors()}
+		return simReadyMsg{id: id, session: se, sim: s, done: done, actors: s.Actors(), pos: se.Position()}
 	}
 }
 
@@ -179,13 +181,14 @@ func waitChangedCmd(ctx context.Context, s *sim.Sim, done <-chan struct{}, id in
 type actionKind int
 
 const (
-	actUnit    actionKind = iota // one unit of play: the script's next command or one step
+	actUnit    actionKind = iota // one unit of play (sim.Session.Play): the run's next step, the script's next command or one step
 	actStep                      // sim.Step
 	actDo                        // sim.Do(step)
 	actEval                      // a lesson step's checks (lessons.Step.Eval)
 	actBack                      // the session goes back one command (a rewind)
 	actForward                   // the session redoes the next command of its log
 	actSave                      // the session is written as a scene file
+	actScript                    // the session gets the script n plays next
 )
 
 // action is one thing to do to the simulation; actions run one at a time.
@@ -200,7 +203,8 @@ type action struct {
 	mark  bool          // actEval: the step begins now (since = the timeline's length)
 	since int           // actEval: timeline entries before the step began
 
-	save saveTo // actSave: where, and the scene it starts from
+	save  saveTo        // actSave: where, and the scene it starts from
+	steps []scenes.Step // actScript: the script
 }
 
 // evalResult is a lesson step's checks, evaluated after an action.
@@ -240,8 +244,19 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 				since = before
 			}
 			passed, out, err := a.check.Eval(ctx, s, since)
-			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err,
+			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(),
 				eval: &evalResult{since: since, passed: passed, outcomes: out}}
+		case actUnit:
+			// The session decides what the unit is; the action says
+			// what it was, for captions and notices.
+			var u sim.Unit
+			u, moved, err = se.Play(ctx)
+			a.step, a.script, a.inRun, a.kind = u.Step, u.Script, u.InRun, actDo
+			if u.Step.Cmd == sim.Next.Cmd && len(u.Step.Args) == 0 {
+				a.kind = actStep
+			}
+		case actScript:
+			se.SetScript(a.steps)
 		case actStep:
 			moved, err = se.Do(ctx, sim.Next)
 		case actDo:

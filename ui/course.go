@@ -54,7 +54,9 @@ func (m *Model) checkAction(mark bool) action {
 // startChecks begins the current step on the running simulator: the
 // timeline entries so far do not count toward it.
 func (m *Model) startChecks() tea.Cmd {
-	m.script, m.run, m.quiet = 0, "", false
+	// The session plays this step's script next (a played lesson's
+	// solution; none for a learner), then the step's checks begin.
+	m.queue = append(m.queue, action{kind: actScript, steps: m.scriptSteps()})
 	if m.opts.Play {
 		st := m.lesson.current()
 		lb := m.lesson.lang()
@@ -335,7 +337,7 @@ func (m Model) playNext() (tea.Model, tea.Cmd) {
 	}
 	l := &m.lesson
 	if l.lesson == nil {
-		if m.script < len(m.scene.Steps) || m.run != "" {
+		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
 			return m, m.enqueue(action{kind: actUnit, user: true})
 		}
 		m.caption = "✓ " + m.scene.Title
@@ -343,7 +345,7 @@ func (m Model) playNext() (tea.Model, tea.Cmd) {
 	}
 	switch l.stage {
 	case stageStep:
-		if m.script < len(l.current().Solution) || m.run != "" {
+		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
 			return m, m.enqueue(action{kind: actUnit, user: true})
 		}
 		m.playErr = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
@@ -353,7 +355,7 @@ func (m Model) playNext() (tea.Model, tea.Cmd) {
 		m.caption = "✗ " + m.playErr.Error()
 		return m, m.end()
 	case stagePassed:
-		if m.script < len(l.current().Solution) || m.run != "" {
+		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
 			return m, m.enqueue(action{kind: actUnit, user: true})
 		}

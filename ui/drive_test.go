@@ -132,7 +132,7 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 	if !strings.Contains(d.screen(), "crash-after-publish") {
 		t.Fatalf("status bar lacks the scene:\n%s", d.screen())
 	}
-	for i := 0; d.m.script < len(d.m.scene.Steps) || d.m.run != ""; i++ {
+	for i := 0; d.m.pos.Script < len(d.m.scene.Steps) || d.m.pos.Run != ""; i++ {
 		if i > 500 {
 			t.Fatalf("script not done after 500 steps:\n%s", d.screen())
 		}
@@ -198,8 +198,8 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 	d.press("r")
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
 	d.settle()
-	if o := d.oracle("outbox"); o.Payments != 0 || d.m.script != 0 {
-		t.Errorf("after reset: payments %d, script at %d", o.Payments, d.m.script)
+	if o := d.oracle("outbox"); o.Payments != 0 || d.m.pos.Script != 0 {
+		t.Errorf("after reset: payments %d, script at %d", o.Payments, d.m.pos.Script)
 	}
 }
 
@@ -228,7 +228,7 @@ func TestDriveComparePlay(t *testing.T) {
 	}
 	d.handle(keyPress("space"))
 	d.waitFor("the scene to play out", func(m Model) bool {
-		return !m.playing && !m.busy && m.script >= len(m.scene.Steps) && m.run == ""
+		return !m.playing && !m.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
 	})
 	d.settle()
 	if d.m.err != nil {

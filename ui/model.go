@@ -68,7 +68,6 @@ type Model struct {
 	sim      *sim.Sim
 	session  *sim.Session // logs what is done to sim: rewind, fork, save
 	pos      sim.Position // where the session stands (read after each action)
-	scriptAt []int        // the script cursor after each command of the session's log
 	simDone  chan struct{}
 	simID    int
 	settings scenes.Settings
@@ -95,10 +94,7 @@ type Model struct {
 	speed       int
 	busy        bool
 	queue       []action
-	script      int    // next scripted command
-	run         string // "run" or "drain" while a scripted one plays out
-	quiet       bool   // the last step of the run found nothing to move
-	resetting   bool   // a reset waits for the running operation
+	resetting   bool // a reset waits for the running operation
 	requests    int
 	brokerDown  bool
 	pgDown      string // PostgreSQL stopped under the simulation: why
@@ -227,10 +223,10 @@ func (m *Model) buildSim() tea.Cmd {
 	}
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
 	old := m.sim
-	m.sim, m.simDone, m.session, m.pos, m.scriptAt = nil, nil, nil, sim.Position{Forked: -1}, nil
+	m.sim, m.simDone, m.session, m.pos = nil, nil, nil, sim.Position{Forked: -1}
 	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
 	m.tickTag++
-	m.script, m.run, m.quiet, m.requests, m.brokerDown = 0, "", false, 0, false
+	m.requests, m.brokerDown = 0, false
 	m.refreshing, m.dirty, m.changeGen = false, false, 0
 	m.actors = nil
 	m.err, m.simErr = nil, nil
@@ -253,7 +249,11 @@ func (m *Model) buildSim() tea.Cmd {
 		m.compareView = false
 	}
 	m.updateKeys()
-	return newSimCmd(m.ctx, m.res, old, m.simID, cfg)
+	var script []scenes.Step
+	if m.lesson.lesson == nil {
+		script = m.scene.Steps // a lesson's step sets its own (startChecks)
+	}
+	return newSimCmd(m.ctx, m.res, old, m.simID, cfg, script)
 }
 
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -316,7 +316,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.simErr, m.notice = msg.err, ""
 			return m, nil
 		}
-		m.sim, m.session, m.simDone, m.notice = msg.sim, msg.session, msg.done, ""
+		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
@@ -536,7 +536,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		m.playing, m.run, m.queue = false, "", nil
+		m.playing, m.queue = false, nil
 		m.tickTag++
 		return m, m.enqueue(action{kind: kind, user: true})
 	case key.Matches(msg, k.Save):
@@ -706,43 +706,12 @@ func (m *Model) startNext() tea.Cmd {
 	}
 	a := m.queue[0]
 	m.queue = m.queue[1:]
-	if a.kind == actUnit {
-		a = m.nextUnit(a.user)
-	}
 	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.stage != stageStep) {
 		// The step moved on since: nothing to check.
 		return m.startNext()
 	}
 	m.busy = true
 	return actionCmd(m.ctx, m.session, m.simID, a)
-}
-
-// nextUnit is one unit of play: a step of the scripted run in progress, else
-// the script's next command, else a step of the scheduler's choice.
-func (m *Model) nextUnit(user bool) action {
-	if m.run != "" {
-		if m.quiet && m.run == "drain" {
-			// Nothing moves: a supervisor restarts the crashed, then the
-			// simulator's drain moves the clock to what is due next.
-			for _, a := range m.actors {
-				if a.State == sim.Crashed {
-					return action{kind: actDo, step: scenes.Step{Cmd: "restart", Args: []string{a.Name}}, script: true, inRun: true}
-				}
-			}
-			return action{kind: actDo, step: scenes.Step{Cmd: "drain"}, script: true, inRun: true}
-		}
-		return action{kind: actStep, script: true, inRun: true}
-	}
-	if script := m.scriptSteps(); m.script < len(script) {
-		st := script[m.script]
-		m.script++
-		if st.Cmd == "run" || st.Cmd == "drain" {
-			m.run, m.quiet = st.Cmd, false
-			return action{kind: actStep, script: true, inRun: true}
-		}
-		return action{kind: actDo, step: st, script: true}
-	}
-	return action{kind: actStep, user: user}
 }
 
 func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
@@ -756,40 +725,26 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 		m.err = msg.err
 		m.playing = false
 		m.tickTag++
-		if a.inRun {
-			m.run = ""
-		}
 	} else {
 		if a.user && a.kind == actDo {
 			m.err = nil
 		}
-		if a.inRun {
-			switch {
-			case a.kind == actDo && a.step.Cmd == "drain":
-				m.run, m.quiet = "", false
-			case a.kind == actDo: // a restart: go on stepping
-				m.quiet = false
-			case !msg.moved && m.run == "run":
-				m.run = ""
-			case !msg.moved:
-				m.quiet = true
-			default:
-				m.quiet = false
-			}
-		} else if a.kind == actStep && !msg.moved {
+		// A scripted run or drain moves on in the session (sim.Session.Play);
+		// a step of the learner's that moved nothing is said.
+		if !a.inRun && a.kind == actStep && !msg.moved {
 			if m.playing {
 				m.playing = false
 				m.tickTag++
 			}
 			m.notice = m.stuckNotice()
 		}
-		if a.script && !a.inRun && m.script >= len(m.scriptSteps()) && m.run == "" && m.lesson.lesson == nil {
+		if a.script && !a.inRun && m.pos.Script >= m.pos.ScriptLen && m.pos.Run == "" && m.lesson.lesson == nil {
 			m.notice = m.st.Words.T("the scene's script is done; keep stepping or break something")
 		}
 	}
 	if msg.eval != nil && msg.err == nil {
 		cmds = append(cmds, m.checked(a, *msg.eval))
-	} else if a.kind != actEval {
+	} else if a.kind != actEval && a.kind != actScript {
 		m.captionFor(a, msg.entries)
 		if m.lesson.lesson != nil && m.lesson.stage == stageStep {
 			// Every action's result is checked against the simulator
@@ -812,20 +767,15 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
-// moved follows the session's position after an action: the script cursor
-// each point of the log had (a rewind puts it back), a fork said on screen
-// and marked in the timeline, a rewound session's place, a saved file.
+// moved follows the session's position after an action: a fork said on
+// screen and marked in the timeline, a rewound session's place, a saved file.
 func (m *Model) moved(msg actionDoneMsg) {
 	was := m.pos
 	m.pos = msg.pos
 	switch msg.act.kind {
 	case actBack, actForward:
-		m.playing, m.run, m.quiet = false, "", false
+		m.playing = false
 		m.tickTag++
-		m.script = 0
-		if m.pos.At > 0 && m.pos.At <= len(m.scriptAt) {
-			m.script = m.scriptAt[m.pos.At-1]
-		}
 		if msg.err == nil {
 			m.notice = m.positionNotice()
 		}
@@ -837,11 +787,8 @@ func (m *Model) moved(msg actionDoneMsg) {
 			m.notice = m.st.Words.T("saved %s: outboxlab run --scenes %s %s replays it", msg.saved, dir, name)
 		}
 		return
-	case actEval:
+	case actEval, actScript:
 		return
-	}
-	if m.pos.At > 0 && m.pos.At <= len(m.scriptAt)+1 {
-		m.scriptAt = append(m.scriptAt[:m.pos.At-1], m.script)
 	}
 	if m.pos.Forked >= 0 && m.pos.Forked != was.Forked || m.pos.Forked >= 0 && was.Len > was.At && m.pos.Len == m.pos.At {
 		dropped := was.Len - was.At
@@ -1269,7 +1216,7 @@ func (m Model) statusView(W int) string {
 		parts = slices.Insert(parts, 1, kv("lesson", m.lesson.lesson.Name))
 	}
 	if n := len(m.scriptSteps()); n > 0 {
-		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.script, n)))
+		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
 	}
 	// What needs the learner comes first, right after the name, so a narrow
 	// terminal cuts the run's details instead.

@@ -41,7 +41,7 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	m := newModel(context.Background(), Options{Mode: mode, Lang: lang}, all, sc, newResources())
 	m.phase = phaseRunning
 	m.now = sim.Epoch.Add(31004e6)
-	m.script = 4
+	m.pos.Script = 4
 	actors := fixtureActors()
 	if mode == "compare" {
 		actors = fixtureCompareActors()
