@@ -2,6 +2,8 @@ package scenes
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -36,14 +38,24 @@ func (s Settings) Headers() []string {
 	}
 }
 
-// Text writes a scene in its language: title and teaches, the settings'
-// headers, each step and each expectation, one a line. Parse reads it back
-// to the same scene (lines aside). Variants are left out, with the
-// expectations about them: the text is one run, as its settings say.
+// Text writes a scene in its language: title and teaches, their
+// translations (title.es: ...), the settings' headers, each step and each
+// expectation, one a line. Parse reads it back to the same scene (lines
+// aside). Variants are left out, with the expectations about them: the text
+// is one run, as its settings say.
 func (sc *Scene) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "title: %s\n", oneLine(sc.Title))
 	fmt.Fprintf(&b, "teaches: %s\n", oneLine(sc.Teaches))
+	for _, lang := range slices.Sorted(maps.Keys(sc.Translations)) {
+		tr := sc.Translations[lang]
+		if tr.Title != "" {
+			fmt.Fprintf(&b, "title.%s: %s\n", lang, oneLine(tr.Title))
+		}
+		if tr.Teaches != "" {
+			fmt.Fprintf(&b, "teaches.%s: %s\n", lang, oneLine(tr.Teaches))
+		}
+	}
 	for _, h := range sc.Settings.Headers() {
 		b.WriteString(h + "\n")
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// A scene written as text reads back to the same scene: what a saved
-// session relies on.
+// A scene written as text reads back to the same scene, its Spanish title
+// and teaches too: what a saved session relies on.
 func TestTextReadsBack(t *testing.T) {
 	all, err := Load("")
 	if err != nil {
@@ -18,6 +18,10 @@ func TestTextReadsBack(t *testing.T) {
 		back, err := Parse(sc.Name, sc.Name+".scene", strings.NewReader(text))
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", sc.Name, err, text)
+		}
+		if back.Title != sc.Title || back.Teaches != sc.Teaches || !reflect.DeepEqual(back.Translations, sc.Translations) {
+			t.Errorf("%s: title, teaches or their translations\n got %q %q %+v\nwant %q %q %+v", sc.Name,
+				back.Title, back.Teaches, back.Translations, sc.Title, sc.Teaches, sc.Translations)
 		}
 		if !reflect.DeepEqual(back.Settings, sc.Settings) {
 			t.Errorf("%s: settings\n got %+v\nwant %+v", sc.Name, back.Settings, sc.Settings)

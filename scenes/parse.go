@@ -183,6 +183,9 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 const maxLine = 64 * 1024
 
 func (sc *Scene) header(key, val string, variants map[string][][2]string) error {
+	if base, lang, ok := strings.Cut(key, "."); ok && (base == "title" || base == "teaches") {
+		return sc.translation(base, lang, val)
+	}
 	switch key {
 	case "title":
 		sc.Title = val
@@ -224,6 +227,31 @@ func (sc *Scene) header(key, val string, variants map[string][][2]string) error 
 	return sc.Settings.set(key, val)
 }
 
+// translation reads title.LANG: or teaches.LANG:, the scene's words in
+// another language.
+func (sc *Scene) translation(base, lang, val string) error {
+	if len(lang) != 2 || strings.Trim(lang, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return fmt.Errorf("%s.%s: want a two-letter language code, like %s.es", base, lang, base)
+	}
+	if lang == "en" {
+		return fmt.Errorf("%s.en: English is the plain %s: header", base, base)
+	}
+	if sc.Translations == nil {
+		sc.Translations = map[string]Translation{}
+	}
+	tr := sc.Translations[lang]
+	if base == "title" {
+		tr.Title = val
+	} else {
+		if tr.Teaches != "" {
+			tr.Teaches += " "
+		}
+		tr.Teaches += val
+	}
+	sc.Translations[lang] = tr
+	return nil
+}
+
 func (s *Settings) set(key, val string) error {
 	oneOf := func(opts ...string) error {
 		if !slices.Contains(opts, val) {
@@ -260,7 +288,7 @@ func (s *Settings) set(key, val string) error {
 	case "seed":
 		s.Seed, err = strconv.ParseUint(val, 10, 64)
 	default:
-		return fmt.Errorf("unknown header %q (known: title, teaches, mode, naive, consumer, relay, order, versions, relays, workers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, versions, relays, workers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)

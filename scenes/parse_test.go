@@ -3,6 +3,7 @@ package scenes
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,9 @@ func TestMalformedSceneSaysWhereAndWhy(t *testing.T) {
 		{"pipeline not run", "title: t\nteaches: x\nmode: outbox\nrequest\nexpect naive payments == 1\n", 5, `pipeline "naive"`},
 		{"missing title", "teaches: x\nrequest\nexpect outbox payments == 1\n", 1, "title"},
 		{"no expectations", "title: t\nteaches: x\nrequest\n", 3, "no expect lines"},
+		{"language not a code", "title: t\nteaches: x\ntitle.spanish: t\n", 3, "two-letter language code"},
+		{"english as a translation", "title: t\nteaches: x\nteaches.en: x\n", 3, "English is the plain teaches: header"},
+		{"translated setting", "title: t\nteaches: x\nmode.es: naive\n", 3, `unknown header "mode.es"`},
 		{"undeclared variant", "title: t\nteaches: x\nrequest\nexpect variant=wrong outbox payments == 1\n", 4, `variant "wrong"`},
 	}
 	for _, c := range cases {
@@ -143,5 +147,72 @@ func TestOverlongLineSaysWhere(t *testing.T) {
 	_, err := Parse("long", "long.scene", strings.NewReader(text))
 	if err == nil || !strings.Contains(err.Error(), "long.scene:3: line longer than 64 KiB") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// title.LANG: and teaches.LANG: give a scene's words in another language;
+// what a language leaves out is said in English.
+func TestTranslatedTitleAndTeaches(t *testing.T) {
+	sc, err := Parse("t", "t.scene", strings.NewReader(`title: The lost event
+teaches: S1. Commit, then publish,
+teaches: loses the event.
+title.es: El evento perdido   # a comment, as anywhere
+teaches.es: S1. Confirmar y después publicar
+teaches.es: pierde el evento.
+teaches.fr: S1. Valider puis publier perd l'événement.
+request
+expect outbox payments == 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ lang, title, teaches string }{
+		{"es", "El evento perdido", "S1. Confirmar y después publicar pierde el evento."},
+		{"fr", "The lost event", "S1. Valider puis publier perd l'événement."},
+		{"en", "The lost event", "S1. Commit, then publish, loses the event."},
+		{"", "The lost event", "S1. Commit, then publish, loses the event."},
+		{"de", "The lost event", "S1. Commit, then publish, loses the event."},
+	} {
+		if got := sc.TitleIn(c.lang); got != c.title {
+			t.Errorf("TitleIn(%q) = %q, want %q", c.lang, got, c.title)
+		}
+		if got := sc.TeachesIn(c.lang); got != c.teaches {
+			t.Errorf("TeachesIn(%q) = %q, want %q", c.lang, got, c.teaches)
+		}
+	}
+	text := sc.Text()
+	for _, want := range []string{"\ntitle.es: El evento perdido\n", "\nteaches.es: S1. Confirmar y después publicar pierde el evento.\n", "\nteaches.fr: S1."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Text() lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "title.fr:") {
+		t.Errorf("Text() writes a French title the scene does not have:\n%s", text)
+	}
+}
+
+// Under --lang es a built-in scene is Spanish too: every one has its title
+// and what it teaches in Spanish, numbered like the English (S13. ...).
+func TestEveryBuiltinSceneSpeaksSpanish(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	number := regexp.MustCompile(`^S\d+\. `)
+	for _, sc := range all {
+		es, ok := sc.Translations["es"]
+		if !ok || es.Title == "" || es.Teaches == "" {
+			t.Errorf("%s: no Spanish title or teaches (title.es:, teaches.es:): %+v", sc.Name, es)
+			continue
+		}
+		if es.Title == sc.Title || es.Teaches == sc.Teaches {
+			t.Errorf("%s: the Spanish is the English", sc.Name)
+		}
+		if n := number.FindString(sc.Teaches); !strings.HasPrefix(es.Teaches, n) {
+			t.Errorf("%s: the Spanish teaches does not start with %q: %q", sc.Name, n, es.Teaches)
+		}
+		if strings.Contains(strings.ToLower(es.Teaches), "dren") {
+			t.Errorf("%s: drain is vaciar, not drenar: %q", sc.Name, es.Teaches)
+		}
 	}
 }

@@ -6,6 +6,7 @@
 //
 //	title: The dual write loses an event          header: key: value
 //	teaches: S1. commit; publish ...               (title and teaches are required)
+//	title.es: La escritura doble pierde un evento  optional: title and teaches.LANG: in a language by its two-letter code
 //	mode: compare                                  naive | outbox | compare (default outbox)
 //	naive: commit-then-publish                     or publish-then-commit
 //	consumer: inbox                                or select-then-insert (the wrong way, S18)
@@ -32,14 +33,38 @@ import (
 
 // Scene is one parsed scenario.
 type Scene struct {
-	Name     string // file name without extension
-	File     string // where it came from, for messages
-	Title    string
-	Teaches  string
-	Settings Settings
-	Variants map[string]Settings // named alternatives (the wrong ways)
-	Steps    []Step
-	Expects  []Expect
+	Name    string // file name without extension
+	File    string // where it came from, for messages
+	Title   string
+	Teaches string
+	// Translations are the title and teaches in other languages, by
+	// two-letter code (title.es:, teaches.es:); Title and Teaches are English.
+	Translations map[string]Translation
+	Settings     Settings
+	Variants     map[string]Settings // named alternatives (the wrong ways)
+	Steps        []Step
+	Expects      []Expect
+}
+
+// Translation is a scene's title and teaches in one language; a part left
+// empty is said in English.
+type Translation struct{ Title, Teaches string }
+
+// TitleIn is the title in lang ("es"), or in English when the scene has none in it.
+func (sc *Scene) TitleIn(lang string) string {
+	if t := sc.Translations[lang].Title; t != "" {
+		return t
+	}
+	return sc.Title
+}
+
+// TeachesIn is what the scene teaches in lang, or in English when it does
+// not say it in lang.
+func (sc *Scene) TeachesIn(lang string) string {
+	if t := sc.Translations[lang].Teaches; t != "" {
+		return t
+	}
+	return sc.Teaches
 }
 
 // Settings configure the pipelines a scene runs.
