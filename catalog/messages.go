@@ -247,6 +247,7 @@ var messages = []struct{ en, es string }{
 	{" ◂%d queued %d unacked", " ◂%d en cola %d sin ACK"},
 	{" · %d leased", " · %d en lease"},
 	// Rewind, fork and save.
+	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},
 	{"forward one", "adelante uno"},
 	{"save as scene", "guardar como escena"},
@@ -335,6 +336,9 @@ var messages = []struct{ en, es string }{
 	{"its postmaster runs but a connection to 127.0.0.1:%d failed: %v", "su postmaster sigue vivo, pero una conexión a 127.0.0.1:%d falló: %v"},
 	{"postmaster.pid is gone (killed, or crashed)", "postmaster.pid ha desaparecido (lo mataron, o se cayó)"},
 	{"postmaster pid %d is gone (killed, or crashed)", "el postmaster (pid %d) ha desaparecido (lo mataron, o se cayó)"},
+	// The language's own code: the screen finds a scene's title.es: and
+	// teaches.es: by it (ui's langOf).
+	{"en", "es"},
 }
 
 // plurals are the messages whose words follow a count.

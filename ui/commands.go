@@ -189,6 +189,7 @@ const (
 	actForward                   // the session redoes the next command of its log
 	actSave                      // the session is written as a scene file
 	actScript                    // the session gets the script n plays next
+	actSeek                      // the session goes to point to of its log (scrubbing)
 )
 
 // action is one thing to do to the simulation; actions run one at a time.
@@ -205,6 +206,7 @@ type action struct {
 
 	save  saveTo        // actSave: where, and the scene it starts from
 	steps []scenes.Step // actScript: the script
+	to    int           // actSeek: the point
 }
 
 // evalResult is a lesson step's checks, evaluated after an action.
@@ -265,11 +267,14 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 			moved, err = se.Back(ctx)
 		case actForward:
 			moved, err = se.Forward(ctx)
+		case actSeek:
+			err = se.Seek(ctx, a.to)
+			moved = err == nil
 		case actSave:
 			saved, err = a.save.write(ctx, se)
 		}
 		msg := actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(), saved: saved}
-		if a.kind != actBack && a.kind != actForward {
+		if a.kind != actBack && a.kind != actForward && a.kind != actSeek {
 			msg.entries = s.Timeline(before)
 		}
 		return msg

@@ -305,6 +305,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.buildSim(), m.resize())
 
+	case rewindToMsg:
+		// The point of the log whose command recorded the entry: the
+		// state right after it happened.
+		to := len(m.pos.Entries)
+		for i, n := range m.pos.Entries {
+			if n > msg.entry {
+				to = i + 1
+				break
+			}
+		}
+		if m.session == nil || to == m.pos.At {
+			m.notice = m.positionNotice()
+			return m, nil
+		}
+		m.playing, m.queue = false, nil
+		m.tickTag++
+		return m, m.enqueue(action{kind: actSeek, to: to, user: true})
+
 	case simReadyMsg:
 		if msg.id != m.simID {
 			if msg.sim != nil {
@@ -773,7 +791,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 	was := m.pos
 	m.pos = msg.pos
 	switch msg.act.kind {
-	case actBack, actForward:
+	case actBack, actForward, actSeek:
 		m.playing = false
 		m.tickTag++
 		if msg.err == nil {
@@ -869,6 +887,7 @@ func (m *Model) updateKeys() {
 	k.Back.SetEnabled(free)
 	k.Forward.SetEnabled(free)
 	k.Save.SetEnabled(free)
+	m.timeline.keys.Rewind.SetEnabled(free)
 	k.Resend.SetEnabled(running && m.requests > 0)
 	k.Reuse.SetEnabled(running && m.requests > 0)
 	// An external server (--database-url) is not outboxlab's to stop.

@@ -130,3 +130,40 @@ func flatten(rows [][]string) []string {
 	}
 	return out
 }
+
+// Scrubbing: the learner moves up the timeline and presses g; the session
+// goes back to the point right after that entry happened, which is then the
+// newest entry on screen, and ] walks forward again.
+func TestScrubTheTimelineByKeys(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	for range 10 {
+		d.press("n")
+	}
+	for d.m.focus != focusTimeline {
+		d.press("tab")
+	}
+	p := d.m.pos
+	straight := entriesJSON(t, d.m.sim.Timeline(0))
+	d.press("up", "up", "up", "up", "up")
+	entry := d.m.timeline.total - len(d.m.timeline.entries) + d.m.timeline.selected()
+	want := d.m.timeline.entries[d.m.timeline.selected()]
+	d.press("g")
+	q := d.m.pos
+	if q.At >= p.At || q.Len != p.Len {
+		t.Fatalf("g went to %+v from %+v", q, p)
+	}
+	if n := q.Entries[q.At-1]; n <= entry || q.At > 1 && q.Entries[q.At-2] > entry {
+		t.Fatalf("point %d ends at entry %d; the chosen entry was %d", q.At, n, entry)
+	}
+	tl := d.m.sim.Timeline(0)
+	if d.m.timeline.total != len(tl) || tl[entry].Explain != want.Explain {
+		t.Fatalf("after g the pane shows %d entries (the simulation has %d); entry %d is %q, want %q",
+			d.m.timeline.total, len(tl), entry, tl[entry].Explain, want.Explain)
+	}
+	for d.m.pos.At < p.Len {
+		d.press("]")
+	}
+	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight {
+		t.Fatal("walking forward to the end does not give the straight run's timeline")
+	}
+}

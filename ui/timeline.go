@@ -16,7 +16,7 @@ import (
 const maxEntries = 5000
 
 type timelineKeys struct {
-	Up, Down, Newest, SQL key.Binding
+	Up, Down, Newest, SQL, Rewind key.Binding
 }
 
 func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
@@ -25,13 +25,18 @@ func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("newer entry"))),
 		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("follow newest"))),
 		SQL:    key.NewBinding(key.WithKeys("enter", "x"), key.WithHelp("enter", w.T("show SQL"))),
+		Rewind: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", w.T("rewind to here")), key.WithDisabled()),
 	}
 }
 
 func (k timelineKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL} }
 func (k timelineKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL}}
+	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL, k.Rewind}}
 }
+
+// rewindToMsg asks the root to take the session back to the point where
+// the timeline's entry (its index from the first) happened: scrubbing.
+type rewindToMsg struct{ entry int }
 
 // timelineMsg carries the entries recorded since the pane's last one.
 type timelineMsg struct {
@@ -110,6 +115,9 @@ func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 			t.sel = -1
 		case key.Matches(msg, t.keys.SQL):
 			t.showSQL = !t.showSQL
+		case key.Matches(msg, t.keys.Rewind) && len(t.entries) > 0:
+			entry := t.total - len(t.entries) + t.selected()
+			return t, func() tea.Msg { return rewindToMsg{entry} }
 		}
 	}
 	return t, nil
