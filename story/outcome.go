@@ -1,0 +1,194 @@
+package story
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// rank orders the columns as a message travels: client, writer,
+// PostgreSQL, relays, broker, consumers.
+func rank(p string) int {
+	switch {
+	case p == Client:
+		return 0
+	case p == "api" || p == "naive":
+		return 1
+	case p == PostgreSQL:
+		return 2
+	case strings.HasPrefix(p, "relay"):
+		return 3
+	case p == Broker:
+		return 4
+	}
+	return 5
+}
+
+// participants are the columns the events use, in pipeline order.
+func participants(evs []Event) []string {
+	var out []string
+	for _, e := range evs {
+		for _, p := range []string{e.From, e.To} {
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		if r := rank(a) - rank(b); r != 0 {
+			return r
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// tallies counts, per consumer, the deliveries it got, the effects it
+// committed and the duplicates its inbox ignored. An effect counts when its
+// worker's COMMIT follows; a crash, a version gap or the next delivery
+// before that means it rolled back.
+func tallies(evs []Event) []Tally {
+	by := map[string]*Tally{}
+	get := func(worker string) *Tally {
+		c := consumerOf(worker)
+		t, ok := by[c]
+		if !ok {
+			t = &Tally{Consumer: c}
+			by[c] = t
+		}
+		if !slices.Contains(t.Workers, worker) {
+			t.Workers = append(t.Workers, worker)
+		}
+		return t
+	}
+	pending := map[string]bool{}
+	for _, e := range evs {
+		switch e.Step {
+		case Deliver:
+			get(e.To).Deliveries++
+			pending[e.To] = false
+		case Duplicate:
+			get(e.From).Duplicates++
+		case Effect:
+			pending[e.From] = true
+		case Commit:
+			if pending[e.From] {
+				get(e.From).Effects++
+				pending[e.From] = false
+			}
+		case VersionGap:
+			get(e.From).Refused++
+			pending[e.From] = false
+		case Crash:
+			pending[e.From] = false
+		}
+	}
+	var out []Tally
+	for _, t := range by {
+		slices.Sort(t.Workers)
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b Tally) int { return strings.Compare(a.Consumer, b.Consumer) })
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func count(evs []Event, keep func(Event) bool) int {
+	n := 0
+	for _, e := range evs {
+		if keep(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// outcome says what came of the message: was it written, published, and
+// how many effects each consumer committed.
+func outcome(s Story) []string {
+	evs := s.Events
+	step := func(st Step) func(Event) bool { return func(e Event) bool { return e.Step == st } }
+	writer := func(e Event) bool { return e.Step == Commit && rank(e.From) == 1 }
+	committed := count(evs, writer) > 0 || count(evs, func(e Event) bool { return e.Step == Replayed && e.Short == "record found" }) > 0
+	failed := count(evs, step(CommitFailed)) > 0
+	lostReply := count(evs, func(e Event) bool { return e.Step == CommitFailed && e.Short == "COMMIT lost" }) > 0
+	publishes := count(evs, step(Publish))
+	refused := count(evs, step(PublishFailed))
+	dead := count(evs, step(DeadLettered)) > 0
+	marks := count(evs, func(e Event) bool { return e.Step == Mark && !strings.Contains(e.Label, "0 rows") })
+	naive := s.Pipeline == "naive"
+
+	written := func(e Event) bool {
+		return e.Step == Insert || e.Step == Commit || e.Step == Publish || e.Step == CommitFailed
+	}
+	if count(evs, written) == 0 {
+		return []string{"never written: nothing was created for it"}
+	}
+	var out []string
+	switch {
+	case naive && failed && publishes > 0:
+		out = append(out, "published before a COMMIT that failed: the payment does not exist, yet the consumers were told of it (a phantom event)")
+		return append(out, consumerLines(s.Consumers)...)
+	case lostReply && !committed:
+		out = append(out, "the COMMIT's reply was lost: the client cannot tell whether the payment exists")
+	case failed && !committed && publishes == 0:
+		out = append(out, "the COMMIT failed: neither the payment nor its event exists, and nothing is published")
+		return append(out, consumerLines(s.Consumers)...)
+	}
+	switch {
+	case publishes == 0 && naive && committed:
+		out = append(out, "committed, never published: no consumer will ever hear of this payment (a lost event)")
+	case publishes == 0 && dead:
+		out = append(out, fmt.Sprintf("dead-lettered after %s: no consumer hears of it until an operator requeues it", plural(refused, "failed attempt", "failed attempts")))
+	case publishes == 0 && committed:
+		out = append(out, "committed in the outbox, not published yet: a relay will publish it")
+	case publishes == 1:
+		line := "published once"
+		if refused > 0 {
+			line += ", after " + plural(refused, "failed attempt", "failed attempts")
+		}
+		out = append(out, line)
+	case publishes > 1:
+		line := fmt.Sprintf("published %d times with the same id", publishes)
+		if !naive && marks == 1 {
+			line += ", marked published once"
+		}
+		out = append(out, line)
+	}
+	return append(out, consumerLines(s.Consumers)...)
+}
+
+func consumerLines(ts []Tally) []string {
+	var out []string
+	for _, t := range ts {
+		name := t.Consumer
+		if len(t.Workers) > 1 || (len(t.Workers) == 1 && t.Workers[0] != t.Consumer) {
+			name += " (workers " + strings.Join(t.Workers, ", ") + ")"
+		}
+		line := fmt.Sprintf("%s: %s, %s", name, plural(t.Deliveries, "delivery", "deliveries"), plural(t.Effects, "effect", "effects"))
+		if t.Effects == 0 {
+			line = fmt.Sprintf("%s: %s, no effect", name, plural(t.Deliveries, "delivery", "deliveries"))
+		}
+		var why []string
+		if t.Duplicates > 0 {
+			why = append(why, "its inbox ignored "+plural(t.Duplicates, "duplicate", "duplicates"))
+		}
+		if t.Refused > 0 {
+			why = append(why, plural(t.Refused, "delivery", "deliveries")+" refused for a version gap")
+		}
+		if len(why) > 0 {
+			line += " (" + strings.Join(why, ", ") + ")"
+		}
+		if t.Effects > 1 {
+			line += ": the effect was applied more than once"
+		}
+		out = append(out, line)
+	}
+	return out
+}
