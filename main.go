@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/story"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
@@ -41,6 +43,9 @@ Usage:
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
                                 run a scene headless: its timeline, then a summary;
                                 exit 0 if its expected outcome held, 1 if not, 2 on bad input
+  outboxlab story SCENE [--message N|ID] [--pipeline outbox|naive] [--width W] [--mermaid]
+                                run a scene headless and draw one message's life as a
+                                sequence diagram (--mermaid: a Mermaid sequenceDiagram)
 
 --record FILE.cast (the simulator, a lesson or play) writes an asciicast v2
 recording of the terminal, for asciinema play. The lessons' language defaults
@@ -103,6 +108,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return listScenes(args, stdout, stderr)
 	case "run":
 		return runScene(args, stdout, stderr)
+	case "story":
+		return tellStory(args, stdout, stderr)
 	case "lessons":
 		return listLessons(args, stdout, stderr)
 	case "play":
@@ -407,64 +414,14 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "outboxlab run: which scene? `outboxlab scenes` lists them")
 		return exitUsage
 	}
-	switch sf.mode {
-	case "", "outbox", "naive", "compare":
-	default:
-		fmt.Fprintf(stderr, "outboxlab run: --mode %q: want outbox, naive or compare\n", sf.mode)
-		return exitUsage
-	}
-	all, err := scenes.Load(sf.dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return exitUsage
-	}
-	sc, err := scenes.Find(all, name)
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return exitUsage
-	}
-	opts := sim.RunOptions{Mode: sf.mode, Variant: *variant, Seed: sf.seed, DBPrefix: "run"}
-	set, err := opts.Settings(sc)
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return exitUsage
-	}
-	// Refused before anything boots: the scene cannot run as written.
-	if err := sim.CheckScene(sc, set, pf.databaseURL != ""); err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return exitUsage
-	}
-	ctx, cancel := signalContext()
-	defer cancel()
-	srv, err := pg.Boot(ctx, pf.options(nil))
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		return bootExit(err)
-	}
-	defer srv.Stop()
-	if srv.SharedWith != "" {
-		// Another outboxlab owns the server: databases of this run's own.
-		opts.DBPrefix = fmt.Sprintf("run%d", os.Getpid())
-		defer func() {
-			for _, kind := range set.Pipelines() {
-				_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+kind)
-			}
-		}()
-	}
 	enc := json.NewEncoder(stdout)
+	onEntry := func(e sim.Entry) { sim.WriteEntry(stdout, e) }
 	if *asJSON {
-		opts.OnEntry = func(e sim.Entry) { _ = enc.Encode(e) }
-	} else {
-		opts.OnEntry = func(e sim.Entry) { sim.WriteEntry(stdout, e) }
+		onEntry = func(e sim.Entry) { _ = enc.Encode(e) }
 	}
-	res, err := sim.RunScene(ctx, srv, sc, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "outboxlab run: %v\n", err)
-		var script *sim.ScriptError
-		if errors.As(err, &script) {
-			return exitUsage
-		}
-		return exitFail
+	res, code := headless(headlessRun{cmd: "run", scene: name, pg: pf, sf: sf, variant: *variant, onEntry: onEntry}, stderr)
+	if res == nil {
+		return code
 	}
 	if *asJSON {
 		for _, s := range res.Summaries(*variant) {
@@ -478,6 +435,141 @@ func runScene(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// tellStory runs a scene headless and draws one message's life: every
+// statement, publish, delivery and crash that concerned it.
+func tellStory(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("story", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	var sf sceneFlags
+	sf.register(fs)
+	variant := fs.String("variant", "", "run a variant the scene declares (e.g. select-then-insert)")
+	message := fs.String("message", "1", "the message: its number N in order of first appearance, or its id (a prefix, or its last 8 hex digits as the screen shows them)")
+	pipeline := fs.String("pipeline", "", "in compare mode, whose story: outbox or naive (default: outbox)")
+	width := fs.Int("width", 120, "draw the diagram this many columns wide (40 or more)")
+	mermaid := fs.Bool("mermaid", false, "print a Mermaid sequenceDiagram instead, for slides")
+	name, err := parseNamed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if name == "" {
+		fmt.Fprintln(stderr, "outboxlab story: which scene? `outboxlab scenes` lists them")
+		return exitUsage
+	}
+	switch {
+	case *pipeline != "" && *pipeline != "outbox" && *pipeline != "naive":
+		fmt.Fprintf(stderr, "outboxlab story: --pipeline %q: want outbox or naive\n", *pipeline)
+		return exitUsage
+	case *width < 40:
+		fmt.Fprintf(stderr, "outboxlab story: --width %d: want 40 or more\n", *width)
+		return exitUsage
+	case strings.TrimSpace(*message) == "":
+		fmt.Fprintln(stderr, "outboxlab story: --message is empty: give a number (1 is the first message) or an id")
+		return exitUsage
+	}
+	check := func(set scenes.Settings) error {
+		if *pipeline != "" && !slices.Contains(set.Pipelines(), *pipeline) {
+			return fmt.Errorf("--pipeline %s: scene %s runs in %s mode, which has no %s pipeline (--mode compare runs both)", *pipeline, name, set.Mode, *pipeline)
+		}
+		return nil
+	}
+	res, code := headless(headlessRun{cmd: "story", scene: name, pg: pf, sf: sf, variant: *variant, check: check}, stderr)
+	if res == nil {
+		return code
+	}
+	st, err := story.Build(res.Timeline, *pipeline, *message)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab story: %v\n", err)
+		var input *story.InputError
+		if errors.As(err, &input) {
+			return exitUsage
+		}
+		return exitFail
+	}
+	if *mermaid {
+		fmt.Fprint(stdout, story.Mermaid(st))
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "scene %s  seed %d\n", res.Scene.Name, res.Seed)
+	fmt.Fprint(stdout, story.Render(st, *width))
+	return exitOK
+}
+
+// headlessRun is a scene to run with no screen, as run and story do.
+type headlessRun struct {
+	cmd, scene string // the command (for its messages) and the scene's name
+	pg         pgFlags
+	sf         sceneFlags
+	variant    string
+	// check, when set, refuses settings the command cannot use, before
+	// anything boots.
+	check   func(scenes.Settings) error
+	onEntry func(sim.Entry)
+}
+
+// headless checks the scene and the flags before anything boots, boots
+// PostgreSQL, runs the scene on fresh databases and stops the server. res is
+// nil when it could not run; code then says why, already reported on stderr:
+// 2 for bad input, 1 for a failure.
+func headless(h headlessRun, stderr io.Writer) (res *sim.Result, code int) {
+	fail := func(err error, code int) (*sim.Result, int) {
+		fmt.Fprintf(stderr, "outboxlab %s: %v\n", h.cmd, err)
+		return nil, code
+	}
+	switch h.sf.mode {
+	case "", "outbox", "naive", "compare":
+	default:
+		return fail(fmt.Errorf("--mode %q: want outbox, naive or compare", h.sf.mode), exitUsage)
+	}
+	all, err := scenes.Load(h.sf.dir)
+	if err != nil {
+		return fail(err, exitUsage)
+	}
+	sc, err := scenes.Find(all, h.scene)
+	if err != nil {
+		return fail(err, exitUsage)
+	}
+	opts := sim.RunOptions{Mode: h.sf.mode, Variant: h.variant, Seed: h.sf.seed, DBPrefix: h.cmd, OnEntry: h.onEntry}
+	set, err := opts.Settings(sc)
+	if err != nil {
+		return fail(err, exitUsage)
+	}
+	// Refused before anything boots: the scene cannot run as written.
+	if err := sim.CheckScene(sc, set, h.pg.databaseURL != ""); err != nil {
+		return fail(err, exitUsage)
+	}
+	if h.check != nil {
+		if err := h.check(set); err != nil {
+			return fail(err, exitUsage)
+		}
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	srv, err := pg.Boot(ctx, h.pg.options(nil))
+	if err != nil {
+		return fail(err, bootExit(err))
+	}
+	defer srv.Stop()
+	if srv.SharedWith != "" {
+		// Another outboxlab owns the server: databases of this run's own.
+		opts.DBPrefix = fmt.Sprintf("%s%d", h.cmd, os.Getpid())
+		defer func() {
+			for _, kind := range set.Pipelines() {
+				_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+kind)
+			}
+		}()
+	}
+	res, err = sim.RunScene(ctx, srv, sc, opts)
+	if err != nil {
+		var script *sim.ScriptError
+		if errors.As(err, &script) {
+			return fail(err, exitUsage)
+		}
+		return fail(err, exitFail)
+	}
+	return res, exitOK
 }
 
 // bootExit is the exit code of a failed boot: 2 when the flags point at

@@ -298,3 +298,65 @@ func TestRunBesideAnotherOutboxlab(t *testing.T) {
 		t.Fatalf("the owner's server after them: %v", err)
 	}
 }
+
+// story draws one message's life: flags it cannot use are refused before
+// anything boots, a --message that names no message is bad input (exit 2)
+// listing the run's messages, a good one prints the diagram or Mermaid.
+func TestStory(t *testing.T) {
+	data := tempDataDir(t)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		say  []string // on stdout for exit 0, else on stderr
+	}{
+		{"no scene", []string{"story"}, exitUsage, []string{"which scene?"}},
+		{"bad pipeline", []string{"story", "crash-after-publish", "--pipeline", "sideways"}, exitUsage, []string{`--pipeline "sideways": want outbox or naive`}},
+		{"absent pipeline", []string{"story", "crash-after-publish", "--pipeline", "naive"}, exitUsage, []string{"runs in outbox mode, which has no naive pipeline"}},
+		{"narrow", []string{"story", "crash-after-publish", "--width", "20"}, exitUsage, []string{"--width 20: want 40 or more"}},
+		{"unknown message", []string{"story", "crash-after-publish", "--message", "5", "--data-dir", data}, exitUsage,
+			[]string{"outboxlab story: message 5: the run has 1 message: 1 …deb1bbf2 (payment …6aa6a684)"}},
+		{"80 columns", []string{"story", "crash-after-publish", "--message", "…deb1bbf2", "--width", "80", "--data-dir", data}, exitOK,
+			[]string{"scene crash-after-publish  seed 1", "✗╴crash: published, not marked", "duplicate: ignored",
+				"accounting: 2 deliveries, 1 effect (its inbox ignored 1 duplicate)"}},
+		{"readme", []string{"story", "crash-before-ack", "--width", "100", "--data-dir", data}, exitOK,
+			[]string{"redeliver (delivery 2)"}},
+		{"mermaid", []string{"story", "two-consumers", "--mermaid", "--data-dir", data}, exitOK,
+			[]string{"sequenceDiagram\n", "participant R1 as relay-1", "B->>ACC: redeliver (delivery 2)", "Note over ACC: duplicate: ignored, no second effect"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(c.args, &out, &errb)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, c.code, errb.String())
+			}
+			got := errb.String()
+			if code == exitOK {
+				got = out.String()
+			}
+			for _, s := range c.say {
+				if !strings.Contains(got, s) {
+					t.Errorf("output lacks %q:\n%s", s, got)
+				}
+			}
+			if c.name == "readme" {
+				// The README's example is this command's real output.
+				readme, err := os.ReadFile("README.md")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(readme), "```\n"+out.String()+"```\n") {
+					t.Errorf("README's story example is not the output of outboxlab %s:\n%s", strings.Join(c.args[:4], " "), out.String())
+				}
+			}
+			if c.name == "80 columns" {
+				for i, line := range strings.Split(out.String(), "\n") {
+					if n := len([]rune(line)); n > 80 {
+						t.Errorf("line %d is %d wide: %q", i+1, n, line)
+					}
+				}
+			}
+		})
+	}
+}
