@@ -159,6 +159,11 @@ type lessonPane struct {
 	follow bool // keep the end of the text in view after the next render
 }
 
+// langOf is the language a printer speaks ("en", "es"): the catalog says
+// "en" in its own language, so a scene's title.es: is found by the printer
+// that draws the rest of the screen (nil, as in tests, speaks English).
+func langOf(w *catalog.Printer) string { return w.Word("en") }
+
 func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
 	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words)}
 }
@@ -613,8 +618,9 @@ func (l lessonPane) View() string {
 func (l lessonPane) sceneView() string {
 	lines := []string{paneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
-		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.Title))
-		text := strings.Join(strings.Fields(l.scene.Teaches), " ")
+		lang := langOf(l.st.Words)
+		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.TitleIn(lang)))
+		text := strings.Join(strings.Fields(l.scene.TeachesIn(lang)), " ")
 		for _, s := range strings.Split(lipgloss.Wrap(text, max(10, l.w-2), " "), "\n") {
 			lines = append(lines, " "+s)
 		}

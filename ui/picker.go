@@ -10,12 +10,17 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
-// sceneItem is one scene in the picker.
-type sceneItem struct{ sc *scenes.Scene }
+// sceneItem is one scene in the picker, in the learner's language.
+type sceneItem struct {
+	sc   *scenes.Scene
+	lang string
+}
 
-func (i sceneItem) Title() string       { return i.sc.Name + " — " + i.sc.Title }
-func (i sceneItem) Description() string { return firstSentence(i.sc.Teaches) }
-func (i sceneItem) FilterValue() string { return i.sc.Name + " " + i.sc.Title + " " + i.sc.Teaches }
+func (i sceneItem) Title() string       { return i.sc.Name + " — " + i.sc.TitleIn(i.lang) }
+func (i sceneItem) Description() string { return firstSentence(i.sc.TeachesIn(i.lang)) }
+func (i sceneItem) FilterValue() string {
+	return i.sc.Name + " " + i.sc.TitleIn(i.lang) + " " + i.sc.TeachesIn(i.lang)
+}
 
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -52,7 +57,7 @@ type pickerPane struct {
 func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
 	items := make([]list.Item, len(all))
 	for i, sc := range all {
-		items[i] = sceneItem{sc}
+		items[i] = sceneItem{sc, langOf(st.Words)}
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(hasDark)
@@ -78,9 +83,10 @@ func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
 // instead of moving the cursor (j, k) or quitting (q).
 func (p *pickerPane) open(scene string) tea.Cmd {
 	p.list.ResetFilter()
-	p.selectScene(scene)
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
+	// The filter key puts the cursor on the first item: select after it.
+	p.selectScene(scene)
 	return cmd
 }
 
@@ -132,8 +138,8 @@ func (p pickerPane) View() string {
 	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
 	if it, ok := p.list.SelectedItem().(sceneItem); ok {
 		sc := it.sc
-		detail = append(detail, "  "+p.st.Figures.Heading.Render(sc.Title)+p.st.App.Muted.Render("  ("+sc.Name+", mode "+sc.Settings.Mode+")"))
-		for _, l := range strings.Split(lipgloss.Wrap(strings.Join(strings.Fields(sc.Teaches), " "), max(10, p.w-4), " "), "\n") {
+		detail = append(detail, "  "+p.st.Figures.Heading.Render(sc.TitleIn(it.lang))+p.st.App.Muted.Render("  ("+sc.Name+", "+p.st.Words.T("mode")+" "+string(sc.Settings.Mode)+")"))
+		for _, l := range strings.Split(lipgloss.Wrap(strings.Join(strings.Fields(sc.TeachesIn(it.lang)), " "), max(10, p.w-4), " "), "\n") {
 			detail = append(detail, "  "+l)
 		}
 	}
