@@ -518,10 +518,8 @@ func headless(h headlessRun, stderr io.Writer) (res *sim.Result, code int) {
 		fmt.Fprintf(stderr, "outboxlab %s: %v\n", h.cmd, err)
 		return nil, code
 	}
-	switch h.sf.mode {
-	case "", "outbox", "naive", "compare":
-	default:
-		return fail(fmt.Errorf("--mode %q: want outbox, naive or compare", h.sf.mode), exitUsage)
+	if _, err := scenes.ParseMode(h.sf.mode); err != nil {
+		return fail(fmt.Errorf("--mode %w", err), exitUsage)
 	}
 	all, err := scenes.Load(h.sf.dir)
 	if err != nil {

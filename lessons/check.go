@@ -64,23 +64,7 @@ type env struct {
 }
 
 func envOf(set scenes.Settings) env {
-	e := env{pipelines: set.Pipelines()}
-	for _, p := range e.pipelines {
-		if p == "naive" {
-			e.actors = append(e.actors, "naive")
-			continue
-		}
-		e.actors = append(e.actors, "api")
-		for i := 1; i <= set.Relays; i++ {
-			e.actors = append(e.actors, fmt.Sprintf("relay-%d", i))
-		}
-	}
-	e.actors = append(e.actors, "accounting")
-	if set.Workers > 1 {
-		e.actors = append(e.actors, "accounting-2")
-	}
-	e.actors = append(e.actors, "notifications", "broker")
-	return e
+	return env{pipelines: set.Pipelines(), actors: append(set.AllActors(), "broker")}
 }
 
 // parseCheck reads the text after "check:" for a step running in e.

@@ -62,7 +62,7 @@ type stepDraft struct {
 type parser struct {
 	l     *Lesson
 	scene *scenes.Scene
-	mode  string
+	mode  scenes.Mode
 	n     int
 	fail  func(line int, format string, args ...any) error
 
@@ -159,10 +159,11 @@ func (p *parser) frontMatter(in *bufio.Scanner, all []*scenes.Scene) error {
 		case "variant":
 			l.Variant = val
 		case "mode":
-			if !slices.Contains([]string{"naive", "outbox", "compare"}, val) {
+			m, err := scenes.ParseMode(val)
+			if err != nil || m == "" {
 				return p.fail(p.n, "mode: %q is not one of naive, outbox, compare", val)
 			}
-			p.mode = val
+			p.mode = m
 		}
 	}
 	return p.fail(p.n, "the front matter never ends: close it with a --- line")

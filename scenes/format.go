@@ -22,7 +22,7 @@ func (s Settings) Headers() []string {
 		versions = "ignore"
 	}
 	return []string{
-		"mode: " + s.Mode,
+		"mode: " + string(s.Mode),
 		"naive: " + s.Naive,
 		"consumer: " + s.Consumer,
 		"relay: " + relay,

@@ -262,7 +262,11 @@ func (s *Settings) set(key, val string) error {
 	var err error
 	switch key {
 	case "mode":
-		err, s.Mode = oneOf("naive", "outbox", "compare"), val
+		var m Mode
+		if m, err = ParseMode(val); err == nil && m == "" {
+			err = fmt.Errorf("want outbox, naive or compare")
+		}
+		s.Mode = m
 	case "naive":
 		err, s.Naive = oneOf("commit-then-publish", "publish-then-commit"), val
 	case "consumer":

@@ -69,7 +69,7 @@ func (sc *Scene) TeachesIn(lang string) string {
 
 // Settings configure the pipelines a scene runs.
 type Settings struct {
-	Mode        string // naive | outbox | compare
+	Mode        Mode   // naive | outbox | compare
 	Naive       string // commit-then-publish | publish-then-commit
 	Consumer    string // inbox | select-then-insert
 	Relays      int

@@ -13,9 +13,9 @@ import (
 // script back where it stood.
 type control struct {
 	script   []scenes.Step
-	cursor   int    // commands of the script played
-	run      string // "run" or "drain" while a scripted one plays out
-	quiet    bool   // the last step of the drain under way found nothing to move
+	cursor   int         // commands of the script played
+	run      string      // "run" or "drain" while a scripted one plays out
+	quiet    bool        // the last step of the drain under way found nothing to move
 	scriptAt []playState // where the script stood after each command of the log
 }
 

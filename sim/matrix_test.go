@@ -62,7 +62,7 @@ func TestCrashMatrix(t *testing.T) {
 	start := time.Now()
 	cells, fired := 0, 0
 	var unreached []string
-	for _, actor := range actorsOf("outbox", set) {
+	for _, actor := range set.Actors("outbox") {
 		for _, cp := range checkpointsOf(actor) {
 			cells++
 			// The stalled relay is the other one, unless the cell is its

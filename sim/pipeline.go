@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/scenes"
 )
 
 // Pipeline is one delivery chain on its own database and broker: "outbox"
@@ -81,7 +80,7 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 			return nil, fmt.Errorf("subscribe %s: %w", c, err)
 		}
 	}
-	for _, name := range actorsOf(kind, set) {
+	for _, name := range set.Actors(kind) {
 		switch {
 		case name == "api":
 			unit, closeConns := p.apiUnit()
@@ -99,25 +98,6 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 		}
 	}
 	return p, nil
-}
-
-// actorsOf names the actors a pipeline of that kind runs under set, in
-// display order: the one list both the pipeline and a scene's check use.
-func actorsOf(kind string, set scenes.Settings) []string {
-	var names []string
-	if kind == "outbox" {
-		names = append(names, "api")
-		for i := 1; i <= set.Relays; i++ {
-			names = append(names, fmt.Sprintf("relay-%d", i))
-		}
-	} else {
-		names = append(names, "naive")
-	}
-	names = append(names, "accounting")
-	if set.Workers > 1 {
-		names = append(names, "accounting-2")
-	}
-	return append(names, "notifications")
 }
 
 // add starts an actor's goroutine; closeConns closes the connections of the

@@ -52,8 +52,12 @@ func (o RunOptions) Settings(sc *scenes.Scene) (scenes.Settings, error) {
 		}
 		set = v
 	}
-	if o.Mode != "" {
-		set.Mode = o.Mode
+	mode, err := scenes.ParseMode(o.Mode)
+	if err != nil {
+		return set, scriptf("--mode %v", err)
+	}
+	if mode != "" {
+		set.Mode = mode
 	}
 	return set, nil
 }

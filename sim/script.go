@@ -49,7 +49,7 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 		if !slices.Contains(set.Pipelines(), pipe) {
 			return fmt.Sprintf("%s does not run in %s mode: nothing to do", actor, set.Mode), ""
 		}
-		if !slices.Contains(actorsOf(pipe, set), name) {
+		if !slices.Contains(set.Actors(pipe), name) {
 			if _, why := absence(name, set); why != "" {
 				return "", why
 			}
@@ -58,7 +58,7 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 		return "", ""
 	}
 	for _, kind := range set.Pipelines() {
-		if slices.Contains(actorsOf(kind, set), name) {
+		if slices.Contains(set.Actors(kind), name) {
 			return "", ""
 		}
 	}
@@ -68,7 +68,7 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 	most.Relays, most.Workers = 2, 2
 	inRunning, inOther := false, false
 	for _, kind := range []string{"naive", "outbox"} {
-		has := slices.Contains(actorsOf(kind, most), name)
+		has := slices.Contains(most.Actors(kind), name)
 		if slices.Contains(set.Pipelines(), kind) {
 			inRunning = inRunning || has
 		} else {

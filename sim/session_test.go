@@ -248,7 +248,7 @@ func BenchmarkRewind(b *testing.B) {
 		for _, n := range []int{50, 100, 200} {
 			b.Run(fmt.Sprintf("%s/n=%d", mode, n), func(b *testing.B) {
 				set := scenes.DefaultSettings()
-				set.Mode = mode
+				set.Mode = scenes.Mode(mode)
 				se, err := NewSession(ctx, Config{Server: pgtest.Server(b), Settings: set, DBPrefix: prefix()})
 				if err != nil {
 					b.Fatal(err)

@@ -81,7 +81,7 @@ func (r *Result) Summaries(variant string) []Summary {
 	var out []Summary
 	for _, o := range r.Oracles {
 		s := Summary{
-			Scene: r.Scene.Name, Variant: variant, Mode: r.Settings.Mode, Pipeline: o.Pipeline, Seed: r.Seed,
+			Scene: r.Scene.Name, Variant: variant, Mode: string(r.Settings.Mode), Pipeline: o.Pipeline, Seed: r.Seed,
 			Figures: o.Figures(), OldestAge: o.OldestPendingAge, ExpectedHeld: r.Held, NoneApplied: r.NoneApplied,
 		}
 		for _, c := range r.Checks {

@@ -81,9 +81,11 @@ type Model struct {
 	lesson     lessonPane
 	picker     pickerPane
 	chooser    chooserPane
+	story      storyPane // one message's life, over the body while showStory
 
 	showPicker  bool
 	showChooser bool
+	showStory   bool
 	compareView bool
 	focus       focus
 
@@ -203,7 +205,7 @@ func (m Model) psqlCommands() []string {
 func (m Model) sceneSettings(sc *scenes.Scene) scenes.Settings {
 	set := sc.Settings
 	if m.opts.Mode != "" {
-		set.Mode = m.opts.Mode
+		set.Mode = scenes.Mode(m.opts.Mode)
 	}
 	if m.compareScene == sc.Name {
 		set.Mode = "compare"
@@ -305,6 +307,22 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.buildSim(), m.resize())
 
+	case storyOfMsg:
+		if m.sim == nil {
+			return m, nil
+		}
+		return m, storyCmd(m.sim, msg.entry)
+	case storyMsg:
+		if msg.err != nil {
+			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
+			return m, nil
+		}
+		m.story, m.showStory = newStoryPane(m.st, msg.story), true
+		return m, m.resize()
+	case closeStoryMsg:
+		m.showStory = false
+		return m, m.resize()
+
 	case rewindToMsg:
 		// The point of the log whose command recorded the entry: the
 		// state right after it happened.
@@ -343,7 +361,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.lesson.lesson != nil && m.lesson.stage == stageStep:
 			cmds = append(cmds, m.startChecks())
 		case m.opts.Play:
-			m.caption = m.scene.Title + ": " + oneLine(m.scene.Teaches)
+			m.caption = m.scene.TitleIn(m.opts.Lang) + ": " + oneLine(m.scene.TeachesIn(m.opts.Lang))
 			m.playDelay = m.readTime(m.caption)
 			cmds = append(cmds, m.schedulePlay())
 		case m.opts.Autoplay:
@@ -493,6 +511,11 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.showChooser {
 		var cmd tea.Cmd
 		m.chooser, cmd = m.chooser.Update(msg)
+		return m, cmd
+	}
+	if m.showStory {
+		var cmd tea.Cmd
+		m.story, cmd = m.story.Update(msg)
 		return m, cmd
 	}
 	k := &m.keys
@@ -974,6 +997,8 @@ func (m Model) focusedHelp() help.KeyMap {
 		return m.picker
 	case m.showChooser:
 		return m.chooser
+	case m.showStory:
+		return m.story
 	case m.compareView:
 		return m.timeline
 	case m.focus == focusLesson:
@@ -1077,6 +1102,9 @@ func (m *Model) resize() tea.Cmd {
 	m.lesson.SetSize(l.lesson.w, l.lesson.h)
 	m.picker.SetSize(l.body.w, l.body.h)
 	m.chooser.SetSize(l.body.w, l.body.h)
+	if m.showStory {
+		m.story.SetSize(l.body.w, l.body.h)
+	}
 	m.setFocus()
 	m.updateKeys()
 	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
@@ -1107,6 +1135,8 @@ func (m Model) render() string {
 	switch {
 	case m.showPicker:
 		body = m.picker.View()
+	case m.showStory:
+		body = m.story.View()
 	case m.compareView:
 		body = m.compareBody(l.body)
 	case m.lesson.lesson != nil:
@@ -1227,7 +1257,7 @@ func (m Model) statusView(W int) string {
 		kv("scene", m.scene.Name),
 		st.StatusValue.Render(play),
 		kv("time", clock(m.now)),
-		kv("mode", m.settings.Mode),
+		kv("mode", string(m.settings.Mode)),
 		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
 		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}

@@ -71,10 +71,8 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 // loadScenes reads the scenes and finds the one to open first.
 func loadScenes(opts Options) ([]*scenes.Scene, *scenes.Scene, error) {
-	switch opts.Mode {
-	case "", "outbox", "naive", "compare":
-	default:
-		return nil, nil, &UsageError{fmt.Errorf("--mode %q: want outbox, naive or compare", opts.Mode)}
+	if _, err := scenes.ParseMode(opts.Mode); err != nil {
+		return nil, nil, &UsageError{fmt.Errorf("--mode %w", err)}
 	}
 	all, err := scenes.Load(opts.ScenesDir)
 	if err != nil {

@@ -1,0 +1,67 @@
+package scenes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Mode is which pipelines a scene runs: the one list every flag, header and
+// lesson checks a mode against.
+type Mode string
+
+// The modes.
+const (
+	Outbox  Mode = "outbox"  // the transactional outbox, relay and inbox
+	Naive   Mode = "naive"   // the dual write alone
+	Compare Mode = "compare" // both, side by side
+)
+
+// Modes are the modes, as help lists them.
+var Modes = []Mode{Outbox, Naive, Compare}
+
+// ParseMode reads a mode; "" is no mode (keep the scene's).
+func ParseMode(s string) (Mode, error) {
+	if s == "" || slices.Contains(Modes, Mode(s)) {
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("%q: want outbox, naive or compare", s)
+}
+
+// Actors names the actors a pipeline of that kind ("outbox" or "naive")
+// runs under these settings, in display order: the one list the
+// simulator's pipelines, a scene's checks and a lesson's checks use.
+func (s Settings) Actors(pipeline string) []string {
+	var names []string
+	if pipeline == string(Outbox) {
+		names = append(names, "api")
+		for i := 1; i <= s.Relays; i++ {
+			names = append(names, fmt.Sprintf("relay-%d", i))
+		}
+	} else {
+		names = append(names, "naive")
+	}
+	names = append(names, "accounting")
+	if s.Workers > 1 {
+		names = append(names, "accounting-2")
+	}
+	return append(names, "notifications")
+}
+
+// AllActors names every actor of every pipeline the settings run, once
+// each: the writers and relays of each pipeline, then the consumers both
+// share by name.
+func (s Settings) AllActors() []string {
+	var writers, consumers []string
+	for _, p := range s.Pipelines() {
+		for _, a := range s.Actors(p) {
+			switch {
+			case a == "api" || a == "naive" || strings.HasPrefix(a, "relay-"):
+				writers = append(writers, a)
+			case !slices.Contains(consumers, a):
+				consumers = append(consumers, a)
+			}
+		}
+	}
+	return append(writers, consumers...)
+}

@@ -1,0 +1,44 @@
+package scenes
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseMode(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Mode
+		bad  bool
+	}{
+		{"", "", false}, {"outbox", Outbox, false}, {"naive", Naive, false}, {"compare", Compare, false},
+		{"Outbox", "", true}, {"both", "", true},
+	} {
+		got, err := ParseMode(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("ParseMode(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+// One list of actors per pipeline and settings; every name is one the scene
+// language knows.
+func TestActorsFollowTheSettings(t *testing.T) {
+	set := DefaultSettings()
+	set.Mode, set.Relays, set.Workers = Compare, 2, 2
+	if got, want := set.Actors("outbox"), []string{"api", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
+		t.Errorf("outbox actors %v, want %v", got, want)
+	}
+	if got, want := set.AllActors(), []string{"naive", "api", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
+		t.Errorf("all actors %v, want %v", got, want)
+	}
+	for _, a := range set.AllActors() {
+		if !slices.Contains(Actors, a) {
+			t.Errorf("%s is not in scenes.Actors", a)
+		}
+	}
+	one := DefaultSettings()
+	if got := one.AllActors(); !slices.Equal(got, []string{"api", "relay-1", "accounting", "notifications"}) {
+		t.Errorf("default actors %v", got)
+	}
+}
