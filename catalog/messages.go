@@ -246,6 +246,14 @@ var messages = []struct{ en, es string }{
 	{"Filter: ", "Filtro: "},
 	{" ◂%d queued %d unacked", " ◂%d en cola %d sin ACK"},
 	{" · %d leased", " · %d en lease"},
+	// One message's story.
+	{"its story", "su historia"},
+	{"close", "cerrar"},
+	{"no story: %s", "sin historia: %s"},
+	{"message %d of %d · in %s", "mensaje %d de %d · en %s"},
+	{"lines %d–%d of %d", "líneas %d–%d de %d"},
+	{"Story of %s", "Historia de %s"},
+	{"this entry is about no message: choose one that names an event id", "esta entrada no trata de ningún mensaje: elige una que nombre un id de evento"},
 	// Rewind, fork and save.
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 
@@ -187,7 +188,8 @@ func (se *Session) Scene(ctx context.Context, base *scenes.Scene) (*scenes.Scene
 	}
 	set := se.sim.Settings()
 	set.Seed = se.sim.Seed()
-	sc := &scenes.Scene{Name: base.Name, Title: base.Title, Teaches: base.Teaches, Settings: set, Variants: map[string]scenes.Settings{}}
+	sc := &scenes.Scene{Name: base.Name, Title: base.Title, Teaches: base.Teaches, Translations: maps.Clone(base.Translations),
+		Settings: set, Variants: map[string]scenes.Settings{}}
 	sc.Steps = compact(steps)
 	for _, o := range oracles {
 		for _, f := range o.Figures() {

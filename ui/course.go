@@ -340,7 +340,7 @@ func (m Model) playNext() (tea.Model, tea.Cmd) {
 		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
 			return m, m.enqueue(action{kind: actUnit, user: true})
 		}
-		m.caption = "✓ " + m.scene.Title
+		m.caption = "✓ " + m.scene.TitleIn(m.opts.Lang)
 		return m, m.end()
 	}
 	switch l.stage {

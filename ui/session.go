@@ -32,6 +32,10 @@ func (s saveTo) write(ctx context.Context, se *sim.Session) (string, error) {
 		return "", fmt.Errorf("save the session: %w", err)
 	}
 	sc.Title = s.base.Title + " (a saved session)"
+	if es, ok := sc.Translations["es"]; ok {
+		es.Title += " (una sesión guardada)"
+		sc.Translations["es"] = es
+	}
 	dir := s.dir
 	if dir == "" {
 		dir = sessionsDir

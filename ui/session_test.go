@@ -167,3 +167,53 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 		t.Fatal("walking forward to the end does not give the straight run's timeline")
 	}
 }
+
+// One message's story, by keys: the learner plays the scene, focuses the
+// timeline, picks an entry about the message and presses o; the diagram
+// shows the crash, both publishes and the inbox ignoring the duplicate;
+// esc closes it.
+func TestMessageStoryByKeys(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	for i := 0; d.m.pos.Script < d.m.pos.ScriptLen || d.m.pos.Run != ""; i++ {
+		if i > 400 {
+			t.Fatal("the script does not end")
+		}
+		d.press("n")
+	}
+	for d.m.focus != focusTimeline {
+		d.press("tab")
+	}
+	// Up the timeline to an entry that names the message.
+	for i := 0; ; i++ {
+		e := d.m.timeline.entries[d.m.timeline.selected()]
+		if len(e.MessageIDs) == 1 && e.Pipeline == "outbox" {
+			break
+		}
+		if i > 50 {
+			t.Fatal("no entry names a message")
+		}
+		d.press("up")
+	}
+	d.press("o")
+	if !d.m.showStory {
+		t.Fatalf("o opened no story: %q", d.m.notice)
+	}
+	// The diagram is taller than the screen: page down to its end.
+	screen := d.screen()
+	for range 10 {
+		d.press("pgdown")
+		screen += d.screen()
+	}
+	if d.m.story.top != d.m.story.maxTop() || d.m.story.top == 0 {
+		t.Fatalf("paging stopped at line %d of %d", d.m.story.top, len(d.m.story.lines))
+	}
+	for _, want := range []string{"Story of …", "relay-1", "accounting", "crash", "duplicate", "1 effect"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the story lacks %q:\n%s", want, screen)
+		}
+	}
+	d.press("esc")
+	if d.m.showStory {
+		t.Fatal("esc did not close the story")
+	}
+}

@@ -16,7 +16,7 @@ import (
 const maxEntries = 5000
 
 type timelineKeys struct {
-	Up, Down, Newest, SQL, Rewind key.Binding
+	Up, Down, Newest, SQL, Rewind, Story key.Binding
 }
 
 func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
@@ -26,12 +26,13 @@ func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
 		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("follow newest"))),
 		SQL:    key.NewBinding(key.WithKeys("enter", "x"), key.WithHelp("enter", w.T("show SQL"))),
 		Rewind: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", w.T("rewind to here")), key.WithDisabled()),
+		Story:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("its story"))),
 	}
 }
 
-func (k timelineKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL} }
+func (k timelineKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL, k.Story} }
 func (k timelineKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL, k.Rewind}}
+	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL, k.Story, k.Rewind}}
 }
 
 // rewindToMsg asks the root to take the session back to the point where
@@ -115,6 +116,9 @@ func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 			t.sel = -1
 		case key.Matches(msg, t.keys.SQL):
 			t.showSQL = !t.showSQL
+		case key.Matches(msg, t.keys.Story) && len(t.entries) > 0:
+			entry := t.total - len(t.entries) + t.selected()
+			return t, func() tea.Msg { return storyOfMsg{entry} }
 		case key.Matches(msg, t.keys.Rewind) && len(t.entries) > 0:
 			entry := t.total - len(t.entries) + t.selected()
 			return t, func() tea.Msg { return rewindToMsg{entry} }
