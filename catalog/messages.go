@@ -254,6 +254,18 @@ var messages = []struct{ en, es string }{
 	{"lines %d–%d of %d", "líneas %d–%d de %d"},
 	{"Story of %s", "Historia de %s"},
 	{"this entry is about no message: choose one that names an event id", "esta entrada no trata de ningún mensaje: elige una que nombre un id de evento"},
+	// The metrics that matter (S24); outbox_pending_total is a metric's name.
+	{"oldest pending message age", "edad del pendiente más viejo"},
+	{"publishes per second", "publicaciones por segundo"},
+	{"attempts per message", "intentos por mensaje"},
+	{"max attempts per message", "máx. intentos por mensaje"},
+	{"dead letters", "dead letters"},
+	{"expired leases recovered", "leases vencidos recuperados"},
+	{"leases lost (reclaimed)", "leases perdidos (reclamados)"},
+	{"inbox duplicates ignored", "duplicados ignorados (inbox)"},
+	{"occurred → published", "ocurrido → publicado"},
+	{"published → processed", "publicado → procesado"},
+	{"the naive pipeline has no outbox to measure", "el pipeline naive no tiene outbox que medir"},
 	// Rewind, fork and save.
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

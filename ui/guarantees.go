@@ -244,7 +244,7 @@ func (m metricsPane) row(label, value string, bad bool) string {
 	if bad {
 		v = fs.Bad.Render(value)
 	}
-	return " " + fs.Label.Render(pad(label, 28)) + v
+	return " " + fs.Label.Render(pad(m.st.Words.Word(label), 28)) + v
 }
 
 func age(d time.Duration, pending int64) string {
@@ -268,9 +268,9 @@ func (m metricsPane) lines() []string {
 	}
 	if o == nil {
 		if len(m.oracles) > 0 {
-			return []string{m.st.Pane.Empty.Render("  the naive pipeline has no outbox to measure")}
+			return []string{m.st.Pane.Empty.Render("  " + m.st.Words.T("the naive pipeline has no outbox to measure"))}
 		}
-		return []string{m.st.Pane.Empty.Render("  waiting for the oracle…")}
+		return []string{m.st.Pane.Empty.Render("  " + m.st.Words.T("waiting for the oracle…"))}
 	}
 	return []string{
 		m.row("oldest pending message age", age(o.OldestPendingAge, o.Pending), o.OldestPendingAge > 60*time.Second),
