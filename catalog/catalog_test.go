@@ -43,3 +43,21 @@ func TestPluralOfALaterArgument(t *testing.T) {
 		}
 	}
 }
+
+// A message is in the catalog once: a second entry would silently say the
+// first one's English another way.
+func TestEveryMessageOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, m := range messages {
+		if seen[m.en] {
+			t.Errorf("%q is in the catalog twice", m.en)
+		}
+		seen[m.en] = true
+	}
+	for _, p := range plurals {
+		if seen[p.key] {
+			t.Errorf("%q is both a message and a plural", p.key)
+		}
+		seen[p.key] = true
+	}
+}

@@ -266,6 +266,17 @@ var messages = []struct{ en, es string }{
 	{"occurred → published", "ocurrido → publicado"},
 	{"published → processed", "publicado → procesado"},
 	{"the naive pipeline has no outbox to measure", "el pipeline naive no tiene outbox que medir"},
+	// Booting PostgreSQL.
+	{"the transactional outbox, relay and inbox, on a real PostgreSQL", "el outbox transaccional, el relay y el inbox, sobre un PostgreSQL real"},
+	{"booting PostgreSQL…", "arrancando PostgreSQL…"},
+	{"resolving binaries", "buscando los binarios"},
+	{"recovering", "recuperando"},
+	{"starting", "arrancando"},
+	{"migrating", "migrando"},
+	{"ready", "listo"},
+	{"PostgreSQL did not start:", "PostgreSQL no arrancó:"},
+	{"`outboxlab doctor` prints the same; --pg-bin, --data-dir or --database-url choose another server. q quits.", "`outboxlab doctor` dice lo mismo; --pg-bin, --data-dir o --database-url eligen otro servidor. q sale."},
+	{"a cold boot runs initdb once; later boots reuse the cluster · q quits", "el primer arranque ejecuta initdb una vez; los siguientes reutilizan el clúster · q sale"},
 	// Rewind, fork and save.
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -63,17 +62,17 @@ func (b bootPane) Update(msg tea.Msg) (bootPane, tea.Cmd) {
 }
 
 func (b bootPane) View() string {
-	st := b.st.Boot
+	st, w8 := b.st.Boot, b.st.Words
 	lines := []string{
-		st.Title.Render("outboxlab") + b.st.App.Muted.Render(" · the transactional outbox, relay and inbox, on a real PostgreSQL"),
+		st.Title.Render("outboxlab") + b.st.App.Muted.Render(" · "+w8.T("the transactional outbox, relay and inbox, on a real PostgreSQL")),
 		"",
 	}
 	if len(b.stages) == 0 && b.err == nil {
-		lines = append(lines, b.spin.View()+" "+st.Current.Render("booting PostgreSQL…"))
+		lines = append(lines, b.spin.View()+" "+st.Current.Render(w8.T("booting PostgreSQL…")))
 	}
 	for i, p := range b.stages {
 		last := i == len(b.stages)-1
-		text := p.Stage.String()
+		text := w8.Word(p.Stage.String())
 		if p.Detail != "" {
 			text += "  " + b.st.App.Muted.Render(p.Detail)
 		}
@@ -81,22 +80,22 @@ func (b bootPane) View() string {
 		case last && b.err != nil:
 			lines = append(lines, st.Error.Render("✗ ")+text)
 		case last && !b.done:
-			lines = append(lines, b.spin.View()+" "+st.Current.Render(p.Stage.String())+dim(b.st, p.Detail))
+			lines = append(lines, b.spin.View()+" "+st.Current.Render(w8.Word(p.Stage.String()))+dim(b.st, p.Detail))
 		default:
 			lines = append(lines, st.Done.Render("✓ ")+text)
 		}
 	}
 	if b.err != nil {
-		lines = append(lines, "", st.Error.Render("PostgreSQL did not start:"))
+		lines = append(lines, "", st.Error.Render(w8.T("PostgreSQL did not start:")))
 		w := max(20, b.w-4)
 		for _, l := range strings.Split(b.err.Error(), "\n") {
 			for _, wl := range strings.Split(lipgloss.Wrap(l, w, " /"), "\n") {
 				lines = append(lines, "  "+wl)
 			}
 		}
-		lines = append(lines, "", st.Hint.Render("`outboxlab doctor` prints the same; --pg-bin, --data-dir or --database-url choose another server. q quits."))
+		lines = append(lines, "", st.Hint.Render(w8.T("`outboxlab doctor` prints the same; --pg-bin, --data-dir or --database-url choose another server. q quits.")))
 	} else if !b.done {
-		lines = append(lines, "", st.Hint.Render(fmt.Sprintf("a cold boot runs initdb once; later boots reuse the cluster · q quits")))
+		lines = append(lines, "", st.Hint.Render(w8.T("a cold boot runs initdb once; later boots reuse the cluster · q quits")))
 	}
 	return block(strings.Join(lines, "\n"), b.w, b.h)
 }

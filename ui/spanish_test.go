@@ -8,6 +8,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -51,6 +52,13 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	mm.err = &sim.PostgresDownError{Reason: "postmaster pid 7 is gone (killed, or crashed)",
 		Why: sim.Text{Key: "postmaster pid %d is gone (killed, or crashed)", Args: []any{7}}}
 	views = append(views, mm.statusView(200))
+	boot := newBootPane(m.st)
+	boot.SetSize(120, 20)
+	boot, _ = boot.Update(bootProgressMsg{pgProgress(int(pg.StageResolving), "")})
+	views = append(views, boot.View())
+	boot, _ = boot.Update(bootProgressMsg{pgProgress(int(pg.StageStarting), "")})
+	boot, _ = boot.Update(bootDoneMsg{err: errString("no PostgreSQL")})
+	views = append(views, boot.View())
 	g := newGuaranteesPane(m.st)
 	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
@@ -99,7 +107,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 		t.Error("the timeline shows the English Explain instead of the catalog sentence")
 	}
 	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
-		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido"} {
+		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido", "buscando los binarios", "PostgreSQL no arrancó"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)
 		}
