@@ -202,7 +202,9 @@ func (s *Sim) eachIn(name string, state ActorState, word string, fn func(*runner
 		return err
 	}
 	if len(in) == 0 && s.has(name) {
-		return scriptf("%s is not %s", name, word)
+		err := scriptf("%s is not %s", name, word).(*ScriptError)
+		err.Say = text("%s is not %s", name, Text{Key: word}) // the state, said too
+		return err
 	}
 	for _, r := range in {
 		if err := fn(r); err != nil {

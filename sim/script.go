@@ -11,12 +11,15 @@ import (
 // the scene does not run, `resume` of an actor that is not stalled, `capture`
 // before any request. It is the script's (or the learner's) mistake, not the
 // simulator's: `run` exits 2 for it, the TUI shows it and goes on.
-type ScriptError struct{ Reason string }
+type ScriptError struct {
+	Reason string
+	Say    Text // Reason as a catalog sentence, for a screen in the learner's language
+}
 
 func (e *ScriptError) Error() string { return e.Reason }
 
 func scriptf(format string, args ...any) error {
-	return &ScriptError{Reason: fmt.Sprintf(format, args...)}
+	return &ScriptError{Reason: fmt.Sprintf(format, args...), Say: Text{Key: format, Args: args}}
 }
 
 // actorCommands are the commands whose first argument is an actor.

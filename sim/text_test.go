@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,5 +79,38 @@ func TestEveryActorPhraseIsTranslated(t *testing.T) {
 	}
 	if n < 40 {
 		t.Errorf("found only %d phrases in engine and pg: the patterns no longer match", n)
+	}
+}
+
+// What the simulator refuses reaches the learner's screen as a sentence:
+// each refusal has its Spanish, but for the mistakes only a scene file can
+// make (they name its file and line, or its headers), which `run` prints.
+func TestEveryRefusalIsTranslated(t *testing.T) {
+	authors := []string{"unknown command %q", "%s", "%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop",
+		"%s:%d: %s: %s", "scene %s has no variant %q", "--mode %v", "want %s ACTOR at CHECKPOINT"}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`\bscriptf\(("(?:[^"\\]|\\.)*")`)
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range call.FindAllSubmatch(src, -1) {
+			key, err := strconv.Unquote(string(m[1]))
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			n++
+			if !catalog.Known(key) && !slices.Contains(authors, key) {
+				t.Errorf("%s: the refusal %q has no Spanish in the catalog", f, key)
+			}
+		}
+	}
+	if n < 15 {
+		t.Errorf("found only %d refusals: the pattern no longer matches", n)
 	}
 }

@@ -1290,6 +1290,9 @@ func sayError(err error, w *catalog.Printer) string {
 	if down := (*sim.PostgresDownError)(nil); errors.As(err, &down) {
 		return down.Say().In(w)
 	}
+	if script := (*sim.ScriptError)(nil); errors.As(err, &script) && script.Say.Key != "" {
+		return script.Say.In(w)
+	}
 	return err.Error()
 }
 
