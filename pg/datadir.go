@@ -64,7 +64,7 @@ func (s *Server) claimDataDir(label string) error {
 		return userPath(fmt.Errorf("%s %s: %w", label, dir, err))
 	}
 	if !st.IsDir() {
-		return inputErr(label, fmt.Errorf("%s %s: not a directory; pass an empty or new directory", label, dir))
+		return inputErr(label, said(nil, "%s %s: not a directory; pass an empty or new directory", label, dir))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -81,7 +81,7 @@ func (s *Server) claimDataDir(label string) error {
 	case madeByEarlierOutboxlab(dir, entries):
 		// Its files are outboxlab's: mark it so later boots need no guess.
 	default:
-		return inputErr(label, fmt.Errorf("%s %s: it holds other files (e.g. %s) and is not an outboxlab data directory; pass an empty or new directory", label, dir, strangerIn(entries)))
+		return inputErr(label, said(nil, "%s %s: it holds other files (e.g. %s) and is not an outboxlab data directory; pass an empty or new directory", label, dir, strangerIn(entries)))
 	}
 	if err := writeMarker(filepath.Join(dir, dataDirMarker), dataDirMarkerText); err != nil {
 		return userPath(fmt.Errorf("%s %s: %w", label, dir, err))

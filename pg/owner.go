@@ -35,7 +35,7 @@ func lockOwner(dataDir string) (*os.File, error) {
 		if owner == "" {
 			owner = "unknown"
 		}
-		return nil, fmt.Errorf("%w: %s is used by another outboxlab (pid %s): close it, or give this one its own --data-dir", ErrDataDirInUse, dataDir, owner)
+		return nil, said(ErrDataDirInUse, "data directory in use: %s is used by another outboxlab (pid %s): close it, or give this one its own --data-dir", dataDir, owner)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

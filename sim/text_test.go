@@ -49,6 +49,7 @@ func TestEveryActorPhraseIsTranslated(t *testing.T) {
 	sources := map[string]*regexp.Regexp{
 		"../engine/*.go": regexp.MustCompile(`\bSay\(("(?:[^"\\]|\\.)*")`),
 		"../pg/alive.go": regexp.MustCompile(`\bformat(?:, e\.args)?\s*[:=]+\s*("(?:[^"\\]|\\.)*")`),
+		"../pg/*.go":     regexp.MustCompile(`\bsaid\(\w+, ("(?:[^"\\]|\\.)*")`),
 	}
 	verb := regexp.MustCompile(`%[a-z]`) // "%s: %s" has no words to say
 	n := 0

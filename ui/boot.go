@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/outboxlab/outboxlab/catalog"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func (b bootPane) View() string {
 	if b.err != nil {
 		lines = append(lines, "", st.Error.Render(w8.T("PostgreSQL did not start:")))
 		w := max(20, b.w-4)
-		for _, l := range strings.Split(b.err.Error(), "\n") {
+		for _, l := range strings.Split(sayBootError(w8, b.err), "\n") {
 			for _, wl := range strings.Split(lipgloss.Wrap(l, w, " /"), "\n") {
 				lines = append(lines, "  "+wl)
 			}
@@ -105,4 +106,23 @@ func dim(st *Styles, s string) string {
 		return ""
 	}
 	return "  " + st.App.Muted.Render(s)
+}
+
+// sayBootError is a boot failure in the learner's language where pg keeps
+// its words (pg.Said), else as pg wrote it.
+func sayBootError(w *catalog.Printer, err error) string {
+	format, args, ok := pg.Said(err)
+	if !ok {
+		return err.Error()
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+		if e, isErr := a.(error); isErr {
+			if _, _, said := pg.Said(e); said {
+				out[i] = sayBootError(w, e)
+			}
+		}
+	}
+	return w.Say(format, out)
 }

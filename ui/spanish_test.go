@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -114,5 +116,40 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)
 		}
+	}
+}
+
+// Why PostgreSQL did not start is said in the learner's language where pg
+// keeps its words: here a --data-dir that is a file, through the real Boot.
+func TestBootFailureSpeaksSpanish(t *testing.T) {
+	// A folder every account can reach (the test may run as root, whose
+	// server runs as another account).
+	dir, err := os.MkdirTemp("", "outboxlab-boot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pg.Boot(t.Context(), pg.Options{DataDir: file})
+	if err == nil {
+		t.Fatal("a file as data directory booted")
+	}
+	st := DefaultStyles(true)
+	st.Words = catalog.For("es")
+	b := newBootPane(&st)
+	b.SetSize(120, 20)
+	b, _ = b.Update(bootDoneMsg{err: err})
+	screen := plain(b.View())
+	if !strings.Contains(screen, "no es un directorio") || strings.Contains(screen, "not a directory") {
+		t.Fatalf("the boot failure is not said in Spanish:\n%s", screen)
+	}
+	if !catalog.Known(pg.InstallHelp) {
+		t.Error("pg.InstallHelp has no Spanish in the catalog")
 	}
 }
