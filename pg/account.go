@@ -143,13 +143,13 @@ func (a account) checkReach(path string) error {
 			return fmt.Errorf("%s: check that %s can reach it: %w", path, a.name, err)
 		}
 		if !a.can(st, 0o1) {
-			advice := fmt.Sprintf("choose a directory outside it with --data-dir (e.g. %s)", rootStateDir)
+			advice := said(nil, "choose a directory outside it with --data-dir (e.g. %s)", rootStateDir)
 			if dir == rootStateDir || strings.HasPrefix(rootStateDir, dir+string(filepath.Separator)) || dir == "/" {
 				// The usual example is inside the blocked directory; and
 				// outboxlab changes the mode only of directories it created.
-				advice = fmt.Sprintf("outboxlab did not create %s and leaves its mode alone: make it searchable (chmod o+x %s) or choose another directory with --data-dir", dir, dir)
+				advice = said(nil, "outboxlab did not create %s and leaves its mode alone: make it searchable (chmod o+x %s) or choose another directory with --data-dir", dir, dir)
 			}
-			return fmt.Errorf("%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; %s", path, a.name, dir, st.Mode().Perm(), advice)
+			return said(nil, "%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; %s", path, a.name, dir, st.Mode().Perm(), advice)
 		}
 		if dir == filepath.Dir(dir) {
 			return nil

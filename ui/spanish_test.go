@@ -149,6 +149,14 @@ func TestBootFailureSpeaksSpanish(t *testing.T) {
 	if !strings.Contains(screen, "no es un directorio") || strings.Contains(screen, "not a directory") {
 		t.Fatalf("the boot failure is not said in Spanish:\n%s", screen)
 	}
+	if os.Geteuid() == 0 {
+		// As root, a folder the server's account cannot reach is said too.
+		_, err := pg.Boot(t.Context(), pg.Options{DataDir: filepath.Join(t.TempDir(), "data")})
+		b, _ = b.Update(bootDoneMsg{err: err})
+		if screen := plain(b.View()); !strings.Contains(screen, "no es accesible para") {
+			t.Errorf("an unreachable data directory is not said in Spanish:\n%s", screen)
+		}
+	}
 	if !catalog.Known(pg.InstallHelp) {
 		t.Error("pg.InstallHelp has no Spanish in the catalog")
 	}
