@@ -50,34 +50,34 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		return ""
 	}
 	switch st.Cmd {
-	case "request":
+	case scenes.CmdRequest:
 		return s.request(st)
-	case "resend", "resend-other":
-		return s.resend(st.Cmd == "resend-other", st.KV["key"])
-	case "capture":
+	case scenes.CmdResend, scenes.CmdResendOther:
+		return s.resend(st.Cmd == scenes.CmdResendOther, st.KV["key"])
+	case scenes.CmdCapture:
 		return s.capture()
-	case "crash", "stall", "fail-commit", "drop-commit":
+	case string(scenes.Crash), string(scenes.Stall), string(scenes.FailCommit), string(scenes.DropCommit):
 		if len(st.Args) == 3 && arg(1) == "at" {
 			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
 		}
-		if st.Cmd != "crash" || len(st.Args) != 1 {
+		if st.Cmd != string(scenes.Crash) || len(st.Args) != 1 {
 			return scriptf("want %s ACTOR at CHECKPOINT", st.Cmd)
 		}
 		return s.crashNow(ctx, arg(0))
-	case "resume":
+	case scenes.CmdResume:
 		return s.eachIn(arg(0), Stalled, "stalled", func(r *runner) error {
 			r.state = Paused
 			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at)}.with(text("%s resumes at %s, unaware of how much time has passed", r.name, r.at)))
 			return nil
 		})
-	case "restart":
+	case scenes.CmdRestart:
 		return s.eachIn(arg(0), Crashed, "crashed", func(r *runner) error { return s.restart(r, false) })
-	case "duplicate":
+	case scenes.CmdDuplicate:
 		for _, p := range s.pipes {
 			p.broker.DuplicateNext()
 		}
 		s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)")))
-	case "broker":
+	case scenes.CmdBroker:
 		down := arg(0) == "down"
 		for _, p := range s.pipes {
 			p.broker.SetDown(down)
@@ -88,18 +88,18 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		} else {
 			s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker is back up")))
 		}
-	case "restart-postgres":
+	case scenes.CmdRestartPostgres:
 		if s.srv.External() {
 			return scriptf("restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop")
 		}
 		return s.restartPostgres(ctx)
-	case "advance":
+	case scenes.CmdAdvance:
 		d, err := time.ParseDuration(arg(0))
 		if err != nil {
 			return err
 		}
 		s.advance(d)
-	case "step":
+	case scenes.CmdStep:
 		n := 1
 		if len(st.Args) == 2 {
 			n, _ = strconv.Atoi(st.Args[1])
@@ -115,7 +115,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 				return err
 			}
 		}
-	case "next":
+	case scenes.CmdNext:
 		// What Step does, n times: a session's log says a run of the
 		// learner's n presses (or the screen's animated run) this way.
 		n := 1
@@ -127,9 +127,9 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 				return err
 			}
 		}
-	case "until":
+	case scenes.CmdUntil:
 		return s.until(ctx, arg(0), engine.Checkpoint(arg(1)))
-	case "finish":
+	case scenes.CmdFinish:
 		return s.eachActor(arg(0), func(r *runner) error {
 			for i := 0; i < maxSteps; i++ {
 				moved, err := s.stepActor(ctx, r)
@@ -142,13 +142,13 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 			}
 			return scriptf("%s did not finish", r.name)
 		})
-	case "run":
+	case scenes.CmdRun:
 		return s.runQuiet(ctx)
-	case "drain":
+	case scenes.CmdDrain:
 		return s.drain(ctx)
-	case "requeue":
+	case scenes.CmdRequeue:
 		return s.requeueDead(ctx)
-	case "prune":
+	case scenes.CmdPrune:
 		d, err := time.ParseDuration(arg(2))
 		if err != nil {
 			return err

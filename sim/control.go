@@ -62,20 +62,20 @@ func (se *Session) Play(ctx context.Context) (u Unit, moved bool, err error) {
 
 func (se *Session) nextUnit() Unit {
 	if se.run != "" {
-		if se.quiet && se.run == "drain" {
+		if se.quiet && se.run == scenes.CmdDrain {
 			for _, a := range se.sim.Actors() {
 				if a.State == Crashed {
-					return Unit{Step: scenes.Step{Cmd: "restart", Args: []string{a.Name}}, Script: true, InRun: true}
+					return Unit{Step: scenes.Restart(a.Name), Script: true, InRun: true}
 				}
 			}
-			return Unit{Step: scenes.Step{Cmd: "drain"}, Script: true, InRun: true}
+			return Unit{Step: scenes.Drain, Script: true, InRun: true}
 		}
 		return Unit{Step: Next, Script: true, InRun: true}
 	}
 	if se.cursor < len(se.script) {
 		st := se.script[se.cursor]
 		se.cursor++
-		if st.Cmd == "run" || st.Cmd == "drain" {
+		if st.Cmd == scenes.CmdRun || st.Cmd == scenes.CmdDrain {
 			se.run, se.quiet = st.Cmd, false
 			return Unit{Step: Next, Script: true, InRun: true}
 		}
@@ -94,11 +94,11 @@ func (se *Session) settle(u Unit, moved bool, err error) {
 	switch {
 	case err != nil:
 		se.run = ""
-	case u.Step.Cmd == "drain":
+	case u.Step.Cmd == scenes.CmdDrain:
 		se.run, se.quiet = "", false
 	case u.Step.Cmd != Next.Cmd: // a restart: go on stepping
 		se.quiet = false
-	case !moved && se.run == "run":
+	case !moved && se.run == scenes.CmdRun:
 		se.run = ""
 	case !moved:
 		se.quiet = true

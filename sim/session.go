@@ -13,7 +13,7 @@ import (
 
 // Next is the command the simulator's n key is: one step of the scheduler's
 // choice (scene language: next).
-var Next = scenes.Step{Cmd: "next"}
+var Next = scenes.Next
 
 // Session is a simulation with the log of everything done to it: scene
 // commands, keys (as the commands they are) and each step of an animated

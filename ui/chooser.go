@@ -3,9 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -250,23 +252,26 @@ func (c chooserPane) steps(what string) []scenes.Step {
 func (c chooserPane) step(what string) scenes.Step {
 	switch c.fault {
 	case "advance":
-		return scenes.Step{Cmd: "advance", Args: []string{what}}
+		d, _ := time.ParseDuration(what) // the dialog's own choices
+		return scenes.Advance(d)
 	case "move":
 		switch what {
-		case "step", "finish":
-			return scenes.Step{Cmd: what, Args: []string{c.actor}}
+		case scenes.CmdStep:
+			return scenes.StepActor(c.actor)
+		case scenes.CmdFinish:
+			return scenes.Finish(c.actor)
 		}
-		return scenes.Step{Cmd: "until", Args: []string{c.actor, what}}
+		return scenes.Until(c.actor, engine.Checkpoint(what))
 	}
 	switch what {
-	case "restart":
-		return scenes.Step{Cmd: "restart", Args: []string{c.actor}}
-	case "resume":
-		return scenes.Step{Cmd: "resume", Args: []string{c.actor}}
+	case scenes.CmdRestart:
+		return scenes.Restart(c.actor)
+	case scenes.CmdResume:
+		return scenes.Resume(c.actor)
 	case "now":
-		return scenes.Step{Cmd: c.fault, Args: []string{c.actor}}
+		return scenes.CrashNow(c.actor)
 	}
-	return scenes.Step{Cmd: c.fault, Args: []string{c.actor, "at", what}}
+	return scenes.Arm(scenes.Fault(c.fault), c.actor, engine.Checkpoint(what))
 }
 
 // checkpointsFor lists the checkpoints an actor can reach.

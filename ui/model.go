@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -620,23 +621,19 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Drain):
 		m.notice = ""
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "drain"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Drain, user: true})
 	case key.Matches(msg, k.Requeue):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "requeue"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Requeue, user: true})
 	case key.Matches(msg, k.Capture):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "capture"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Capture, user: true})
 	case key.Matches(msg, k.Reuse):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend-other", KV: map[string]string{"key": fmt.Sprintf("k-%d", m.requests)}}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.ResendOther(fmt.Sprintf("k-%d", m.requests)), user: true})
 	case key.Matches(msg, k.Duplicate):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "duplicate"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Duplicate, user: true})
 	case key.Matches(msg, k.Broker):
-		state := "down"
-		if m.brokerDown {
-			state = "up"
-		}
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "broker", Args: []string{state}}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Broker(m.brokerDown), user: true})
 	case key.Matches(msg, k.RestartPG):
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "restart-postgres"}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.RestartPostgres, user: true})
 	case key.Matches(msg, k.FailNext):
 		if m.settings.Mode == "compare" {
 			// Two writers run: ask which one's COMMIT fails, rather than
@@ -649,23 +646,17 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
 	case key.Matches(msg, k.Payment), key.Matches(msg, k.Poison):
 		m.requests++
-		st := scenes.Step{Cmd: "request", KV: map[string]string{
-			"amount": fmt.Sprint(1000 + 250*m.requests), "client": "acme", "key": fmt.Sprintf("k-%d", m.requests),
-		}}
-		if key.Matches(msg, k.Poison) {
-			// Its payload fails the topic's schema: the broker refuses it
-			// every time, until the relay dead-letters it (S15).
-			st.Args = []string{"poison"}
-		}
+		// A poison payload fails the topic's schema: the broker refuses it
+		// every time, until the relay dead-letters it (S15).
+		st := scenes.Request(1000+250*m.requests, "acme", fmt.Sprintf("k-%d", m.requests), key.Matches(msg, k.Poison))
 		m.updateKeys()
 		return m, m.enqueue(action{kind: actDo, step: st, user: true})
 	case key.Matches(msg, k.Resend):
 		// The learner's own last payment, by its key: not a request the
 		// scene's script sent since.
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "resend", KV: map[string]string{"key": fmt.Sprintf("k-%d", m.requests)}}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Resend(fmt.Sprintf("k-%d", m.requests)), user: true})
 	case key.Matches(msg, k.Advance):
-		d := m.settings.Lease + time.Second
-		return m, m.enqueue(action{kind: actDo, step: scenes.Step{Cmd: "advance", Args: []string{d.String()}}, user: true})
+		return m, m.enqueue(action{kind: actDo, step: scenes.Advance(m.settings.Lease + time.Second), user: true})
 	}
 	// Everything else is the focused pane's.
 	var cmd tea.Cmd
@@ -685,13 +676,13 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // checkpoint that comes just before its COMMIT.
 func failCommitStep(kind string, set scenes.Settings) scenes.Step {
 	if kind == "naive" {
-		at := "naive.inserted"
+		at := engine.NaiveInserted
 		if set.Naive == "publish-then-commit" {
-			at = "naive.published"
+			at = engine.NaivePublished
 		}
-		return scenes.Step{Cmd: "fail-commit", Args: []string{"naive", "at", at}}
+		return scenes.Arm(scenes.FailCommit, "naive", at)
 	}
-	return scenes.Step{Cmd: "fail-commit", Args: []string{"api", "at", "api.inserted"}}
+	return scenes.Arm(scenes.FailCommit, "api", engine.APIInserted)
 }
 
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {

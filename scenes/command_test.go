@@ -1,0 +1,50 @@
+package scenes
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// Every command value writes a line the scene language reads back to the
+// same command.
+func TestCommandValuesReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		st   Step
+		want string
+	}{
+		{Request(1250, "acme", "k-1", false), "request amount=1250 client=acme key=k-1"},
+		{Request(1500, "acme", "k-2", true), "request poison amount=1500 client=acme key=k-2"},
+		{Arm(Crash, "relay-1", engine.RelayPublished), "crash relay-1 at relay.published"},
+		{Arm(FailCommit, "naive", engine.NaiveInserted), "fail-commit naive at naive.inserted"},
+		{CrashNow("outbox/accounting"), "crash outbox/accounting"},
+		{Resend("k-3"), "resend key=k-3"},
+		{ResendOther("k-3"), "resend-other key=k-3"},
+		{Restart("api"), "restart api"},
+		{Resume("relay-2"), "resume relay-2"},
+		{StepActor("notifications"), "step notifications"},
+		{Finish("api"), "finish api"},
+		{Until("accounting", engine.ConsumerInboxInserted), "until accounting consumer.inbox_inserted"},
+		{Advance(2 * time.Minute), "advance 2m"},
+		{Advance(31 * time.Second), "advance 31s"},
+		{Advance(90 * time.Minute), "advance 1h30m"},
+		{Broker(false), "broker down"},
+		{Broker(true), "broker up"},
+		{Capture, "capture"}, {Duplicate, "duplicate"}, {RestartPostgres, "restart-postgres"},
+		{Next, "next"}, {Run, "run"}, {Drain, "drain"}, {Requeue, "requeue"},
+	} {
+		if got := tc.st.String(); got != tc.want {
+			t.Errorf("%+v writes %q, want %q", tc.st, got, tc.want)
+		}
+		sc, err := Parse("t", "t.scene", strings.NewReader("title: t\nteaches: t\nrelays: 2\nworkers: 2\nmode: compare\n"+tc.want+"\nexpect outbox lost_events == 0\n"))
+		if err != nil {
+			t.Errorf("%q does not parse: %v", tc.want, err)
+			continue
+		}
+		if got := sc.Steps[0].String(); got != tc.want {
+			t.Errorf("%q reads back as %q", tc.want, got)
+		}
+	}
+}
