@@ -35,14 +35,6 @@ var Checkpoints = []engine.Checkpoint{
 	engine.ConsumerInboxInserted, engine.ConsumerDuplicate, engine.ConsumerVersionGap, engine.ConsumerEffectApplied, engine.ConsumerCommitted, engine.ConsumerAcked,
 }
 
-// Figures are the oracle figures an expectation may name.
-var Figures = []string{
-	"payments", "outbox_rows", "published", "publishes", "deliveries", "duplicates_delivered",
-	"duplicates_ignored", "effects", "ledger_entries", "notifications", "lost_events",
-	"phantom_effects", "duplicate_effects", "dead_lettered", "pending", "max_attempts",
-	"version_gaps", "lost_leases", "double_leases", "crashes", "conflicts", "replays",
-}
-
 // Command documents one scene command: its form and what it does.
 type Command struct {
 	Form, Does string

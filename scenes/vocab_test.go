@@ -42,3 +42,17 @@ func TestActorsFollowTheSettings(t *testing.T) {
 		t.Errorf("default actors %v", got)
 	}
 }
+
+// The figure table names each figure once, with a label and a meaning.
+func TestFigureTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range FigureTable {
+		if seen[f.Name] || f.Label == "" || f.Meaning == "" {
+			t.Errorf("figure %+v: a name twice, or no label or meaning", f)
+		}
+		seen[f.Name] = true
+	}
+	if len(Figures) != len(FigureTable) || FigureLabel("outbox_rows") != "outbox rows" || FigureLabel("nope") != "" {
+		t.Errorf("Figures %v, FigureLabel wrong", Figures)
+	}
+}

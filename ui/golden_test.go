@@ -40,6 +40,32 @@ func golden(t *testing.T, name, view string) {
 	}
 }
 
+// goldenANSI is golden with the colours kept: for panes where colour
+// carries the meaning (a red violation, a green ✓), a change of colour is a
+// change of what the screen says. The file holds the escapes as they are.
+func goldenANSI(t *testing.T, name, view string) {
+	t.Helper()
+	lines := strings.Split(view, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	got := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join("testdata", name+".ansi.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui/ -run %s -update)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s (colours included):\n--- got ---\n%q\n--- want ---\n%q", name, path, got, want)
+	}
+}
+
 func plain(view string) string {
 	lines := strings.Split(ansi.Strip(view), "\n")
 	for i, l := range lines {
@@ -189,12 +215,14 @@ func TestGuaranteesPaneGolden(t *testing.T) {
 	g, _ = g.Update(oraclesMsg{fixtureOracles()})
 	g.SetSize(100, 10)
 	golden(t, "guarantees_compare_100", g.View())
+	goldenANSI(t, "guarantees_compare_100", g.View())
 	g.SetSize(80, 5)
 	golden(t, "guarantees_compact_80", g.compactView())
 
 	g, _ = g.Update(oraclesMsg{fixtureBadOracle()})
 	g.SetSize(44, 10)
 	golden(t, "guarantees_violations_44", g.View())
+	goldenANSI(t, "guarantees_violations_44", g.View())
 
 	// PostgreSQL stopped: no figure stays on screen as if checked.
 	g, _ = g.Update(staleMsg{why: "postmaster pid 4242 is gone"})

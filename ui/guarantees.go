@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -114,7 +115,7 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	// The three labels line up, one space past the longest in this
 	// language ("efectos duplicados" is 18 wide).
 	col := 18
-	for _, l := range []string{"lost events", "phantom effects", "duplicate effects"} {
+	for _, l := range []string{scenes.FigureLabel("lost_events"), scenes.FigureLabel("phantom_effects"), scenes.FigureLabel("duplicate_effects")} {
 		col = max(col, ansi.StringWidth(w8.Word(l))+1)
 	}
 	violation := func(label string, n int64, example, what string) string {
@@ -129,38 +130,38 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 		return s
 	}
 	lines = append(lines,
-		violation("lost events", o.LostEvents, o.LostExample, "payment"),
-		violation("phantom effects", o.PhantomEffects, o.PhantomExample, "message"),
-		violation("duplicate effects", o.DuplicateEffects, o.DuplicateExample, "message"),
+		violation(scenes.FigureLabel("lost_events"), o.LostEvents, o.LostExample, "payment"),
+		violation(scenes.FigureLabel("phantom_effects"), o.PhantomEffects, o.PhantomExample, "message"),
+		violation(scenes.FigureLabel("duplicate_effects"), o.DuplicateEffects, o.DuplicateExample, "message"),
 	)
 	figs := []figure{
-		{"payments", num(o.Payments), false},
-		{"effects", num(o.Effects), false},
+		{scenes.FigureLabel("payments"), num(o.Payments), false},
+		{scenes.FigureLabel("effects"), num(o.Effects), false},
 	}
 	if o.Pipeline == "outbox" {
 		figs = append(figs,
-			figure{"outbox rows", num(o.OutboxRows), false},
-			figure{"published", fmt.Sprintf("%d/%d", o.Published, o.OutboxRows), false},
+			figure{scenes.FigureLabel("outbox_rows"), num(o.OutboxRows), false},
+			figure{scenes.FigureLabel("published"), fmt.Sprintf("%d/%d", o.Published, o.OutboxRows), false},
 		)
 	}
 	figs = append(figs,
-		figure{"publishes", num(o.Publishes), false},
-		figure{"deliveries", num(o.Deliveries), false},
-		figure{"dup. delivered", num(o.DuplicatesDelivered), false},
-		figure{"dup. ignored", num(o.DuplicatesIgnored), false},
+		figure{scenes.FigureLabel("publishes"), num(o.Publishes), false},
+		figure{scenes.FigureLabel("deliveries"), num(o.Deliveries), false},
+		figure{scenes.FigureLabel("duplicates_delivered"), num(o.DuplicatesDelivered), false},
+		figure{scenes.FigureLabel("duplicates_ignored"), num(o.DuplicatesIgnored), false},
 	)
 	if o.Pipeline == "outbox" {
 		figs = append(figs,
-			figure{"dead-lettered", num(o.DeadLettered), false},
-			figure{"double leases", num(o.DoubleLeases), o.DoubleLeases > 0},
+			figure{scenes.FigureLabel("dead_lettered"), num(o.DeadLettered), false},
+			figure{scenes.FigureLabel("double_leases"), num(o.DoubleLeases), o.DoubleLeases > 0},
 		)
 	}
-	figs = append(figs, figure{"crashes", num(o.Crashes), false})
+	figs = append(figs, figure{scenes.FigureLabel("crashes"), num(o.Crashes), false})
 	if o.Conflicts > 0 || o.Replays > 0 {
-		figs = append(figs, figure{"422 conflicts", num(o.Conflicts), false}, figure{"replays", num(o.Replays), false})
+		figs = append(figs, figure{scenes.FigureLabel("conflicts"), num(o.Conflicts), false}, figure{scenes.FigureLabel("replays"), num(o.Replays), false})
 	}
 	if o.VersionGaps > 0 {
-		figs = append(figs, figure{"version gaps", num(o.VersionGaps), false})
+		figs = append(figs, figure{scenes.FigureLabel("version_gaps"), num(o.VersionGaps), false})
 	}
 	return append(lines, g.grid(figs, w)...)
 }
