@@ -17,7 +17,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+// TestMain runs the tests with colours whatever the shell says: the goldens
+// are drawn as a colour terminal draws them (a test of NO_COLOR sets it).
+func TestMain(m *testing.M) {
+	os.Unsetenv("NO_COLOR")
+	pgtest.Main(m)
+}
 
 // golden compares a view, ANSI stripped and trailing spaces trimmed, with
 // testdata/name.golden.
