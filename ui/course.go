@@ -1,17 +1,14 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/sim"
 )
 
 // A lesson runs on the root model: the root owns the simulator and the
@@ -19,15 +16,23 @@ import (
 // (lessons.Step.Eval reads the actors' states, which only holds while no
 // other operation runs) right after each action's result comes back.
 
+// courseState is the lesson mode's own state: the course, the timeline's
+// length when the current step began, and the learner's saved progress.
+type courseState struct {
+	all      []*lessons.Lesson
+	since    int
+	progress *lessons.Progress
+}
+
 // openLesson shows a lesson at its first step; the simulator for it is
 // built by buildSim, when the server is up.
 func (m *Model) openLesson(l *lessons.Lesson) {
 	pos, next := "", (*lessons.Lesson)(nil)
-	for i, c := range m.course {
+	for i, c := range m.course.all {
 		if c == l {
-			pos = fmt.Sprintf("%d/%d", i+1, len(m.course))
-			if i+1 < len(m.course) {
-				next = m.course[i+1]
+			pos = fmt.Sprintf("%d/%d", i+1, len(m.course.all))
+			if i+1 < len(m.course.all) {
+				next = m.course.all[i+1]
 			}
 		}
 	}
@@ -35,8 +40,8 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 		m.scene = sc
 	}
 	var seed uint64
-	if m.progress != nil {
-		seed = m.progress.QuizSeed
+	if m.course.progress != nil {
+		seed = m.course.progress.QuizSeed
 	}
 	m.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
 	m.settings = l.Steps[0].Settings
@@ -48,7 +53,7 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 // checkAction evaluates the current step's checks; mark says the step
 // begins now.
 func (m *Model) checkAction(mark bool) action {
-	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: m.since}
+	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: m.course.since}
 }
 
 // startChecks begins the current step on the running simulator: the
@@ -60,12 +65,12 @@ func (m *Model) startChecks() tea.Cmd {
 	if m.opts.Play {
 		st := m.lesson.current()
 		lb := m.lesson.lang()
-		m.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
+		m.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
 		text := st.Read + " " + st.Task
 		if m.lesson.step == 0 {
 			text += " " + m.lesson.lesson.Intro
 		}
-		m.playDelay = m.readTime(text)
+		m.play.delay = m.readTime(text)
 	}
 	return m.enqueue(m.checkAction(true))
 }
@@ -76,7 +81,7 @@ func (m *Model) checked(a action, r evalResult) tea.Cmd {
 		return nil // stale: the step moved on
 	}
 	if a.mark {
-		m.since = r.since
+		m.course.since = r.since
 	}
 	m.lesson.setOutcomes(r.outcomes, r.passed)
 	if !r.passed {
@@ -85,8 +90,8 @@ func (m *Model) checked(a action, r evalResult) tea.Cmd {
 	// A run the learner started goes on until nothing moves, as the task
 	// says; the why is on screen meanwhile.
 	m.updateKeys()
-	if m.progress != nil {
-		m.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
+	if m.course.progress != nil {
+		m.course.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
 		return m.saveProgress()
 	}
 	return nil
@@ -116,8 +121,8 @@ func (m *Model) lessonNext() tea.Cmd {
 			l.answer()
 			break
 		}
-		if !l.nextQuestion() && m.progress != nil {
-			m.progress.MarkDone(l.lesson.Name, time.Now())
+		if !l.nextQuestion() && m.course.progress != nil {
+			m.course.progress.MarkDone(l.lesson.Name, time.Now())
 			m.updateKeys()
 			return tea.Batch(m.saveProgress(), m.resize())
 		}
@@ -150,8 +155,8 @@ type progressSavedMsg struct{ err error }
 // saveProgress writes a copy of the progress, so the command reads nothing
 // Update may change.
 func (m *Model) saveProgress() tea.Cmd {
-	p := *m.progress
-	p.Lessons = maps.Clone(m.progress.Lessons)
+	p := *m.course.progress
+	p.Lessons = maps.Clone(m.course.progress.Lessons)
 	return func() tea.Msg { return progressSavedMsg{p.Save()} }
 }
 
@@ -277,186 +282,15 @@ func (m Model) lessonBody(l screen) string {
 type playTickMsg struct{ tag int }
 
 // schedulePlay arms play's next move after the current caption's pause.
-func (m *Model) schedulePlay() tea.Cmd {
-	if !m.opts.Play {
-		return nil
-	}
-	m.playTag++
-	tag := m.playTag
-	return tea.Tick(m.playDelay, func(time.Time) tea.Msg { return playTickMsg{tag} })
-}
-
 // readTime is how long a caption stays: long enough to read it (about 200
 // words a minute, and a moment more), scaled by --speed.
-func (m Model) readTime(text string) time.Duration {
-	words := len(strings.Fields(text))
-	d := time.Second + time.Duration(words)*300*time.Millisecond
-	speed := m.opts.Speed
-	if speed <= 0 {
-		speed = 1
-	}
-	return time.Duration(float64(d) / speed)
-}
-
 // captionFor captions an action with what it added to the timeline.
-func (m *Model) captionFor(a action, entries []sim.Entry) {
-	if !m.opts.Play {
-		return
-	}
-	var text []string
-	for _, e := range entries {
-		switch {
-		case e.Explain == "":
-		case strings.HasPrefix(e.Explain, e.Actor+" "):
-			text = append(text, e.Explain)
-		default:
-			text = append(text, e.Actor+": "+e.Explain)
-		}
-	}
-	switch {
-	case len(text) > 0:
-		m.caption = strings.Join(text, " · ")
-		m.playDelay = m.readTime(m.caption)
-	case a.kind == actDo:
-		m.caption = "→ " + a.step.String()
-		m.playDelay = m.readTime(m.caption)
-	default:
-		m.playDelay = m.readTime("")
-	}
-}
-
 // playNext is play's next move: the next command of the script (a scene's,
 // or the step's solution), the next step once the why was read, the quiz
 // answered question by question, and at the end, quit.
-func (m Model) playNext() (tea.Model, tea.Cmd) {
-	if m.sim == nil || m.busy || len(m.queue) > 0 {
-		return m, nil // what runs now schedules the next move when it returns
-	}
-	if m.playEnding {
-		return m, tea.Quit
-	}
-	l := &m.lesson
-	if l.lesson == nil {
-		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
-			return m, m.enqueue(action{kind: actUnit, user: true})
-		}
-		m.caption = "✓ " + m.scene.TitleIn(m.opts.Lang)
-		return m, m.end()
-	}
-	switch l.stage {
-	case stageStep:
-		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
-			return m, m.enqueue(action{kind: actUnit, user: true})
-		}
-		m.playErr = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
-		if m.err != nil {
-			m.playErr = errors.Join(m.playErr, m.err)
-		}
-		m.caption = "✗ " + m.playErr.Error()
-		return m, m.end()
-	case stagePassed:
-		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
-			// Play the solution to its end, as lessons.Step.Solve does.
-			return m, m.enqueue(action{kind: actUnit, user: true})
-		}
-		if !m.whyShown {
-			lb := l.lang()
-			m.whyShown = true
-			m.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
-			m.playDelay = m.readTime(m.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
-		}
-		m.whyShown = false
-		cmd := m.lessonNext()
-		if l.stage == stageQuiz {
-			m.playDelay = m.readTime(m.questionText())
-			return m, tea.Batch(cmd, m.schedulePlay())
-		}
-		return m, cmd // the step's checks (or its fresh simulator) schedule the next move
-	case stageQuiz:
-		if !l.answered {
-			l.choose(l.lesson.Quiz[l.question].Answer())
-			l.answer()
-			c := l.lesson.Quiz[l.question].Choices[l.choice]
-			m.caption = "✓ " + oneLine(c.Text) + " " + oneLine(c.Because)
-			m.playDelay = m.readTime(m.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
-		}
-		if l.nextQuestion() {
-			m.caption = m.questionText()
-			m.playDelay = m.readTime(m.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
-		}
-		m.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
-		return m, tea.Batch(m.resize(), m.end())
-	}
-	return m, m.end()
-}
-
 // questionText is the question on screen with its choices, for a caption.
-func (m Model) questionText() string {
-	q := m.lesson.lesson.Quiz[m.lesson.question]
-	parts := []string{oneLine(q.Text)}
-	for i, c := range q.Choices {
-		parts = append(parts, fmt.Sprintf("%d. %s", i+1, oneLine(c.Text)))
-	}
-	return strings.Join(parts, "  ")
-}
-
 // end holds the last frame a moment, then quits.
-func (m *Model) end() tea.Cmd {
-	m.playEnding = true
-	m.playDelay = m.readTime(m.caption) + m.readTime("")
-	return tea.Batch(m.resize(), m.schedulePlay())
-}
-
 // playKey is the keyboard during play: q quits, space pauses and resumes,
 // ? shows the keys; nothing else is needed.
-func (m Model) playKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	switch {
-	case msg.String() == "q":
-		return m, tea.Quit
-	case msg.String() == "space":
-		m.playPaused = !m.playPaused
-		if m.playPaused {
-			m.notice = m.st.Words.T("paused: space resumes")
-			m.updateKeys()
-			return m, nil
-		}
-		m.notice = ""
-		m.playDelay = 0
-		m.updateKeys()
-		return m, m.schedulePlay()
-	}
-	return m, nil
-}
-
 // captionLines is play's caption wrapped to the width.
-func (m Model) captionLines(w int) []string {
-	if m.caption == "" {
-		return []string{""}
-	}
-	return strings.Split(lipgloss.Wrap(unmark(m.caption), max(10, w-2), " "), "\n")
-}
-
-// unmark drops the Markdown marks a lesson's text carries (`code`,
-// **bold**): a caption is plain text, and raw backticks read as noise.
-var unmark = strings.NewReplacer("`", "", "**", "").Replace
-
 // captionView draws the caption, h lines, full width.
-func (m Model) captionView(w, h int) string {
-	lines := m.captionLines(w)
-	if len(lines) > h {
-		lines = lines[:h]
-		lines[h-1] = fitLine(lines[h-1]+"…", w-2)
-	}
-	out := make([]string, h)
-	for i := range out {
-		t := ""
-		if i < len(lines) {
-			t = lines[i]
-		}
-		out[i] = m.st.Lesson.Caption.Render(fitLine(" "+t, w))
-	}
-	return strings.Join(out, "\n")
-}

@@ -18,7 +18,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -109,18 +108,10 @@ type Model struct {
 
 	// A guided lesson (lesson.lesson != nil): its course, the timeline
 	// length when the step began, and the learner's saved progress.
-	course   []*lessons.Lesson
-	since    int
-	progress *lessons.Progress
+	course courseState
 
 	// `outboxlab play`: captions, and the tagged tick that drives it.
-	caption    string
-	playDelay  time.Duration
-	playTag    int
-	playPaused bool
-	playEnding bool
-	whyShown   bool  // play captioned the passed step's why
-	playErr    error // play could not finish (a solution that did not pass)
+	play playState
 
 	refreshing bool
 	dirty      bool
@@ -220,7 +211,7 @@ func (m *Model) buildSim() tea.Cmd {
 	m.simID++
 	if st := m.lesson.current(); st != nil {
 		m.settings = st.Settings
-		m.since = 0
+		m.course.since = 0
 	} else {
 		m.settings = m.sceneSettings(m.scene)
 	}
@@ -362,8 +353,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case m.lesson.lesson != nil && m.lesson.stage == stageStep:
 			cmds = append(cmds, m.startChecks())
 		case m.opts.Play:
-			m.caption = m.scene.TitleIn(m.opts.Lang) + ": " + oneLine(m.scene.TeachesIn(m.opts.Lang))
-			m.playDelay = m.readTime(m.caption)
+			m.play.caption = m.scene.TitleIn(m.opts.Lang) + ": " + oneLine(m.scene.TeachesIn(m.opts.Lang))
+			m.play.delay = m.readTime(m.play.caption)
 			cmds = append(cmds, m.schedulePlay())
 		case m.opts.Autoplay:
 			m.playing = true
@@ -434,7 +425,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.actionDone(msg)
 
 	case playTickMsg:
-		if msg.tag != m.playTag || m.playPaused {
+		if msg.tag != m.play.tag || m.play.paused {
 			return m, nil
 		}
 		return m.playNext()
@@ -941,7 +932,7 @@ func (m *Model) updateKeys() {
 		}
 		k.Quit.SetEnabled(true)
 		k.Play.SetEnabled(m.phase == phaseRunning)
-		if m.playPaused {
+		if m.play.paused {
 			k.Play.SetHelp("space", m.st.Words.T("resume"))
 		} else {
 			k.Play.SetHelp("space", m.st.Words.T("pause"))
@@ -1230,10 +1221,10 @@ func (m Model) statusView(W int) string {
 		return st.StatusKey.Render(w.Word(k)+" ") + st.StatusValue.Render(v)
 	}
 	play := w.T("⏸ paused")
-	if m.playing || m.opts.Play && !m.playPaused {
+	if m.playing || m.opts.Play && !m.play.paused {
 		play = w.T("▶ running")
 	}
-	if m.opts.Play && !m.playPaused {
+	if m.opts.Play && !m.play.paused {
 		play = w.T("▶ playing")
 	}
 	if m.busy {

@@ -137,14 +137,14 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 	}
 	m := newModel(ctx, opts, all, sc, res)
 	if l != nil {
-		m.course = course
+		m.course.all = course
 		if !opts.Play {
 			// Progress is the learner's own: a played lesson does not count.
 			p, err := lessons.LoadProgress(opts.ProgressPath)
 			if err != nil {
 				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
 			}
-			m.progress = p
+			m.course.progress = p
 		}
 		m.openLesson(l)
 	}
@@ -233,8 +233,8 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 
 	if fm, ok := final.(Model); ok && fm.phase == phaseBootFailed && fm.err != nil {
 		return fm.err
-	} else if ok && fm.opts.Play && fm.playErr != nil {
-		return fm.playErr
+	} else if ok && fm.opts.Play && fm.play.err != nil {
+		return fm.play.err
 	}
 	if runErr != nil && (errors.Is(runErr, tea.ErrProgramPanic) || !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted)) {
 		return runErr

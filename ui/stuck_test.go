@@ -166,7 +166,7 @@ func TestTimelineKeepsTheConsequence(t *testing.T) {
 // not shown raw.
 func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 	m := fixtureModel(t, 120, 40, "outbox", 1)
-	m.caption = "Step 1/2 · Task: send a payment (`request`), then **crash** relay-1"
+	m.play.caption = "Step 1/2 · Task: send a payment (`request`), then **crash** relay-1"
 	got := strings.Join(m.captionLines(120), " ")
 	if strings.ContainsAny(got, "`*") || !strings.Contains(got, "send a payment (request), then crash relay-1") {
 		t.Errorf("caption %q", got)
