@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -43,7 +44,7 @@ Usage:
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
                                 run a scene headless: its timeline, then a summary;
                                 exit 0 if its expected outcome held, 1 if not, 2 on bad input
-  outboxlab story SCENE [--message N|ID] [--pipeline outbox|naive] [--width W] [--mermaid]
+  outboxlab story SCENE [--message N|ID] [--pipeline outbox|naive] [--width W] [--mermaid] [--lang en|es]
                                 run a scene headless and draw one message's life as a
                                 sequence diagram (--mermaid: a Mermaid sequenceDiagram)
 
@@ -450,6 +451,7 @@ func tellStory(args []string, stdout, stderr io.Writer) int {
 	pipeline := fs.String("pipeline", "", "in compare mode, whose story: outbox or naive (default: outbox)")
 	width := fs.Int("width", 120, "draw the diagram this many columns wide (40 or more)")
 	mermaid := fs.Bool("mermaid", false, "print a Mermaid sequenceDiagram instead, for slides")
+	lang := fs.String("lang", "", "the diagram's language: en or es (default: from LC_ALL or LANG)")
 	name, err := parseNamed(fs, args)
 	if err != nil {
 		return exitUsage
@@ -458,6 +460,12 @@ func tellStory(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "outboxlab story: which scene? `outboxlab scenes` lists them")
 		return exitUsage
 	}
+	l, err := langFlag(*lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "outboxlab story: %v\n", err)
+		return exitUsage
+	}
+	words := catalog.For(l)
 	switch {
 	case *pipeline != "" && *pipeline != "outbox" && *pipeline != "naive":
 		fmt.Fprintf(stderr, "outboxlab story: --pipeline %q: want outbox or naive\n", *pipeline)
@@ -489,11 +497,12 @@ func tellStory(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	if *mermaid {
-		fmt.Fprint(stdout, story.Mermaid(st))
+		fmt.Fprint(stdout, story.MermaidIn(st, words))
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "scene %s  seed %d\n", res.Scene.Name, res.Seed)
-	fmt.Fprint(stdout, story.Render(st, *width))
+	// The seed as it is: the catalog's printer would group its digits.
+	fmt.Fprintln(stdout, words.T("scene %s  seed %s", res.Scene.Name, fmt.Sprint(res.Seed)))
+	fmt.Fprint(stdout, story.RenderIn(st, *width, words))
 	return exitOK
 }
 

@@ -303,6 +303,9 @@ func TestRunBesideAnotherOutboxlab(t *testing.T) {
 // anything boots, a --message that names no message is bad input (exit 2)
 // listing the run's messages, a good one prints the diagram or Mermaid.
 func TestStory(t *testing.T) {
+	// English unless --lang says otherwise, whatever the machine's locale.
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "C.UTF-8")
 	data := tempDataDir(t)
 	cases := []struct {
 		name string
@@ -323,9 +326,18 @@ func TestStory(t *testing.T) {
 			[]string{"redeliver (delivery 2)"}},
 		{"mermaid", []string{"story", "two-consumers", "--mermaid", "--data-dir", data}, exitOK,
 			[]string{"sequenceDiagram\n", "participant R1 as relay-1", "B->>ACC: redeliver (delivery 2)", "Note over ACC: duplicate: ignored, no second effect"}},
+		{"bad lang", []string{"story", "crash-after-publish", "--lang", "fr"}, exitUsage, []string{"outboxlab story: --lang"}},
+		{"spanish", []string{"story", "crash-after-publish", "--lang", "es", "--width", "80", "--data-dir", data}, exitOK,
+			[]string{"escena crash-after-publish  semilla 1", "mensaje 1 de 1  …deb1bbf2  pago …6aa6a684  pipeline outbox", "✗╴caída: publicado, sin marcar",
+				"duplicado: ignorado, sin segundo efecto", "reloj +31s", "accounting: 2 entregas, 1 efecto (su inbox ignoró 1 duplicado)"}},
+		{"spanish by LANG, mermaid", []string{"story", "two-consumers", "--mermaid", "--data-dir", data}, exitOK,
+			[]string{"B->>ACC: reentregar (entrega 2)", "Note over ACC: duplicado: ignorado, sin segundo efecto"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if strings.Contains(c.name, "by LANG") {
+				t.Setenv("LANG", "es_ES.UTF-8")
+			}
 			var out, errb bytes.Buffer
 			code := run(c.args, &out, &errb)
 			if code != c.code {
@@ -350,7 +362,7 @@ func TestStory(t *testing.T) {
 					t.Errorf("README's story example is not the output of outboxlab %s:\n%s", strings.Join(c.args[:4], " "), out.String())
 				}
 			}
-			if c.name == "80 columns" {
+			if c.name == "80 columns" || c.name == "spanish" {
 				for i, line := range strings.Split(out.String(), "\n") {
 					if n := len([]rune(line)); n > 80 {
 						t.Errorf("line %d is %d wide: %q", i+1, n, line)

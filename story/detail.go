@@ -87,9 +87,11 @@ func phraseRegexp(format string) *regexp.Regexp {
 
 // said is an entry's sentence without its actor's name in front: "api
 // answered 201" says "answered 201".
-func said(e sim.Entry) string {
-	s := e.Explain
-	for _, p := range []string{e.Actor + "'s ", e.Actor + " "} {
+func said(e sim.Entry) string { return strip(e.Explain, e.Actor) }
+
+// strip leaves an actor's name off the front of a sentence.
+func strip(s, actor string) string {
+	for _, p := range []string{actor + "'s ", actor + " "} {
 		if strings.HasPrefix(s, p) {
 			return s[len(p):]
 		}

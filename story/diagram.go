@@ -1,9 +1,10 @@
 package story
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/outboxlab/outboxlab/catalog"
 )
 
 // The diagram's layout.
@@ -14,19 +15,27 @@ const (
 	wide     = 100 // from this width on, arrows carry their long labels; below it, their short ones
 )
 
-// Render draws a story as a sequence diagram in plain text, no line wider
-// than width (at least 40): a column per participant, a row per event, the
-// virtual time in the left gutter when it changes. An arrow's label sits on
-// the arrow when it fits, else on the row above it; terminals narrower than
-// 100 columns get the short labels, and a label longer than the row is cut.
-func Render(s Story, width int) string {
+// Render draws a story as a sequence diagram in plain text, in English: see
+// RenderIn.
+func Render(s Story, width int) string { return RenderIn(s, width, english) }
+
+// RenderIn draws a story as a sequence diagram in plain text, its words in
+// the printer's language, no line wider than width (at least 40): a column
+// per participant, a row per event, the virtual time in the left gutter when
+// it changes. An arrow's label sits on the arrow when it fits, else on the
+// row above it; terminals narrower than 100 columns get the short labels,
+// and a label longer than the row is cut.
+func RenderIn(s Story, width int, p *catalog.Printer) string {
+	if p == nil {
+		p = english
+	}
 	width = max(width, minWidth)
 	var b strings.Builder
-	title := fmt.Sprintf("message %d of %d  %s", s.Index, s.Total, Short(s.Message))
+	title := p.T("message %d of %d  %s", s.Index, s.Total, Short(s.Message))
 	if s.Payment != "" {
-		title += "  payment " + Short(s.Payment)
+		title += "  " + p.T("payment %s", Short(s.Payment))
 	}
-	title += "  " + s.Pipeline + " pipeline"
+	title += "  " + p.Word(s.Pipeline+" pipeline") // outbox pipeline, naive pipeline
 	b.WriteString(cut(title, width) + "\n\n")
 	if len(s.Participants) > 0 {
 		l := newLayout(s.Participants, width)
@@ -36,7 +45,7 @@ func Render(s Story, width int) string {
 		shown := ""
 		for _, e := range s.Events {
 			at := e.At.Format("15:04:05.000")
-			for i, row := range l.event(e) {
+			for i, row := range l.event(e, e.Label.In(p), e.Short.In(p)) {
 				stamp := ""
 				if i == 0 && at != shown {
 					stamp, shown = at, at
@@ -49,7 +58,7 @@ func Render(s Story, width int) string {
 	if len(s.Outcome) > 0 {
 		b.WriteString("\n")
 		for _, line := range s.Outcome {
-			for _, w := range wrap(line, width-2) {
+			for _, w := range wrap(line.In(p), width-2) {
 				b.WriteString(w + "\n")
 			}
 		}
@@ -164,30 +173,30 @@ func (l *layout) x(p string) int {
 	return l.xs[0]
 }
 
-// event draws one event: usually one row, two when an arrow's label does
-// not fit on it.
-func (l *layout) event(e Event) [][]rune {
+// event draws one event with its label and short label: usually one row,
+// two when an arrow's label does not fit on it.
+func (l *layout) event(e Event, label, short string) [][]rune {
 	switch e.Shape {
 	case Divider:
 		row := l.blank()
 		for x := gutter; x <= l.right; x++ {
 			row[x] = '┄'
 		}
-		label := " " + e.Label + " "
+		label := " " + label + " "
 		put(row, gutter+max((l.right-gutter-width(label))/2, 1), label, l.right+1)
 		return [][]rune{row}
 	case Note, Wreck:
-		return [][]rune{l.note(e)}
+		return [][]rune{l.note(e, label, short)}
 	}
-	return l.arrow(e)
+	return l.arrow(e, label, short)
 }
 
 // note writes the text beside its participant's lifeline: to the right when
 // there is room, else to the left; a crash marks the lifeline itself.
-func (l *layout) note(e Event) []rune {
+func (l *layout) note(e Event, label, short string) []rune {
 	row := l.blank()
 	x := l.x(e.From)
-	mark, text := '├', e.Label
+	mark, text := '├', label
 	if e.Shape == Wreck {
 		mark = '✗'
 		text = strings.TrimPrefix(text, "✗ ")
@@ -203,7 +212,7 @@ func (l *layout) note(e Event) []rune {
 		put(row, x-1-width(text), text, x-1)
 		return row
 	}
-	short := strings.TrimPrefix(e.Short, "✗ ")
+	short = strings.TrimPrefix(short, "✗ ")
 	roomRight, roomLeft := l.width-x-2, x-1-gutter
 	switch {
 	case width(text) <= roomRight:
@@ -222,7 +231,7 @@ func (l *layout) note(e Event) []rune {
 
 // arrow draws From → To with the label on it, or above it when it does not
 // fit between the two lifelines.
-func (l *layout) arrow(e Event) [][]rune {
+func (l *layout) arrow(e Event, label, short string) [][]rune {
 	row := l.blank()
 	a, b := l.x(e.From), l.x(e.To)
 	lo, hi := min(a, b), max(a, b)
@@ -267,9 +276,8 @@ func (l *layout) arrow(e Event) [][]rune {
 		return [][]rune{above, row}
 	}
 	fits := func(label string) bool { return width(label) <= l.width-gutter }
-	label := e.Label
 	if l.width < wide || !fits(label) {
-		label = e.Short
+		label = short
 	}
 	if hi-lo >= 2 && width(label) <= room {
 		return inline(label)

@@ -3,6 +3,7 @@ package story
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/outboxlab/outboxlab/sim"
@@ -30,8 +31,8 @@ func (b *builder) events() []Event {
 	return t.out
 }
 
-func (t *teller) add(e sim.Entry, step Step, shape Shape, from, to, label, short string) {
-	if short == "" {
+func (t *teller) add(e sim.Entry, step Step, shape Shape, from, to string, label, short Text) {
+	if short.Key == "" {
 		short = label
 	}
 	t.out = append(t.out, Event{Seq: e.Seq, At: e.At, Step: step, Shape: shape, From: from, To: to, Label: label, Short: short})
@@ -50,6 +51,7 @@ var (
 	reKey    = regexp.MustCompile(`Idempotency-Key (\S+?)[),]?(?:\s|$)`)
 	reStatus = regexp.MustCompile(`answered (\d{3})`)
 	reClock  = regexp.MustCompile(`moves (\S+) forward`)
+	rePrune  = regexp.MustCompile(`^retention deletes (\d+) (\S+) rows older than (\S+)$`)
 )
 
 func (t *teller) entry(i int, e sim.Entry) {
@@ -60,31 +62,36 @@ func (t *teller) entry(i int, e sim.Entry) {
 			t.request(e)
 			return
 		}
-		label := clause(said(e))
+		label := clauseOf(e)
 		if strings.Contains(e.Explain, "requeues") {
-			label = "an operator requeues it: same id, new retry budget"
+			label = say("an operator requeues it: same id, new retry budget")
+		} else if m := rePrune.FindStringSubmatch(e.Explain); m != nil {
+			// The simulator says this one in English only.
+			n, _ := strconv.Atoi(m[1])
+			label = say("retention deletes %d %s rows older than %s", n, m[2], m[3])
 		}
-		t.add(e, Operator, Note, PostgreSQL, "", label, "operator")
+		t.add(e, Operator, Note, PostgreSQL, "", label, say("operator"))
 	case "checkpoint":
 		t.checkpoint(i, e)
 	case "crash":
 		if e.Checkpoint != "" {
-			label, short := "✗ crash at "+e.Checkpoint, "✗ crash at "+e.Checkpoint
+			label := say("✗ crash at %s", e.Checkpoint)
+			short := label
 			if h := crashHint[e.Checkpoint]; h != "" {
-				label, short = label+": "+h, "✗ crash: "+h
+				label, short = say("✗ crash at %s: %s", e.Checkpoint, say(h)), say("✗ crash: %s", say(h))
 			}
 			t.add(e, Crash, Wreck, who, "", label, short)
 			return
 		}
-		t.add(e, Crash, Wreck, who, "", "✗ "+clause(said(e)), "✗ crash")
+		t.add(e, Crash, Wreck, who, "", say("✗ %s", clauseOf(e)), say("✗ crash"))
 	case "restart":
 		switch {
 		case e.Actor == "postgres":
-			t.add(e, Restart, Note, who, "", "PostgreSQL is back after crash recovery", "back")
+			t.add(e, Restart, Note, who, "", say("PostgreSQL is back after crash recovery"), say("back"))
 		case strings.HasPrefix(e.Actor, "relay"):
-			t.add(e, Restart, Note, who, "", "restarted: a new process, a new worker id", "restarted")
+			t.add(e, Restart, Note, who, "", say("restarted: a new process, a new worker id"), say("restarted"))
 		default:
-			t.add(e, Restart, Note, who, "", "restarted: a new process", "restarted")
+			t.add(e, Restart, Note, who, "", say("restarted: a new process"), say("restarted"))
 		}
 	case "answer":
 		t.answer(e)
@@ -93,21 +100,22 @@ func (t *teller) entry(i int, e sim.Entry) {
 	case "fault":
 		t.fault(e)
 	case "down":
-		t.add(e, Fault, Note, who, "", "✗ "+clause(said(e)), "✗ down")
+		t.add(e, Fault, Note, who, "", say("✗ %s", clauseOf(e)), say("✗ down"))
 	case "blocked":
-		t.add(e, Blocked, Note, who, "", "waits for a row lock: the same inbox key, not committed yet", "waits for a row lock")
+		t.add(e, Blocked, Note, who, "", say("waits for a row lock: the same inbox key, not committed yet"), say("waits for a row lock"))
 	case "clock":
-		label := "clock"
+		label := say("clock")
 		if m := reClock.FindStringSubmatch(e.Explain); m != nil {
-			label = "clock +" + m[1]
+			label = say("clock +%s", m[1])
 		}
-		t.add(e, Clock, Divider, "", "", label, "")
+		t.add(e, Clock, Divider, "", "", label, Text{})
 	default:
-		t.add(e, Step(e.Kind), Note, who, "", clause(said(e)), e.Kind)
+		t.add(e, Step(e.Kind), Note, who, "", clauseOf(e), verbatim(e.Kind))
 	}
 }
 
-// crashHint says what a crash at a checkpoint leaves behind.
+// crashHint says what a crash at a checkpoint leaves behind (a key of the
+// catalog).
 var crashHint = map[string]string{
 	"api.inserted":            "nothing committed",
 	"api.committed":           "payment and event committed",
@@ -124,37 +132,38 @@ var crashHint = map[string]string{
 
 func (t *teller) request(e sim.Entry) {
 	x := e.Explain
-	label, short := "POST /payments", "POST /payments"
+	label, short := say("POST /payments"), say("POST /payments")
+	keyed := false // the label says the key already
 	switch {
 	case strings.HasPrefix(x, "the client captures"):
 		t.capture = true
-		label, short = "POST capture (version 2)", "capture"
+		label, short = say("POST capture (version 2)"), say("capture")
 	case strings.Contains(x, "with another amount"):
-		label, short = "POST /payments: same key, other amount", "POST (key reused)"
+		label, short, keyed = say("POST /payments: same key, other amount"), say("POST (key reused)"), true
 	case strings.HasPrefix(x, "the client retries"):
-		label, short = "POST /payments again", "POST again"
+		label, short = say("POST /payments again"), say("POST again")
 	}
 	if strings.HasPrefix(x, "a client asks") {
 		if m := reAmount.FindString(x); m != "" {
-			label += " " + m
+			label = say("%s %s", label, m)
 		}
 	}
-	if m := reKey.FindStringSubmatch(x); m != nil && !strings.Contains(label, "key") {
-		label += ", key " + m[1]
+	if m := reKey.FindStringSubmatch(x); m != nil && !keyed {
+		label = say("%s, key %s", label, m[1])
 	}
 	t.add(e, Request, Arrow, Client, t.writer, label, short)
 }
 
 func (t *teller) answer(e sim.Entry) {
 	x := said(e)
-	label, short := clause(x), "answer"
+	label, short := clauseOf(e), say("answer")
 	if m := reStatus.FindStringSubmatch(x); m != nil {
-		label, short = m[1]+" Created", m[1]
+		label, short = say("%s Created", m[1]), verbatim(m[1])
 		if strings.Contains(x, "stored response") {
-			label, short = m[1]+": the stored response", m[1]+" (stored)"
+			label, short = say("%s: the stored response", m[1]), say("%s (stored)", m[1])
 		}
 	} else if strings.HasPrefix(x, "captured") {
-		label, short = "captured: version 2", "captured"
+		label, short = say("captured: version 2"), say("captured")
 	}
 	t.add(e, Answer, Reply, participant(e.Actor), Client, label, short)
 }
@@ -163,14 +172,14 @@ func (t *teller) failure(e sim.Entry) {
 	x, who := said(e), participant(e.Actor)
 	switch {
 	case strings.Contains(x, "COMMIT failed"):
-		t.add(e, CommitFailed, Lost, who, PostgreSQL, "COMMIT fails: all rolled back", "COMMIT fails")
+		t.add(e, CommitFailed, Lost, who, PostgreSQL, say("COMMIT fails: all rolled back"), say("COMMIT fails"))
 	case strings.Contains(x, "during COMMIT"):
-		t.add(e, CommitFailed, Lost, who, PostgreSQL, "COMMIT: connection lost, outcome unknown", "COMMIT lost")
+		t.add(e, CommitFailed, Lost, who, PostgreSQL, say("COMMIT: connection lost, outcome unknown"), say(commitLost))
 	case reStatus.MatchString(x):
 		m := reStatus.FindStringSubmatch(x)
-		t.add(e, Answer, Reply, who, Client, m[1]+": "+strings.TrimSpace(x[strings.Index(x, ":")+1:]), m[1])
+		t.add(e, Answer, Reply, who, Client, say("%s: %s", m[1], told{e: e, rest: true}), verbatim(m[1]))
 	default:
-		t.add(e, Crash, Wreck, who, "", "✗ "+clause(x), "✗ error")
+		t.add(e, Crash, Wreck, who, "", say("✗ %s", clauseOf(e)), say("✗ error"))
 	}
 }
 
@@ -178,133 +187,140 @@ func (t *teller) fault(e sim.Entry) {
 	who, x := participant(e.Actor), e.Explain
 	switch {
 	case strings.HasPrefix(x, "armed: "):
-		kind := strings.Fields(x)[1]
-		t.add(e, Fault, Note, who, "", "⚑ armed: "+kind+" at "+e.Checkpoint, "⚑ "+kind)
+		kind := strings.Fields(x)[1] // a script's command (crash, stall, fail-commit): the same in every language
+		t.add(e, Fault, Note, who, "", say("⚑ armed: %s at %s", kind, e.Checkpoint), say("⚑ %s", kind))
 	case strings.Contains(x, " stalls at "):
-		t.add(e, Stall, Note, who, "", "⏸ stalls at "+e.Checkpoint+" (a long pause)", "⏸ stalls")
+		t.add(e, Stall, Note, who, "", say("⏸ stalls at %s (a long pause)", e.Checkpoint), say("⏸ stalls"))
 	case strings.Contains(x, " resumes at "):
-		t.add(e, Stall, Note, who, "", "▶ resumes, unaware of the time that passed", "▶ resumes")
+		t.add(e, Stall, Note, who, "", say("▶ resumes, unaware of the time that passed"), say("▶ resumes"))
 	case strings.Contains(x, "twice"):
-		t.add(e, Fault, Note, who, "", "⚑ will hand out the next delivery twice", "⚑ next delivery twice")
+		t.add(e, Fault, Note, who, "", say("⚑ will hand out the next delivery twice"), say("⚑ next delivery twice"))
 	case strings.Contains(x, "is down"):
-		t.add(e, Fault, Note, who, "", "✗ down: publishes and deliveries fail", "✗ down")
+		t.add(e, Fault, Note, who, "", say("✗ down: publishes and deliveries fail"), say("✗ down"))
 	case strings.Contains(x, "back up"):
-		t.add(e, Fault, Note, who, "", "back up", "up")
+		t.add(e, Fault, Note, who, "", say("back up"), say("up"))
 	case e.Actor == "postgres":
-		t.add(e, Fault, Wreck, who, "", "✗ stops at once, as on a power cut", "✗ stops")
+		t.add(e, Fault, Wreck, who, "", say("✗ stops at once, as on a power cut"), say("✗ stops"))
 	default:
-		t.add(e, Fault, Note, who, "", clause(said(e)), "fault")
+		t.add(e, Fault, Note, who, "", clauseOf(e), say("fault"))
 	}
 }
 
 func (t *teller) checkpoint(i int, e sim.Entry) {
 	who := participant(e.Actor)
 	n := len(e.MessageIDs)
-	batch := ""
+	var batch Text // said after a label when the step took several messages
 	if n > 1 {
-		batch = fmt.Sprintf(" (batch of %d)", n)
+		batch = say(" (batch of %d)", n)
 	}
 	switch e.Checkpoint {
 	case "api.begin", "naive.begin":
-		t.add(e, Begin, Arrow, who, PostgreSQL, "BEGIN", "")
+		t.add(e, Begin, Arrow, who, PostgreSQL, say("BEGIN"), Text{})
 	case "api.inserted":
 		if t.capture {
-			t.add(e, Insert, Arrow, who, PostgreSQL, "UPDATE payment + INSERT outbox row"+batch, "UPDATE+INSERT v2")
+			t.add(e, Insert, Arrow, who, PostgreSQL, say("UPDATE payment + INSERT outbox row%s", batch), say("UPDATE+INSERT v2"))
 		} else {
-			t.add(e, Insert, Arrow, who, PostgreSQL, "INSERT payment + outbox row"+batch, "INSERT payment+outbox")
+			t.add(e, Insert, Arrow, who, PostgreSQL, say("INSERT payment + outbox row%s", batch), say("INSERT payment+outbox"))
 		}
 	case "naive.inserted":
-		t.add(e, Insert, Arrow, who, PostgreSQL, "INSERT payment (no outbox)", "INSERT payment")
+		t.add(e, Insert, Arrow, who, PostgreSQL, say("INSERT payment (no outbox)"), say("INSERT payment"))
 	case "api.committed", "naive.committed":
 		t.committed = true
-		t.add(e, Commit, Arrow, who, PostgreSQL, "COMMIT", "")
+		t.add(e, Commit, Arrow, who, PostgreSQL, say("COMMIT"), Text{})
 	case "api.replayed":
-		t.add(e, Replayed, Arrow, who, PostgreSQL, "Idempotency-Key found: nothing new", "key found")
+		t.add(e, Replayed, Arrow, who, PostgreSQL, say("Idempotency-Key found: nothing new"), say("key found"))
 	case "api.resolved":
 		t.committed = true
-		t.add(e, Replayed, Arrow, who, PostgreSQL, "idempotency record: it did commit", "record found")
+		t.add(e, Replayed, Arrow, who, PostgreSQL, say("idempotency record: it did commit"), say(recordFound))
 	case "naive.published":
 		if t.committed {
-			t.add(e, Publish, Arrow, who, Broker, "publish, after COMMIT", "publish")
+			t.add(e, Publish, Arrow, who, Broker, say("publish, after COMMIT"), say("publish"))
 		} else {
-			t.add(e, Publish, Arrow, who, Broker, "publish, before COMMIT", "publish")
+			t.add(e, Publish, Arrow, who, Broker, say("publish, before COMMIT"), say("publish"))
 		}
 	case "relay.claimed":
 		t.claim(e)
 	case "relay.published":
 		n := t.attempt[e.Actor]
-		t.add(e, Publish, Arrow, who, Broker, fmt.Sprintf("publish (attempt %d)", n), fmt.Sprintf("publish, attempt %d", n))
+		t.add(e, Publish, Arrow, who, Broker, say("publish (attempt %d)", n), say("publish, attempt %d", n))
 	case "relay.marked":
 		t.leased = false
 		if e.Rows == 0 {
-			t.add(e, Mark, Arrow, who, PostgreSQL, "mark published: 0 rows", "mark: 0 rows")
+			t.add(e, Mark, Arrow, who, PostgreSQL, say(markedNone), say("mark: 0 rows"))
 		} else {
-			t.add(e, Mark, Arrow, who, PostgreSQL, "mark published"+batch, "mark published")
+			t.add(e, Mark, Arrow, who, PostgreSQL, say("mark published%s", batch), say("mark published"))
 		}
 	case "relay.retry_scheduled":
 		t.leased = false
-		att, next := fmt.Sprint(t.attempt[e.Actor]), ""
+		att, next := fmt.Sprint(t.attempt[e.Actor]), Text{}
 		if a, ok := args(e, fmtRetry); ok {
-			att, next = a[0], " at "+clockTime(a[1])
+			att, next = a[0], say(" at %s", clockTime(a[1]))
 		}
-		t.add(e, PublishFailed, Lost, who, Broker, "publish fails (attempt "+att+")", "publish ✗")
-		t.add(e, RetryScheduled, Arrow, who, PostgreSQL, "schedule the retry"+next, "retry"+next)
+		t.add(e, PublishFailed, Lost, who, Broker, say("publish fails (attempt %s)", att), say("publish ✗"))
+		t.add(e, RetryScheduled, Arrow, who, PostgreSQL, say("schedule the retry%s", next), say("retry%s", next))
 	case "relay.dead_lettered":
 		t.leased = false
-		att, of := fmt.Sprint(t.attempt[e.Actor]), ""
+		label := say("publish fails (attempt %s)", fmt.Sprint(t.attempt[e.Actor]))
 		if a, ok := args(e, fmtDeadLetter); ok {
-			att, of = a[0], " of "+a[1]
+			label = say("publish fails (attempt %s of %s)", a[0], a[1])
 		}
-		t.add(e, PublishFailed, Lost, who, Broker, "publish fails (attempt "+att+of+")", "publish ✗")
-		t.add(e, DeadLettered, Arrow, who, PostgreSQL, "dead-letter it: never claimed again", "dead-letter it")
+		t.add(e, PublishFailed, Lost, who, Broker, label, say("publish ✗"))
+		t.add(e, DeadLettered, Arrow, who, PostgreSQL, say("dead-letter it: never claimed again"), say("dead-letter it"))
 	case "relay.lease_lost":
-		t.add(e, LeaseLost, Note, who, "", "lease lost: another worker holds the row now, nothing written", "lease lost: nothing written")
+		t.add(e, LeaseLost, Note, who, "", say("lease lost: another worker holds the row now, nothing written"), say("lease lost: nothing written"))
 	case "broker.delivered":
 		t.deliver(i, e)
 	case "consumer.inbox_inserted":
 		switch {
 		case strings.HasPrefix(e.Statement, "find_"):
-			t.add(e, InboxInsert, Arrow, who, PostgreSQL, fmt.Sprintf("SELECT earlier effects: %d found", e.Rows), fmt.Sprintf("SELECT: %d", e.Rows))
+			t.add(e, InboxInsert, Arrow, who, PostgreSQL, say("SELECT earlier effects: %d found", e.Rows), say("SELECT: %d", e.Rows))
 		case n > 1:
-			t.add(e, InboxInsert, Arrow, who, PostgreSQL, "inbox INSERT"+batch, "inbox")
+			t.add(e, InboxInsert, Arrow, who, PostgreSQL, say("inbox INSERT%s", batch), say("inbox"))
 		case e.Rows == 0:
-			t.add(e, InboxInsert, Arrow, who, PostgreSQL, "inbox INSERT: 0 rows, seen before", "inbox: 0 rows (seen)")
+			t.add(e, InboxInsert, Arrow, who, PostgreSQL, say("inbox INSERT: 0 rows, seen before"), say("inbox: 0 rows (seen)"))
 		default:
-			t.add(e, InboxInsert, Arrow, who, PostgreSQL, "inbox INSERT: new", "inbox: new")
+			t.add(e, InboxInsert, Arrow, who, PostgreSQL, say("inbox INSERT: new"), say("inbox: new"))
 		}
 	case "consumer.duplicate":
-		t.add(e, Duplicate, Note, who, "", "duplicate: ignored, no second effect", "duplicate: ignored")
+		t.add(e, Duplicate, Note, who, "", say("duplicate: ignored, no second effect"), say("duplicate: ignored"))
 	case "consumer.version_gap":
 		if a, ok := args(e, fmtGap); ok {
-			t.add(e, VersionGap, Arrow, who, PostgreSQL, "ROLLBACK: version gap (want "+a[1]+", got "+a[2]+")", "ROLLBACK: version gap")
-			t.add(e, Nack, Reply, who, Broker, "NACK: deliver it again later", "NACK")
+			t.add(e, VersionGap, Arrow, who, PostgreSQL, say("ROLLBACK: version gap (want %s, got %s)", a[1], a[2]), say("ROLLBACK: version gap"))
+			t.add(e, Nack, Reply, who, Broker, say("NACK: deliver it again later"), say("NACK"))
 		} else if a, ok := args(e, fmtBehind); ok {
-			t.add(e, VersionGap, Arrow, who, PostgreSQL, "ROLLBACK: version "+a[1]+" is old", "ROLLBACK: old")
-			t.add(e, Nack, Reply, who, Broker, "reject: to dead letters", "reject")
+			t.add(e, VersionGap, Arrow, who, PostgreSQL, say("ROLLBACK: version %s is old", a[1]), say("ROLLBACK: old"))
+			t.add(e, Nack, Reply, who, Broker, say("reject: to dead letters"), say("reject"))
 		} else {
-			t.add(e, VersionGap, Arrow, who, PostgreSQL, "ROLLBACK: version gap", "ROLLBACK: gap")
+			t.add(e, VersionGap, Arrow, who, PostgreSQL, say("ROLLBACK: version gap"), say("ROLLBACK: gap"))
 		}
 	case "consumer.effect_applied":
-		label, short := "effect", "effect"
+		label, short := say("effect%s", batch), say("effect")
 		if e.Statement != "" {
-			label, short = "effect: "+e.Statement, "effect: "+strings.TrimPrefix(e.Statement, "insert_")
+			label, short = say("effect: %s%s", e.Statement, batch), say("effect: %s", strings.TrimPrefix(e.Statement, "insert_"))
 		}
-		t.add(e, Effect, Arrow, who, PostgreSQL, label+batch, short)
+		t.add(e, Effect, Arrow, who, PostgreSQL, label, short)
 	case "consumer.committed":
-		t.add(e, Commit, Arrow, who, PostgreSQL, "COMMIT", "")
+		t.add(e, Commit, Arrow, who, PostgreSQL, say("COMMIT"), Text{})
 	case "consumer.acked":
 		if e.Statement == "commit" { // the duplicate's path commits, then ACKs
-			t.add(e, Commit, Arrow, who, PostgreSQL, "COMMIT", "")
+			t.add(e, Commit, Arrow, who, PostgreSQL, say("COMMIT"), Text{})
 		}
 		if _, late := args(e, fmtLateAck); late {
-			t.add(e, Ack, Reply, who, Broker, "ACK, too late: handed out again", "ACK (late)")
+			t.add(e, Ack, Reply, who, Broker, say("ACK, too late: handed out again"), say("ACK (late)"))
 		} else {
-			t.add(e, Ack, Reply, who, Broker, "ACK"+batch, "ACK")
+			t.add(e, Ack, Reply, who, Broker, say("ACK%s", batch), say("ACK"))
 		}
 	default:
-		t.add(e, Step(e.Checkpoint), Note, who, "", clause(said(e)), e.Checkpoint)
+		t.add(e, Step(e.Checkpoint), Note, who, "", clauseOf(e), verbatim(e.Checkpoint))
 	}
 }
+
+// The labels the outcome looks for.
+const (
+	recordFound = "record found"           // the idempotency record says the COMMIT did happen
+	commitLost  = "COMMIT lost"            // the COMMIT's reply was lost
+	markedNone  = "mark published: 0 rows" // the mark found another worker's lease
+)
 
 func (t *teller) claim(e sim.Entry) {
 	t.claims++
@@ -314,21 +330,21 @@ func (t *teller) claim(e sim.Entry) {
 	t.leased = true
 	switch a, ok := args(e, fmtLeaseExpired); {
 	case ok && again && a[2] != "0":
-		t.add(e, Claim, Arrow, who, PostgreSQL, "reclaim: the lease expired, new lease until "+clockTime(a[1]), "reclaim (lease expired)")
+		t.add(e, Claim, Arrow, who, PostgreSQL, say("reclaim: the lease expired, new lease until %s", clockTime(a[1])), say("reclaim (lease expired)"))
 		return
 	case ok:
-		t.add(e, Claim, Arrow, who, PostgreSQL, "claim: lease until "+clockTime(a[1]), "claim, lease "+clockTime(a[1]))
+		t.add(e, Claim, Arrow, who, PostgreSQL, say("claim: lease until %s", clockTime(a[1])), say("claim, lease %s", clockTime(a[1])))
 		return
 	}
 	if a, ok := args(e, fmtLease); ok {
-		t.add(e, Claim, Arrow, who, PostgreSQL, "claim: lease until "+clockTime(a[1]), "claim, lease "+clockTime(a[1]))
+		t.add(e, Claim, Arrow, who, PostgreSQL, say("claim: lease until %s", clockTime(a[1])), say("claim, lease %s", clockTime(a[1])))
 		return
 	}
 	if _, ok := args(e, fmtLeaseHeld); ok {
-		t.add(e, Claim, Arrow, who, PostgreSQL, "claim: FOR UPDATE, transaction left open", "claim (tx open)")
+		t.add(e, Claim, Arrow, who, PostgreSQL, say("claim: FOR UPDATE, transaction left open"), say("claim (tx open)"))
 		return
 	}
-	t.add(e, Claim, Arrow, who, PostgreSQL, "claim", "")
+	t.add(e, Claim, Arrow, who, PostgreSQL, say("claim"), Text{})
 }
 
 func (t *teller) deliver(i int, e sim.Entry) {
@@ -337,10 +353,10 @@ func (t *teller) deliver(i int, e sim.Entry) {
 	k := t.delivered[sub]
 	switch {
 	case e.Delivery > 1:
-		t.add(e, Deliver, Arrow, Broker, to, fmt.Sprintf("redeliver (delivery %d)", e.Delivery), fmt.Sprintf("redeliver, delivery %d", e.Delivery))
+		t.add(e, Deliver, Arrow, Broker, to, say("redeliver (delivery %d)", e.Delivery), say("redeliver, delivery %d", e.Delivery))
 	case k > 1:
-		t.add(e, Deliver, Arrow, Broker, to, "deliver again: published again, same id", "deliver again")
+		t.add(e, Deliver, Arrow, Broker, to, say("deliver again: published again, same id"), say("deliver again"))
 	default:
-		t.add(e, Deliver, Arrow, Broker, to, "deliver (delivery 1)", "deliver")
+		t.add(e, Deliver, Arrow, Broker, to, say("deliver (delivery 1)"), say("deliver"))
 	}
 }

@@ -3,14 +3,24 @@ package story
 import (
 	"fmt"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/catalog"
 )
 
-// Mermaid writes a story as a Mermaid sequenceDiagram a trainer pastes into
-// slides: the participants under short aliases, an arrow per statement or
-// delivery (dashed for answers and ACKs, ending in a cross when it failed),
-// notes for crashes, duplicates, leases and faults, the clock as a note over
-// everyone, and the outcome at the end.
-func Mermaid(s Story) string {
+// Mermaid writes a story as a Mermaid sequenceDiagram in English: see
+// MermaidIn.
+func Mermaid(s Story) string { return MermaidIn(s, english) }
+
+// MermaidIn writes a story as a Mermaid sequenceDiagram a trainer pastes into
+// slides, its labels in the printer's language: the participants under short
+// aliases, an arrow per statement or delivery (dashed for answers and ACKs,
+// ending in a cross when it failed), notes for crashes, duplicates, leases
+// and faults, the clock as a note over everyone, and the outcome at the end.
+// The comment on its second line stays English: no slide shows it.
+func MermaidIn(s Story, p *catalog.Printer) string {
+	if p == nil {
+		p = english
+	}
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	fmt.Fprintf(&b, "    %%%% outboxlab: message %s", s.Message)
@@ -34,24 +44,25 @@ func Mermaid(s Story) string {
 		}
 	}
 	for _, e := range s.Events {
+		label := e.Label.In(p)
 		switch e.Shape {
 		case Arrow:
-			fmt.Fprintf(&b, "    %s->>%s: %s\n", alias[e.From], alias[e.To], escape(e.Label))
+			fmt.Fprintf(&b, "    %s->>%s: %s\n", alias[e.From], alias[e.To], escape(label))
 		case Reply:
-			fmt.Fprintf(&b, "    %s-->>%s: %s\n", alias[e.From], alias[e.To], escape(e.Label))
+			fmt.Fprintf(&b, "    %s-->>%s: %s\n", alias[e.From], alias[e.To], escape(label))
 		case Lost:
-			fmt.Fprintf(&b, "    %s-x%s: %s\n", alias[e.From], alias[e.To], escape(e.Label))
+			fmt.Fprintf(&b, "    %s-x%s: %s\n", alias[e.From], alias[e.To], escape(label))
 		case Note, Wreck:
-			fmt.Fprintf(&b, "    Note over %s: %s\n", alias[e.From], escape(e.Label))
+			fmt.Fprintf(&b, "    Note over %s: %s\n", alias[e.From], escape(label))
 		case Divider:
 			if everyone != "" {
-				fmt.Fprintf(&b, "    Note over %s: %s, at %s\n", everyone, escape(e.Label), e.At.Format("15:04:05.000"))
+				fmt.Fprintf(&b, "    Note over %s: %s\n", everyone, escape(p.T("%s, at %s", label, e.At.Format("15:04:05.000"))))
 			}
 		}
 	}
 	for _, line := range s.Outcome {
 		if everyone != "" {
-			fmt.Fprintf(&b, "    Note over %s: %s\n", everyone, escape(line))
+			fmt.Fprintf(&b, "    Note over %s: %s\n", everyone, escape(line.In(p)))
 		}
 	}
 	return b.String()

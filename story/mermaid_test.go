@@ -148,11 +148,11 @@ func TestMermaidEscapes(t *testing.T) {
 	s := Story{
 		Message: "m", Pipeline: "outbox", Participants: []string{Client, "api", "odd name;#"},
 		Events: []Event{
-			{At: at, Shape: Arrow, From: Client, To: "api", Label: "POST; #1 <b>"},
-			{At: at, Shape: Note, From: "odd name;#", Label: "x;y"},
-			{At: at, Shape: Divider, Label: "clock +1s"},
+			{At: at, Shape: Arrow, From: Client, To: "api", Label: verbatim("POST; #1 <b>")},
+			{At: at, Shape: Note, From: "odd name;#", Label: verbatim("x;y")},
+			{At: at, Shape: Divider, Label: say("clock +%s", "1s")},
 		},
-		Outcome: []string{"a; b"},
+		Outcome: []Text{verbatim("a; b")},
 	}
 	out := Mermaid(s)
 	ids, err := parseMermaid(out)

@@ -1,7 +1,6 @@
 package story
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -92,13 +91,6 @@ func tallies(evs []Event) []Tally {
 	return out
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 func count(evs []Event, keep func(Event) bool) int {
 	n := 0
 	for _, e := range evs {
@@ -111,82 +103,79 @@ func count(evs []Event, keep func(Event) bool) int {
 
 // outcome says what came of the message: was it written, published, and
 // how many effects each consumer committed.
-func outcome(s Story) []string {
+func outcome(s Story) []Text {
 	evs := s.Events
 	step := func(st Step) func(Event) bool { return func(e Event) bool { return e.Step == st } }
 	writer := func(e Event) bool { return e.Step == Commit && rank(e.From) == 1 }
-	committed := count(evs, writer) > 0 || count(evs, func(e Event) bool { return e.Step == Replayed && e.Short == "record found" }) > 0
+	committed := count(evs, writer) > 0 || count(evs, func(e Event) bool { return e.Step == Replayed && e.Short.Key == recordFound }) > 0
 	failed := count(evs, step(CommitFailed)) > 0
-	lostReply := count(evs, func(e Event) bool { return e.Step == CommitFailed && e.Short == "COMMIT lost" }) > 0
+	lostReply := count(evs, func(e Event) bool { return e.Step == CommitFailed && e.Short.Key == commitLost }) > 0
 	publishes := count(evs, step(Publish))
 	refused := count(evs, step(PublishFailed))
 	dead := count(evs, step(DeadLettered)) > 0
-	marks := count(evs, func(e Event) bool { return e.Step == Mark && !strings.Contains(e.Label, "0 rows") })
+	marks := count(evs, func(e Event) bool { return e.Step == Mark && e.Label.Key != markedNone })
 	naive := s.Pipeline == "naive"
 
 	written := func(e Event) bool {
 		return e.Step == Insert || e.Step == Commit || e.Step == Publish || e.Step == CommitFailed
 	}
 	if count(evs, written) == 0 {
-		return []string{"never written: nothing was created for it"}
+		return []Text{say("never written: nothing was created for it")}
 	}
-	var out []string
+	var out []Text
 	switch {
 	case naive && failed && publishes > 0:
-		out = append(out, "published before a COMMIT that failed: the payment does not exist, yet the consumers were told of it (a phantom event)")
+		out = append(out, say("published before a COMMIT that failed: the payment does not exist, yet the consumers were told of it (a phantom event)"))
 		return append(out, consumerLines(s.Consumers)...)
 	case lostReply && !committed:
-		out = append(out, "the COMMIT's reply was lost: the client cannot tell whether the payment exists")
+		out = append(out, say("the COMMIT's reply was lost: the client cannot tell whether the payment exists"))
 	case failed && !committed && publishes == 0:
-		out = append(out, "the COMMIT failed: neither the payment nor its event exists, and nothing is published")
+		out = append(out, say("the COMMIT failed: neither the payment nor its event exists, and nothing is published"))
 		return append(out, consumerLines(s.Consumers)...)
 	}
 	switch {
 	case publishes == 0 && naive && committed:
-		out = append(out, "committed, never published: no consumer will ever hear of this payment (a lost event)")
+		out = append(out, say("committed, never published: no consumer will ever hear of this payment (a lost event)"))
 	case publishes == 0 && dead:
-		out = append(out, fmt.Sprintf("dead-lettered after %s: no consumer hears of it until an operator requeues it", plural(refused, "failed attempt", "failed attempts")))
+		out = append(out, say("dead-lettered after %s: no consumer hears of it until an operator requeues it", say("%d failed attempts", refused)))
 	case publishes == 0 && committed:
-		out = append(out, "committed in the outbox, not published yet: a relay will publish it")
+		out = append(out, say("committed in the outbox, not published yet: a relay will publish it"))
+	case publishes == 1 && refused > 0:
+		out = append(out, say("published once, after %s", say("%d failed attempts", refused)))
 	case publishes == 1:
-		line := "published once"
-		if refused > 0 {
-			line += ", after " + plural(refused, "failed attempt", "failed attempts")
-		}
-		out = append(out, line)
+		out = append(out, say("published once"))
+	case publishes > 1 && !naive && marks == 1:
+		out = append(out, say("published %d times with the same id, marked published once", publishes))
 	case publishes > 1:
-		line := fmt.Sprintf("published %d times with the same id", publishes)
-		if !naive && marks == 1 {
-			line += ", marked published once"
-		}
-		out = append(out, line)
+		out = append(out, say("published %d times with the same id", publishes))
 	}
 	return append(out, consumerLines(s.Consumers)...)
 }
 
-func consumerLines(ts []Tally) []string {
-	var out []string
+func consumerLines(ts []Tally) []Text {
+	var out []Text
 	for _, t := range ts {
-		name := t.Consumer
+		name := verbatim(t.Consumer)
 		if len(t.Workers) > 1 || (len(t.Workers) == 1 && t.Workers[0] != t.Consumer) {
-			name += " (workers " + strings.Join(t.Workers, ", ") + ")"
+			name = say("%s (workers %s)", t.Consumer, strings.Join(t.Workers, ", "))
 		}
-		line := fmt.Sprintf("%s: %s, %s", name, plural(t.Deliveries, "delivery", "deliveries"), plural(t.Effects, "effect", "effects"))
+		deliveries := say("%d deliveries", t.Deliveries)
+		line := say("%s: %s, %s", name, deliveries, say("%d effects", t.Effects))
 		if t.Effects == 0 {
-			line = fmt.Sprintf("%s: %s, no effect", name, plural(t.Deliveries, "delivery", "deliveries"))
+			line = say("%s: %s, no effect", name, deliveries)
 		}
-		var why []string
+		var why []Text
 		if t.Duplicates > 0 {
-			why = append(why, "its inbox ignored "+plural(t.Duplicates, "duplicate", "duplicates"))
+			why = append(why, say("its inbox ignored %s", say("%d duplicates", t.Duplicates)))
 		}
 		if t.Refused > 0 {
-			why = append(why, plural(t.Refused, "delivery", "deliveries")+" refused for a version gap")
+			why = append(why, say("%d deliveries refused for a version gap", t.Refused))
 		}
 		if len(why) > 0 {
-			line += " (" + strings.Join(why, ", ") + ")"
+			line = say("%s (%s)", line, why)
 		}
 		if t.Effects > 1 {
-			line += ": the effect was applied more than once"
+			line = say("%s: the effect was applied more than once", line)
 		}
 		out = append(out, line)
 	}

@@ -1,7 +1,9 @@
 // Package story tells one message's life from a simulator timeline: every
 // statement, publish, delivery, crash and redelivery that concerned it, in
 // order, as an arrow from one participant to another. Render draws it as a
-// sequence diagram in the terminal; Mermaid writes it for slides.
+// sequence diagram in the terminal; Mermaid writes it for slides. Its words
+// come from the message catalog: RenderIn and MermaidIn say them in the
+// reader's language.
 package story
 
 import (
@@ -69,8 +71,8 @@ type Event struct {
 	Shape Shape
 	From  string // participant
 	To    string // participant; "" for a note, a crash or a divider
-	Label string // what happened, in a few words
-	Short string // the same in fewer, for narrow terminals
+	Label Text   // what happened, in a few words
+	Short Text   // the same in fewer, for narrow terminals
 }
 
 // Tally is what one consumer made of the message.
@@ -92,7 +94,7 @@ type Story struct {
 	Participants []string
 	Events       []Event
 	Consumers    []Tally
-	Outcome      []string // what came of it, one sentence each
+	Outcome      []Text // what came of it, one sentence each
 }
 
 // The participants' names, as the diagram shows them.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -39,6 +40,15 @@ func tally(t *testing.T, s Story, consumer string) Tally {
 	return Tally{}
 }
 
+// outcomeOf is a story's outcome in English.
+func outcomeOf(s Story) []string {
+	out := make([]string, len(s.Outcome))
+	for i, t := range s.Outcome {
+		out[i] = t.String()
+	}
+	return out
+}
+
 func indexOf(s Story, keep func(Event) bool) int {
 	return slices.IndexFunc(s.Events, keep)
 }
@@ -60,10 +70,12 @@ func TestCrashAfterPublishStory(t *testing.T) {
 	}
 	if crash < 0 || len(publishes) != 2 || crash < publishes[0] || crash > publishes[1] {
 		t.Errorf("the crash (event %d) is not between the two publishes %v", crash, publishes)
-	} else if !strings.Contains(s.Events[crash].Label, "relay.published") {
+	} else if !strings.Contains(s.Events[crash].Label.String(), "relay.published") {
 		t.Errorf("crash label %q does not say where", s.Events[crash].Label)
 	}
-	reclaim := indexOf(s, func(e Event) bool { return e.Step == Claim && strings.HasPrefix(e.Label, "reclaim: the lease expired") })
+	reclaim := indexOf(s, func(e Event) bool {
+		return e.Step == Claim && strings.HasPrefix(e.Label.String(), "reclaim: the lease expired")
+	})
 	if reclaim < crash || reclaim > publishes[len(publishes)-1] {
 		t.Errorf("no reclaim of the expired lease between the crash and the second publish: %d", reclaim)
 	}
@@ -85,7 +97,7 @@ func TestCrashAfterPublishStory(t *testing.T) {
 	if !slices.Equal(s.Participants, want) {
 		t.Errorf("participants %v, want %v", s.Participants, want)
 	}
-	if !slices.Contains(s.Outcome, "published 2 times with the same id, marked published once") {
+	if !slices.Contains(outcomeOf(s), "published 2 times with the same id, marked published once") {
 		t.Errorf("outcome %q does not say it was published twice", s.Outcome)
 	}
 }
@@ -116,7 +128,7 @@ func TestDuplicateDeliveryStory(t *testing.T) {
 			var delivered []string
 			for _, e := range s.Events {
 				if e.Step == Deliver && consumerOf(e.To) == "accounting" {
-					delivered = append(delivered, e.Label)
+					delivered = append(delivered, e.Label.String())
 				}
 			}
 			if len(delivered) != 2 || delivered[1] != c.second {
@@ -132,7 +144,7 @@ func TestDuplicateDeliveryStory(t *testing.T) {
 			if got := steps(s, Blocked, "", "") > 0; got != c.waits {
 				t.Errorf("a worker waits for a row lock: %v, want %v", got, c.waits)
 			}
-			if !slices.ContainsFunc(s.Outcome, func(l string) bool {
+			if !slices.ContainsFunc(outcomeOf(s), func(l string) bool {
 				return strings.HasPrefix(l, "accounting") && strings.Contains(l, "2 deliveries, 1 effect (its inbox ignored 1 duplicate)")
 			}) {
 				t.Errorf("outcome %q", s.Outcome)
@@ -161,13 +173,13 @@ func TestLostEventStory(t *testing.T) {
 		t.Fatalf("the last arrow is %+v, want naive's COMMIT", s.Events[last])
 	}
 	crash := indexOf(s, func(e Event) bool { return e.Step == Crash })
-	if crash < last || !strings.Contains(s.Events[crash].Label, "committed, not published") {
+	if crash < last || !strings.Contains(s.Events[crash].Label.String(), "committed, not published") {
 		t.Errorf("no crash after the COMMIT that says what it left: %+v", s.Events)
 	}
 	if slices.Contains(s.Participants, Broker) {
 		t.Errorf("the broker is a participant of a message it never saw: %v", s.Participants)
 	}
-	if len(s.Outcome) == 0 || !strings.Contains(s.Outcome[0], "never published") || !strings.Contains(s.Outcome[0], "lost event") {
+	if len(s.Outcome) == 0 || !strings.Contains(s.Outcome[0].String(), "never published") || !strings.Contains(s.Outcome[0].String(), "lost event") {
 		t.Errorf("outcome %q does not say the event is lost", s.Outcome)
 	}
 	// In compare mode both pipelines take the same request: the naive one
@@ -189,7 +201,7 @@ func TestPhantomStory(t *testing.T) {
 	if pub < 0 || failed < pub {
 		t.Errorf("publish at %d, failed COMMIT at %d: want the publish first", pub, failed)
 	}
-	if len(s.Outcome) == 0 || !strings.Contains(s.Outcome[0], "phantom") {
+	if len(s.Outcome) == 0 || !strings.Contains(s.Outcome[0].String(), "phantom") {
 		t.Errorf("outcome %q", s.Outcome)
 	}
 	for _, c := range s.Consumers {
@@ -287,7 +299,7 @@ func checkStory(t *testing.T, s Story) {
 		if (e.Shape == Arrow || e.Shape == Reply || e.Shape == Lost) && (e.From == "" || e.To == "" || e.From == e.To) {
 			t.Errorf("%s: arrow %+v needs two participants", Short(s.Message), e)
 		}
-		if e.Label == "" || e.Short == "" {
+		if e.Label.String() == "" || e.Short.String() == "" {
 			t.Errorf("%s: event %+v has no label", Short(s.Message), e)
 		}
 	}
@@ -308,12 +320,20 @@ func checkStory(t *testing.T, s Story) {
 }
 
 // The diagram of crash-after-publish at 120 and 80 columns, as a learner
-// reads it (go test ./story -run Golden -rewrite refreshes them).
+// reads it in English and in Spanish (go test ./story -run Golden -rewrite
+// refreshes them).
 func TestGoldenDiagrams(t *testing.T) {
 	s := build(t, "crash-after-publish", "", "", "1")
-	for _, w := range []int{120, 80} {
-		got := Render(s, w)
-		path := filepath.Join("testdata", "crash-after-publish-"+strconv.Itoa(w)+".txt")
+	for _, c := range []struct {
+		lang string
+		w    int
+	}{{"en", 120}, {"en", 80}, {"es", 120}, {"es", 80}} {
+		got := RenderIn(s, c.w, catalog.For(c.lang))
+		name := "crash-after-publish-" + strconv.Itoa(c.w) + ".txt"
+		if c.lang != "en" {
+			name = "crash-after-publish-" + c.lang + "-" + strconv.Itoa(c.w) + ".txt"
+		}
+		path := filepath.Join("testdata", name)
 		if *rewrite {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)

@@ -62,7 +62,7 @@ func (e storyError) Error() string { return string(e) }
 // closeStoryMsg closes the story.
 type closeStoryMsg struct{}
 
-// storyPane draws one message's life as a sequence diagram (story.Render):
+// storyPane draws one message's life as a sequence diagram (story.RenderIn):
 // each actor a column, each statement and delivery an arrow; it scrolls.
 type storyPane struct {
 	st    *Styles
@@ -77,10 +77,11 @@ func newStoryPane(st *Styles, s story.Story) storyPane {
 	return storyPane{st: st, keys: defaultStoryKeys(st.Words), story: s}
 }
 
-// SetSize draws the diagram again at the new width.
+// SetSize draws the diagram again at the new width, in the learner's
+// language.
 func (p *storyPane) SetSize(w, h int) {
 	p.w, p.h = w, h
-	p.lines = strings.Split(strings.TrimRight(story.Render(p.story, max(40, w-2)), "\n"), "\n")
+	p.lines = strings.Split(strings.TrimRight(story.RenderIn(p.story, max(40, w-2), p.st.Words), "\n"), "\n")
 	p.top = min(p.top, p.maxTop())
 }
 
