@@ -2,6 +2,7 @@ package scenes
 
 import (
 	"fmt"
+	"github.com/outboxlab/outboxlab/engine"
 	"slices"
 	"strings"
 )
@@ -64,4 +65,29 @@ func (s Settings) AllActors() []string {
 		}
 	}
 	return append(writers, consumers...)
+}
+
+// CheckpointsOf lists the checkpoints an actor can reach, in order: a
+// writer's own, a relay's, a consumer's deliveries and steps. A pipeline
+// qualifier (outbox/accounting) is ignored.
+func CheckpointsOf(actor string) []engine.Checkpoint {
+	_, actor = SplitActor(actor)
+	var prefixes []string
+	switch {
+	case actor == "api" || actor == "naive":
+		prefixes = []string{actor + "."}
+	case strings.HasPrefix(actor, "relay-"):
+		prefixes = []string{"relay."}
+	default:
+		prefixes = []string{"broker.", "consumer."}
+	}
+	var out []engine.Checkpoint
+	for _, cp := range Checkpoints {
+		for _, p := range prefixes {
+			if strings.HasPrefix(string(cp), p) {
+				out = append(out, cp)
+			}
+		}
+	}
+	return out
 }

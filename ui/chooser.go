@@ -276,23 +276,9 @@ func (c chooserPane) step(what string) scenes.Step {
 
 // checkpointsFor lists the checkpoints an actor can reach.
 func checkpointsFor(actor string) []string {
-	_, actor = scenes.SplitActor(actor)
-	var prefixes []string
-	switch role(actor) {
-	case roleWriter:
-		prefixes = []string{actor + "."}
-	case roleRelay:
-		prefixes = []string{"relay."}
-	default:
-		prefixes = []string{"broker.", "consumer."}
-	}
 	var out []string
-	for _, cp := range scenes.Checkpoints {
-		for _, p := range prefixes {
-			if strings.HasPrefix(string(cp), p) {
-				out = append(out, string(cp))
-			}
-		}
+	for _, cp := range scenes.CheckpointsOf(actor) {
+		out = append(out, string(cp))
 	}
 	return out
 }

@@ -1,0 +1,199 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// Outcome is what one schedule came to, read by the oracle from the
+// databases after its drain.
+type Outcome struct {
+	Index int
+	Scene *scenes.Scene
+	// Broken are the outbox invariants that did not hold ("lost_events 1").
+	Broken []string
+	// NaiveLost and NaivePhantom are the naive pipeline's lost events and
+	// phantom effects (compare and naive modes).
+	NaiveLost, NaivePhantom int64
+	Payments                int64 // committed payments (the outbox's, else the naive's)
+	Err                     error // the run could not be carried out (not a violation)
+	Took                    time.Duration
+}
+
+// Violated reports whether the outbox chain broke a guarantee.
+func (o Outcome) Violated() bool { return len(o.Broken) > 0 }
+
+// RunOne runs a scene on its own databases (prefix) and reads its outcome.
+// A command the simulator refuses (a resume of an actor whose stall never
+// fired) is left out, as a session leaves it out of its log. At the end
+// everything is let go and drained until nothing is held: stalled actors
+// resumed, the broker up. Outcome.Scene is what ran, which `run` replays to
+// the same timeline.
+func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string) (out Outcome) {
+	start := time.Now()
+	out.Scene = sc
+	defer func() { out.Took = time.Since(start) }()
+	se, err := sim.NewSession(ctx, sim.Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix})
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	defer se.Close()
+	do := func(st scenes.Step) error {
+		_, err := se.Do(ctx, st)
+		var script *sim.ScriptError
+		if errors.As(err, &script) {
+			return nil
+		}
+		return err
+	}
+	for _, st := range sc.Steps {
+		if out.Err = do(st); out.Err != nil {
+			return out
+		}
+	}
+	if out.Err = settle(ctx, se, do); out.Err != nil {
+		return out
+	}
+	ran, err := se.Scene(ctx, sc)
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	ran.Expects = Expects(sc.Settings)
+	out.Scene = ran
+	oracles, err := se.Sim().Oracles(ctx)
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	for _, o := range oracles {
+		switch o.Pipeline {
+		case string(scenes.Naive):
+			out.NaiveLost, out.NaivePhantom = o.LostEvents, o.PhantomEffects
+			if out.Payments == 0 {
+				out.Payments = o.Payments
+			}
+		case string(scenes.Outbox):
+			out.Payments = o.Payments
+			for _, e := range ran.Expects {
+				if got, _ := o.Figure(e.Figure); !e.Holds(got) {
+					out.Broken = append(out.Broken, fmt.Sprintf("%s %d", e.Figure, got))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// settle lets everything go and drains, until no actor is held and the
+// broker is up (a stall armed for later may fire during a drain).
+func settle(ctx context.Context, se *sim.Session, do func(scenes.Step) error) error {
+	for range 5 {
+		held, down := false, false
+		for _, a := range se.Sim().Actors() {
+			switch {
+			case a.State == sim.Stalled:
+				held = true
+				if err := do(scenes.Resume(qualified(se, a))); err != nil {
+					return err
+				}
+			case a.State == sim.Down:
+				held, down = true, true
+			}
+		}
+		if down { // one command brings every pipeline's broker up
+			if err := do(scenes.Broker(true)); err != nil {
+				return err
+			}
+		}
+		if err := do(scenes.Drain); err != nil {
+			return err
+		}
+		if !held && !stalled(se) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func stalled(se *sim.Session) bool {
+	for _, a := range se.Sim().Actors() {
+		if a.State == sim.Stalled || a.State == sim.Down {
+			return true
+		}
+	}
+	return false
+}
+
+// qualified names an actor of one pipeline in compare mode.
+func qualified(se *sim.Session, a sim.ActorView) string {
+	if se.Sim().Settings().Mode == scenes.Compare && a.Pipeline != "" {
+		return a.Pipeline + "/" + a.Name
+	}
+	return a.Name
+}
+
+// Progress is called after each run, from one goroutine at a time.
+type Progress func(done int, o Outcome)
+
+// Run runs schedules from..to-1 of a seed, parallel at a time, each on
+// databases of its own (prefix_<worker>), and returns their outcomes in
+// index order. It stops early, with what ran, when ctx ends.
+func Run(ctx context.Context, srv *pg.Server, seed uint64, from, to, parallel int, o Options, prefix string, progress Progress) ([]Outcome, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	parallel = max(1, parallel)
+	outcomes := make([]Outcome, to-from)
+	var next atomic.Int64
+	next.Store(int64(from))
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	for w := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= to {
+					return
+				}
+				out := RunOne(ctx, srv, Schedule(seed, i, o), fmt.Sprintf("%s_%d", prefix, w))
+				out.Index = i
+				if ctx.Err() != nil && out.Err != nil {
+					return // cancelled under it: not an outcome
+				}
+				mu.Lock()
+				outcomes[i-from] = out
+				done++
+				if progress != nil {
+					progress(done, out)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	ran := outcomes[:0]
+	for _, out := range outcomes {
+		if out.Scene != nil {
+			ran = append(ran, out)
+		}
+	}
+	for _, out := range ran {
+		if out.Err != nil && !errors.Is(out.Err, context.Canceled) {
+			return ran, fmt.Errorf("run %d: %w", out.Index, out.Err)
+		}
+	}
+	return ran, ctx.Err()
+}
