@@ -47,6 +47,11 @@ Usage:
   outboxlab story SCENE [--message N|ID] [--pipeline outbox|naive] [--width W] [--mermaid] [--lang en|es]
                                 run a scene headless and draw one message's life as a
                                 sequence diagram (--mermaid: a Mermaid sequenceDiagram)
+  outboxlab chaos [--runs N] [--seed S] [--mode compare|outbox|naive] [--variant NAME]
+                [--faults LIST] [--parallel K] [--from I] [--out DIR] [--json]
+                                run seeded random fault schedules; print how often the naive
+                                write lost or invented events and whether the outbox broke
+                                anything; shrink each violation to a scene (exit 1 if any)
 
 --record FILE.cast (the simulator, a lesson or play) writes an asciicast v2
 recording of the terminal, for asciinema play. The lessons' language defaults
@@ -111,6 +116,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runScene(args, stdout, stderr)
 	case "story":
 		return tellStory(args, stdout, stderr)
+	case "chaos":
+		return chaosRun(args, stdout, stderr)
 	case "lessons":
 		return listLessons(args, stdout, stderr)
 	case "play":
