@@ -372,3 +372,49 @@ func TestStory(t *testing.T) {
 		})
 	}
 }
+
+// outboxlab chaos as a workshop runs it: bad flags refused before anything
+// boots; a compare run prints the table with the outbox unbroken; a naive run
+// finds a loss, writes the shrunk scene and `run` replays it failing.
+func TestChaos(t *testing.T) {
+	data := tempDataDir(t)
+	for _, tc := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"chaos", "--mode", "both"}, `--mode "both": want outbox, naive or compare`},
+		{[]string{"chaos", "--variant", "wrong"}, `--variant "wrong": want select-then-insert or hold-transaction`},
+		{[]string{"chaos", "--faults", "crash,meteor"}, `--faults: "meteor" is not a fault kind`},
+		{[]string{"chaos", "--runs", "0"}, "--runs and --parallel want 1 or more"},
+		{[]string{"chaos", "extra"}, `unexpected argument "extra"`},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(tc.args, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), tc.say) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.say)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"chaos", "--runs", "12", "--data-dir", data}, &out, &errb); code != exitOK {
+		t.Fatalf("compare: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{"chaos: 12 schedules of seed 1 (from 0), mode compare", "outbox chain   0 of 12 runs broke a guarantee", "naive write    lost events in"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+	dir := t.TempDir()
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"chaos", "--mode", "naive", "--runs", "20", "--out", dir, "--data-dir", data}, &out, &errb); code != exitFail {
+		t.Fatalf("naive: exit %d, want 1\n%s%s", code, out.String(), errb.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.scene"))
+	if len(files) == 0 || !strings.Contains(out.String(), "outboxlab chaos --seed 1 --from ") || !strings.Contains(out.String(), "replay: outboxlab run --scenes "+dir) {
+		t.Fatalf("no shrunk scene or replay command (%v):\n%s", files, out.String())
+	}
+	name := strings.TrimSuffix(filepath.Base(files[0]), ".scene")
+	var rout, rerr bytes.Buffer
+	if code := run([]string{"run", "--scenes", dir, "--data-dir", data, name}, &rout, &rerr); code != exitFail {
+		t.Fatalf("the shrunk scene %s does not fail when run: exit %d\n%s%s", name, code, rout.String(), rerr.String())
+	}
+}
