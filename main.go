@@ -165,8 +165,12 @@ func parseNamed(fs *flag.FlagSet, args []string) (name string, err error) {
 	if err := fs.Parse(args); err != nil {
 		return "", err
 	}
-	if name == "" && fs.NArg() == 1 {
-		return fs.Arg(0), nil
+	if name == "" && fs.NArg() > 0 {
+		// Flags, the name, then more flags (`run --scenes DIR NAME --json`).
+		name = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return "", err
+		}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "outboxlab %s: unexpected argument %q\n", fs.Name(), fs.Arg(fs.NArg()-1))

@@ -291,7 +291,7 @@ var messages = []struct{ en, es string }{
 	{"%s is not crashed", "%s no está caído"},
 	{"%s has nothing to do before reaching %s", "%s no tiene nada que hacer antes de llegar a %s"},
 	{"%s did not reach %s", "%s no llegó a %s"},
-	{"restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop", "restart-postgres necesita el servidor embebido; --database-url apunta a uno que outboxlab no debe detener"},
+	{"restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart", "restart-postgres necesita el servidor embebido; --database-url apunta a uno que outboxlab no debe detener, y un directorio de datos que otro outboxlab tiene abierto es de ese otro"},
 	// Why PostgreSQL did not start (pg's words).
 	{"data directory in use: %s is used by another outboxlab (pid %s): close it, or give this one its own --data-dir", "directorio de datos en uso: %s lo usa otro outboxlab (pid %s): ciérralo, o dale a este su propio --data-dir"},
 	{"%s %s: not a directory; pass an empty or new directory", "%s %s: no es un directorio; pasa un directorio vacío o nuevo"},
@@ -303,15 +303,19 @@ var messages = []struct{ en, es string }{
 	{"choose a directory outside it with --data-dir (e.g. %s)", "elige un directorio fuera de él con --data-dir (p. ej. %s)"},
 	{"outboxlab did not create %s and leaves its mode alone: make it searchable (chmod o+x %s) or choose another directory with --data-dir", "outboxlab no creó %s y no toca sus permisos: hazlo atravesable (chmod o+x %s) o elige otro directorio con --data-dir"},
 	{"%s is not reachable by %s, the account PostgreSQL runs as (outboxlab runs as root): %s is mode %v; %s", "%s no es accesible para %s, la cuenta con la que corre PostgreSQL (outboxlab corre como root): %s tiene permisos %v; %s"},
+	// An actor's state in a dialog.
+	{"idle", "libre"},
+	{"paused", "parado"},
+	{"blocked", "bloqueado"},
 	// Rewind, fork and save.
+	{"that entry is part of the action the session stands after: [ goes back before it", "esa entrada es parte de la acción tras la que está la sesión: [ vuelve a antes de ella"},
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},
 	{"forward one", "adelante uno"},
 	{"save as scene", "guardar como escena"},
-	{"saved %s: outboxlab run --scenes %s %s replays it", "guardada %s: outboxlab run --scenes %s %s la reproduce"},
-	{"forked: the %d later commands were discarded; the timeline marks where", "bifurcada: se descartaron los %d comandos posteriores; la cronología marca dónde"},
+	{"saved %s (outboxlab run --scenes %s %s replays it)", "guardada %s (outboxlab run --scenes %s %s la reproduce)"},
 	{"at the end of the session (%d commands)", "al final de la sesión (%d comandos)"},
-	{"rewound to %d of %d: [ back, ] forward; acting now discards the %d after (a fork)", "rebobinada a %d de %d: [ atrás, ] adelante; actuar ahora descarta los %d siguientes (una bifurcación)"},
+	{"rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", "rebobinada: %d de %d · [ ] atrás/adelante · actuar ahora descarta %d (bifurcación)"},
 	{"at the start of the session: nothing to go back to", "al principio de la sesión: no hay nada atrás"},
 	{"▲ before the fork · ▼ the new future", "▲ antes de la bifurcación · ▼ el nuevo futuro"},
 	{"PostgreSQL answers again: whatever was committed is there", "PostgreSQL vuelve a responder: lo que estaba confirmado sigue ahí"},
@@ -568,4 +572,6 @@ var plurals = []struct {
 		"%d entrega rechazada por un hueco de versión", "%d entregas rechazadas por un hueco de versión", 0},
 	{"retention deletes %d %s rows older than %s", "retention deletes %d %s rows older than %s", "retention deletes %d %s rows older than %s", // the simulator's English, as it is
 		"la retención borra %d fila del %s con más de %s", "la retención borra %d filas del %s con más de %s", 0},
+	{"forked: %d later commands discarded; the timeline marks where", "forked: %d later command discarded; the timeline marks where", "forked: %d later commands discarded; the timeline marks where",
+		"bifurcada: %d comando posterior descartado; la cronología marca dónde", "bifurcada: %d comandos posteriores descartados; la cronología marca dónde", 0},
 }

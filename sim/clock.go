@@ -36,6 +36,14 @@ func (c *Clock) Peek() time.Time {
 	return c.now
 }
 
+// reset puts the clock back at Epoch (a session's rewind), in place, so
+// whoever reads it meanwhile reads it under its lock.
+func (c *Clock) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = Epoch
+}
+
 // Advance moves the clock forward by d.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()

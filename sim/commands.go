@@ -90,7 +90,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		}
 	case scenes.CmdRestartPostgres:
 		if s.srv.External() {
-			return scriptf("restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop")
+			return scriptf("restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart")
 		}
 		return s.restartPostgres(ctx)
 	case scenes.CmdAdvance:

@@ -31,7 +31,7 @@ var actorCommands = []string{"crash", "stall", "resume", "restart", "fail-commit
 func CheckScene(sc *scenes.Scene, set scenes.Settings, external bool) error {
 	for _, st := range sc.Steps {
 		if st.Cmd == "restart-postgres" && external {
-			return scriptf("%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop", sc.File, st.Line)
+			return scriptf("%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart", sc.File, st.Line)
 		}
 		if slices.Contains(actorCommands, st.Cmd) && len(st.Args) > 0 {
 			if _, why := absence(st.Args[0], set); why != "" {

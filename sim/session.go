@@ -64,6 +64,7 @@ type Position struct {
 	// point whose length passes it.
 	Entries []int
 
+	Keys      int    // the highest k-N Idempotency-Key among the requests applied (the screen's p numbers its keys so)
 	Script    int    // the script's commands played (the next is Script+1)
 	ScriptLen int    // the script's length
 	Run       string // "run" or "drain" while a scripted one plays out, else ""
@@ -73,8 +74,17 @@ type Position struct {
 func (se *Session) Position() Position {
 	se.mu.Lock()
 	defer se.mu.Unlock()
+	keys := 0
+	for _, st := range se.log[:se.at] {
+		var n int
+		if st.Cmd == scenes.CmdRequest {
+			if _, err := fmt.Sscanf(st.KV["key"], "k-%d", &n); err == nil {
+				keys = max(keys, n)
+			}
+		}
+	}
 	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Entries: append([]int(nil), se.marks...),
-		Script: se.cursor, ScriptLen: len(se.script), Run: se.run}
+		Keys: keys, Script: se.cursor, ScriptLen: len(se.script), Run: se.run}
 }
 
 // Log is the commands applied so far (the future a rewind keeps is not in it).
@@ -98,16 +108,17 @@ func (se *Session) Do(ctx context.Context, st scenes.Step) (moved bool, err erro
 }
 
 func (se *Session) do(ctx context.Context, st scenes.Step) (moved bool, err error) {
-	if se.at < len(se.log) {
-		se.forked, se.dropped = se.at, append([]scenes.Step(nil), se.log[se.at:]...)
-		se.log, se.marks = se.log[:se.at], se.marks[:se.at]
-	}
 	before := len(se.sim.Timeline(0))
 	moved, err = se.apply(ctx, st)
 	after := len(se.sim.Timeline(0))
 	var script *ScriptError
 	if err != nil && errors.As(err, &script) && after == before {
-		return moved, err
+		return moved, err // refused, nothing changed: no fork either
+	}
+	if se.at < len(se.log) {
+		// Acting at a past point: the future is discarded.
+		se.forked, se.dropped = se.at, append([]scenes.Step(nil), se.log[se.at:]...)
+		se.log, se.marks = se.log[:se.at], se.marks[:se.at]
 	}
 	se.log = append(se.log, st)
 	se.marks = append(se.marks, after)

@@ -281,3 +281,46 @@ func BenchmarkRewind(b *testing.B) {
 		}
 	}
 }
+
+// A command refused at a past point changes nothing, so it forks nothing:
+// the future is still there for ] (found by a review: a refused resend
+// after a rewind threw the rest of the session away).
+func TestARefusedCommandAtAPastPointKeepsTheFuture(t *testing.T) {
+	ctx := context.Background()
+	se := session(t, builtin(t, "crash-after-publish"))
+	n := se.Position().Len
+	if err := se.Seek(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := se.Do(ctx, scenes.Resend("k-9")); err == nil {
+		t.Fatal("a resend of a key never sent was not refused")
+	}
+	if p := se.Position(); p.Len != n || p.At != 2 || p.Forked != -1 {
+		t.Fatalf("after a refused command at point 2: %+v, want the %d commands kept", p, n)
+	}
+}
+
+// The screen reads the clock, the timeline and the oracle while a rewind
+// replays: no data race (run with -race).
+func TestReadingWhileRewinding(t *testing.T) {
+	ctx := context.Background()
+	se := session(t, builtin(t, "crash-after-publish"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 50; i++ {
+			se.Sim().Now()
+			se.Sim().TimelineSince(0, 0)
+			_, _ = se.Sim().Oracles(ctx)
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		if err := se.Seek(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := se.Seek(ctx, se.Position().Len); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+}

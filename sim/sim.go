@@ -105,7 +105,7 @@ func (s *Sim) Reset(ctx context.Context) error {
 	defer s.notify()
 	s.stop()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.clock = NewClock()
+	s.clock.reset()
 	s.rng = rand.New(rand.NewPCG(s.seed, s.seed^0x9e3779b97f4a7c15))
 	s.pipes, s.restarters, s.poison = nil, map[string]func(){}, map[uuid.UUID]bool{}
 	s.version, s.pgDown, s.pgDownWhy, s.moves = 0, "", Text{}, nil

@@ -87,7 +87,7 @@ func TestEveryActorPhraseIsTranslated(t *testing.T) {
 // each refusal has its Spanish, but for the mistakes only a scene file can
 // make (they name its file and line, or its headers), which `run` prints.
 func TestEveryRefusalIsTranslated(t *testing.T) {
-	authors := []string{"unknown command %q", "%s", "%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop",
+	authors := []string{"unknown command %q", "%s", "%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart",
 		"%s:%d: %s: %s", "scene %s has no variant %q", "--mode %v", "want %s ACTOR at CHECKPOINT"}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

@@ -76,10 +76,11 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPan
 	}
 	c.actorStates = map[string]sim.ActorState{}
 	c.shared = map[string]bool{}
+	w := st.Words
 	for _, a := range chooserActors(actors) {
-		note := a.view.State.String()
+		note := w.Word(a.view.State.String())
 		if a.view.At != "" {
-			note += " at " + string(a.view.At)
+			note += " " + w.T("at %s", string(a.view.At))
 		}
 		label := a.value
 		if a.shared {

@@ -245,8 +245,19 @@ func (m metricsPane) row(label, value string, bad bool) string {
 	if bad {
 		v = fs.Bad.Render(value)
 	}
-	return " " + fs.Label.Render(pad(m.st.Words.Word(label), 28)) + v
+	// One column for every label, one space past the longest in this
+	// language (Spanish ones run longer than 28).
+	col := 28
+	for _, l := range metricLabels {
+		col = max(col, ansi.StringWidth(m.st.Words.Word(l))+1)
+	}
+	return " " + fs.Label.Render(pad(m.st.Words.Word(label), col)) + v
 }
+
+// metricLabels are the metrics pane's labels.
+var metricLabels = []string{"oldest pending message age", "outbox_pending_total", "publishes per second", "attempts per message",
+	"max attempts per message", "dead letters", "expired leases recovered", "leases lost (reclaimed)", "inbox duplicates ignored",
+	"occurred → published", "published → processed"}
 
 func age(d time.Duration, pending int64) string {
 	if pending == 0 {

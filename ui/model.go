@@ -310,6 +310,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.story, m.showStory = newStoryPane(m.st, msg.story), true
+		m.playing = false // the story is read still; space pages it
+		m.tickTag++
 		return m, m.resize()
 	case closeStoryMsg:
 		m.showStory = false
@@ -325,11 +327,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				break
 			}
 		}
-		if m.session == nil || to == m.pos.At {
-			m.notice = m.positionNotice()
+		if m.session == nil {
 			return m, nil
 		}
-		m.playing, m.queue = false, nil
+		if to == m.pos.At {
+			// Points are actions: a drain or a scripted command records
+			// many entries, and its end is where the session stands.
+			m.notice = m.st.Words.T("that entry is part of the action the session stands after: [ goes back before it")
+			return m, nil
+		}
+		// Autoplay stops; what the learner already pressed still runs.
+		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
 		m.tickTag++
 		return m, m.enqueue(action{kind: actSeek, to: to, user: true})
 
@@ -569,7 +577,8 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		m.playing, m.queue = false, nil
+		// Autoplay stops; what the learner already pressed still runs.
+		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
 		m.tickTag++
 		return m, m.enqueue(action{kind: kind, user: true})
 	case key.Matches(msg, k.Save):
@@ -749,12 +758,12 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 		m.playing = false
 		m.tickTag++
 	} else {
-		if a.user && a.kind == actDo {
-			m.err = nil
+		if a.user {
+			m.err = nil // the learner's action went through: an old refusal is history
 		}
 		// A scripted run or drain moves on in the session (sim.Session.Play);
 		// a step of the learner's that moved nothing is said.
-		if !a.inRun && a.kind == actStep && !msg.moved {
+		if !a.inRun && !a.script && a.kind == actStep && !msg.moved {
 			if m.playing {
 				m.playing = false
 				m.tickTag++
@@ -799,6 +808,9 @@ func (m *Model) moved(msg actionDoneMsg) {
 	case actBack, actForward, actSeek:
 		m.playing = false
 		m.tickTag++
+		// The learner's payments are numbered by their keys: after a
+		// rewind the next p is the one that came next then.
+		m.requests = m.pos.Keys
 		if msg.err == nil {
 			m.notice = m.positionNotice()
 		}
@@ -807,7 +819,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 		if msg.err == nil {
 			dir := filepath.Dir(msg.saved)
 			name := strings.TrimSuffix(filepath.Base(msg.saved), scenes.Ext)
-			m.notice = m.st.Words.T("saved %s: outboxlab run --scenes %s %s replays it", msg.saved, dir, name)
+			m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", msg.saved, dir, name)
 		}
 		return
 	case actEval, actScript:
@@ -815,7 +827,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 	}
 	if m.pos.Forked >= 0 && m.pos.Forked != was.Forked || m.pos.Forked >= 0 && was.Len > was.At && m.pos.Len == m.pos.At {
 		dropped := was.Len - was.At
-		m.notice = m.st.Words.T("forked: the %d later commands were discarded; the timeline marks where", dropped)
+		m.notice = m.st.Words.T("forked: %d later commands discarded; the timeline marks where", dropped)
 		at := 0
 		if m.pos.Forked > 0 && m.pos.Forked <= len(m.pos.Entries) {
 			at = m.pos.Entries[m.pos.Forked-1]
@@ -830,7 +842,7 @@ func (m Model) positionNotice() string {
 	if m.pos.At == m.pos.Len {
 		return m.st.Words.T("at the end of the session (%d commands)", m.pos.Len)
 	}
-	return m.st.Words.T("rewound to %d of %d: [ back, ] forward; acting now discards the %d after (a fork)", m.pos.At, m.pos.Len, m.pos.Len-m.pos.At)
+	return m.st.Words.T("rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", m.pos.At, m.pos.Len, m.pos.Len-m.pos.At)
 }
 
 func (m Model) interval() time.Duration {
@@ -961,6 +973,10 @@ func (m Model) size() (int, int) {
 }
 
 func (m Model) helpView() string {
+	if m.showStory {
+		// Over the story, its own keys are the only ones that work.
+		return m.help.View(m.story)
+	}
 	if m.opts.Play {
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -20,6 +22,11 @@ type saveTo struct {
 	base *scenes.Scene
 }
 
+const savedTitle, savedTitleES = " (a saved session)", " (una sesión guardada)"
+
+// sessionOf is the suffix a saved session's name carries.
+var sessionOf = regexp.MustCompile(`-session-[0-9]+$`)
+
 // sessionsDir is where sessions are saved without --scenes.
 const sessionsDir = "outboxlab-scenes"
 
@@ -31,9 +38,11 @@ func (s saveTo) write(ctx context.Context, se *sim.Session) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("save the session: %w", err)
 	}
-	sc.Title = s.base.Title + " (a saved session)"
+	// A saved session saved again is still one session of the scene it
+	// began as: one "-session-N", one "(a saved session)".
+	sc.Title = strings.TrimSuffix(s.base.Title, savedTitle) + savedTitle
 	if es, ok := sc.Translations["es"]; ok {
-		es.Title += " (una sesión guardada)"
+		es.Title = strings.TrimSuffix(es.Title, savedTitleES) + savedTitleES
 		sc.Translations["es"] = es
 	}
 	dir := s.dir
@@ -45,7 +54,7 @@ func (s saveTo) write(ctx context.Context, se *sim.Session) (string, error) {
 	}
 	text := []byte("# saved by outboxlab: the learner's session, replayed from its seed;\n# the expectations are what the oracle read when it was saved.\n" + sc.Text())
 	for n := 1; n < 10000; n++ {
-		path := filepath.Join(dir, fmt.Sprintf("%s-session-%d%s", s.base.Name, n, scenes.Ext))
+		path := filepath.Join(dir, fmt.Sprintf("%s-session-%d%s", sessionOf.ReplaceAllString(s.base.Name, ""), n, scenes.Ext))
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue

@@ -64,7 +64,7 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if got, want := d.m.timeline.total, p.Entries[p.Len-4]; got != want {
 		t.Fatalf("the timeline shows %d entries after the rewind, want %d", got, want)
 	}
-	if !strings.Contains(d.screen(), "rewound to") {
+	if !strings.Contains(d.screen(), "rewound: ") {
 		t.Fatalf("the screen does not say the session is rewound:\n%s", d.screen())
 	}
 	// Forward three: the same tables and timeline as before the rewind.
@@ -215,5 +215,35 @@ func TestMessageStoryByKeys(t *testing.T) {
 	d.press("esc")
 	if d.m.showStory {
 		t.Fatal("esc did not close the story")
+	}
+}
+
+// What a review found, by keys: [ pressed fast four times goes back four;
+// after a rewind, p numbers its key as it did at that point.
+func TestRewindKeysPressedFast(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	d.press("p")
+	for range 8 {
+		d.press("n")
+	}
+	p := d.m.pos
+	for range 4 {
+		d.handle(keyPress("["))
+	}
+	d.settle()
+	if d.m.pos.At != p.Len-4 {
+		t.Fatalf("four fast [ went to %d of %d, want %d", d.m.pos.At, p.Len, p.Len-4)
+	}
+	for d.m.pos.At > 0 {
+		d.press("[")
+	}
+	if d.m.requests != 0 || d.m.keys.Resend.Enabled() {
+		t.Fatalf("before the learner's payment the screen counts %d payments (i enabled: %v)", d.m.requests, d.m.keys.Resend.Enabled())
+	}
+	d.press("]") // the learner's payment again: k-1
+	d.press("p") // a fork: the next payment is k-2, as it would have been
+	tl := d.m.sim.Timeline(0)
+	if !strings.Contains(entriesJSON(t, tl), "k-2") || d.m.pos.Forked != 1 {
+		t.Fatalf("the payment after the rewind is not k-2 (forked at %d):\n%s", d.m.pos.Forked, entriesJSON(t, tl[len(tl)-2:]))
 	}
 }
