@@ -89,6 +89,11 @@ func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string
 					out.Broken = append(out.Broken, fmt.Sprintf("%s %d", e.Figure, got))
 				}
 			}
+			// The lease witness in the database and the timeline must
+			// tell the same story of who held which row.
+			if tl := TimelineDoubleLeases(se.Sim().Timeline(0), sc.Settings.HoldTx); int64(tl) != o.DoubleLeases {
+				out.Broken = append(out.Broken, fmt.Sprintf("double_leases_from_timeline %d", tl))
+			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -54,8 +55,9 @@ type Event struct {
 	Rows       int64        // rows the statement affected or returned
 	MessageIDs []uuid.UUID  // event ids involved (the batch, for the relay)
 	PaymentID  uuid.UUID
-	Delivery   int    // broker delivery count (1 = first delivery)
-	Detail     Phrase // short human text, e.g. "lease until 12:00:30"
+	Delivery   int       // broker delivery count (1 = first delivery)
+	Detail     Phrase    // short human text, e.g. "lease until 12:00:30"
+	LeaseUntil time.Time // RelayClaimed: the lease the claim wrote (zero when a transaction holds the rows instead)
 }
 
 // Hook is called synchronously by an actor at each checkpoint. It may block

@@ -207,7 +207,7 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
 	r.cfg.Counters.add(&r.cfg.Counters.LeasesRecovered, res.Recovered)
 	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
-		Detail: Say("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000"))}
+		Detail: Say("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000")), LeaseUntil: leaseUntil}
 	if res.Recovered > 0 {
 		ev.Detail = Say("%d leased until %s, %d from expired leases", len(msgs), leaseUntil.Format("15:04:05.000"), res.Recovered)
 	}

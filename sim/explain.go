@@ -24,6 +24,10 @@ func (s *Sim) entryFor(r *runner, ev engine.Event) Entry {
 	if ev.PaymentID != uuid.Nil {
 		e.PaymentID = ev.PaymentID.String()
 	}
+	if !ev.LeaseUntil.IsZero() {
+		until := ev.LeaseUntil
+		e.LeaseUntil = &until
+	}
 	t := explain(r.name, ev)
 	e.Say, e.Explain = &t, t.English()
 	return e
