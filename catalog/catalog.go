@@ -7,6 +7,9 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 
 	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
@@ -103,4 +106,33 @@ func Known(key string) bool {
 		}
 	}
 	return false
+}
+
+var verbs = regexp.MustCompile(`%[a-z]`)
+
+// EnglishIn lists, as (English probe, Spanish), the messages whose English
+// shows in text that should be all Spanish: for each translated message,
+// the longest piece between its format verbs, if it is at least least
+// bytes, is not in the Spanish too (pipeline, lease), and is not one of
+// ignore (SQL identifiers stay as the schema writes them).
+func EnglishIn(text string, least int, ignore []string) [][2]string {
+	var out [][2]string
+	for _, m := range messages {
+		if m.en == m.es || len(m.en) < 8 || strings.Contains(m.es, m.en) {
+			continue // short words occur inside others
+		}
+		probe := ""
+		for _, part := range verbs.Split(m.en, -1) {
+			if part = strings.TrimSpace(part); len(part) > len(probe) {
+				probe = part
+			}
+		}
+		if len(probe) < least || strings.Contains(m.es, probe) || slices.Contains(ignore, probe) {
+			continue
+		}
+		if strings.Contains(text, probe) {
+			out = append(out, [2]string{probe, m.es})
+		}
+	}
+	return out
 }

@@ -61,3 +61,14 @@ func TestEveryMessageOnce(t *testing.T) {
 		seen[p.key] = true
 	}
 }
+
+// EnglishIn finds an English message in text meant to be Spanish, and not
+// its Spanish.
+func TestEnglishIn(t *testing.T) {
+	if leaks := EnglishIn("  the scene's script is done; keep stepping or break something", 8, nil); len(leaks) != 1 {
+		t.Errorf("English text: %v", leaks)
+	}
+	if leaks := EnglishIn("  el guion de la escena terminó: sigue paso a paso o rompe algo", 8, nil); len(leaks) != 0 {
+		t.Errorf("Spanish text: %v", leaks)
+	}
+}

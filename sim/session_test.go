@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,13 +44,8 @@ func state(t testing.TB, s *Sim) string {
 func timelineJSON(t testing.TB, tl []Entry) string {
 	t.Helper()
 	var b strings.Builder
-	for _, e := range tl {
-		raw, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(raw)
-		b.WriteByte('\n')
+	if err := WriteJSONLines(&b, tl); err != nil {
+		t.Fatal(err)
 	}
 	return b.String()
 }

@@ -28,21 +28,7 @@ func TestMain(m *testing.M) {
 // testdata/name.golden.
 func golden(t *testing.T, name, view string) {
 	t.Helper()
-	got := plain(view)
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui/ -run %s -update)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
-	}
+	compareGolden(t, name, filepath.Join("testdata", name+".golden"), plain(view), "%s")
 }
 
 // goldenANSI is golden with the colours kept: for panes where colour
@@ -54,8 +40,13 @@ func goldenANSI(t *testing.T, name, view string) {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", name+".ansi.golden")
+	compareGolden(t, name, filepath.Join("testdata", name+".ansi.golden"), strings.Join(lines, "\n")+"\n", "%q")
+}
+
+// compareGolden writes got to path under -update, else compares them; show
+// formats each side of a difference.
+func compareGolden(t *testing.T, name, path, got, show string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -67,7 +58,7 @@ func goldenANSI(t *testing.T, name, view string) {
 		t.Fatalf("%v (run go test ./ui/ -run %s -update)", err, t.Name())
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from %s (colours included):\n--- got ---\n%q\n--- want ---\n%q", name, path, got, want)
+		t.Errorf("%s differs from %s:\n--- got ---\n"+show+"\n--- want ---\n"+show, name, path, got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,16 +12,12 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
+// entriesJSON is the timeline as `run --json` writes it.
 func entriesJSON(t *testing.T, tl []sim.Entry) string {
 	t.Helper()
 	var b strings.Builder
-	for _, e := range tl {
-		raw, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(raw)
-		b.WriteByte('\n')
+	if err := sim.WriteJSONLines(&b, tl); err != nil {
+		t.Fatal(err)
 	}
 	return b.String()
 }
@@ -168,12 +163,11 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 	}
 }
 
-// One message's story, by keys: the learner plays the scene, focuses the
-// timeline, picks an entry about the message and presses o; the diagram
-// shows the crash, both publishes and the inbox ignoring the duplicate;
-// esc closes it.
-func TestMessageStoryByKeys(t *testing.T) {
-	d := newDriver(t, Options{Scene: "crash-after-publish"})
+// storyByKeys plays the scene's script with n, focuses the timeline,
+// moves up to an entry about one outbox message and presses o; it returns
+// every screen while paging down the story to its end.
+func storyByKeys(t *testing.T, d *driver) string {
+	t.Helper()
 	for i := 0; d.m.pos.Script < d.m.pos.ScriptLen || d.m.pos.Run != ""; i++ {
 		if i > 400 {
 			t.Fatal("the script does not end")
@@ -183,7 +177,6 @@ func TestMessageStoryByKeys(t *testing.T) {
 	for d.m.focus != focusTimeline {
 		d.press("tab")
 	}
-	// Up the timeline to an entry that names the message.
 	for i := 0; ; i++ {
 		e := d.m.timeline.entries[d.m.timeline.selected()]
 		if len(e.MessageIDs) == 1 && e.Pipeline == "outbox" {
@@ -207,6 +200,14 @@ func TestMessageStoryByKeys(t *testing.T) {
 	if d.m.story.top != d.m.story.maxTop() || d.m.story.top == 0 {
 		t.Fatalf("paging stopped at line %d of %d", d.m.story.top, len(d.m.story.lines))
 	}
+	return screen
+}
+
+// One message's story, by keys: the diagram shows the crash, both
+// publishes and the inbox ignoring the duplicate; esc closes it.
+func TestMessageStoryByKeys(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	screen := storyByKeys(t, d)
 	for _, want := range []string{"Story of …", "relay-1", "accounting", "crash", "duplicate", "1 effect"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the story lacks %q:\n%s", want, screen)
