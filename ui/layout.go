@@ -54,30 +54,22 @@ func block(s string, w, h int) string {
 	return strings.Join(fitLines(strings.Split(s, "\n"), w, h), "\n")
 }
 
-// joinColumns puts blocks of equal height side by side, separated by sep.
-// Each block must already be fitted to its width.
+// joinColumns puts blocks side by side, separated by a column of sep
+// (lipgloss joins them; each block is already fitted to its width).
 func joinColumns(sep string, blocks ...string) string {
-	cols := make([][]string, len(blocks))
 	h := 0
+	for _, b := range blocks {
+		h = max(h, lipgloss.Height(b))
+	}
+	rule := strings.TrimSuffix(strings.Repeat(sep+"\n", h), "\n")
+	parts := make([]string, 0, 2*len(blocks))
 	for i, b := range blocks {
-		cols[i] = strings.Split(b, "\n")
-		h = max(h, len(cols[i]))
-	}
-	var sb strings.Builder
-	for row := 0; row < h; row++ {
-		if row > 0 {
-			sb.WriteByte('\n')
+		if i > 0 {
+			parts = append(parts, rule)
 		}
-		for i, c := range cols {
-			if i > 0 {
-				sb.WriteString(sep)
-			}
-			if row < len(c) {
-				sb.WriteString(c[row])
-			}
-		}
+		parts = append(parts, b)
 	}
-	return sb.String()
+	return lipgloss.JoinHorizontal(lipgloss.Top, parts...)
 }
 
 // paneTitle draws a pane's title line: the name, a detail, a rule to width.

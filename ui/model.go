@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/lipgloss/v2"
 	"context"
 	"errors"
 	"fmt"
@@ -1303,25 +1304,12 @@ func clock(t time.Time) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// overlay draws fg centred over bg (both w×h text).
+// overlay draws fg centred over bg (both w×h text): two layers of one
+// lipgloss canvas.
 func overlay(bg, fg string, w, h int) string {
-	lines := strings.Split(bg, "\n")
-	fl := strings.Split(fg, "\n")
-	fw := 0
-	for _, l := range fl {
-		fw = max(fw, ansi.StringWidth(l))
-	}
-	fw = min(fw, w)
-	x := max(0, (w-fw)/2)
-	y := max(0, (h-len(fl))/2)
-	for i, l := range fl {
-		if y+i >= len(lines) {
-			break
-		}
-		b := fitLine(lines[y+i], w)
-		left := ansi.Truncate(b, x, "")
-		right := ansi.TruncateLeft(b, x+fw, "")
-		lines[y+i] = left + fitLine(l, fw) + right
-	}
-	return strings.Join(lines, "\n")
+	x := max(0, (w-min(lipgloss.Width(fg), w))/2)
+	y := max(0, (h-lipgloss.Height(fg))/2)
+	c := lipgloss.NewCanvas(w, h)
+	c.Compose(lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)))
+	return c.Render()
 }
