@@ -308,6 +308,8 @@ var messages = []struct{ en, es string }{
 	{"paused", "parado"},
 	{"blocked", "bloqueado"},
 	// Rewind, fork and save.
+	{"other future", "otro futuro"},
+	{"the other future: %d commands after the fork; u swaps back", "el otro futuro: %d comandos tras la bifurcación; u vuelve al de antes"},
 	{"that entry is part of the action the session stands after: [ goes back before it", "esa entrada es parte de la acción tras la que está la sesión: [ vuelve a antes de ella"},
 	{"rewind to here", "rebobinar hasta aquí"},
 	{"back one", "atrás uno"},

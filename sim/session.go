@@ -33,7 +33,7 @@ type Session struct {
 	// forked is where acting at a past point discarded a future; dropped
 	// is that future (-1 and nil: never forked).
 	forked  int
-	dropped []scenes.Step
+	dropped future
 
 	control
 }
@@ -59,6 +59,7 @@ type Position struct {
 	At     int // commands applied
 	Len    int // commands in the log (more than At after a rewind)
 	Forked int // where a fork discarded a future; -1 if none
+	Other  int // the commands of that other future (OtherFuture goes there)
 	// Entries is the timeline's length at each point 1..Len (Entries[i] is
 	// after the log's command i): a timeline entry belongs to the first
 	// point whose length passes it.
@@ -83,7 +84,7 @@ func (se *Session) Position() Position {
 			}
 		}
 	}
-	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Entries: append([]int(nil), se.marks...),
+	return Position{At: se.at, Len: len(se.log), Forked: se.forked, Other: len(se.dropped.log), Entries: append([]int(nil), se.marks...),
 		Keys: keys, Script: se.cursor, ScriptLen: len(se.script), Run: se.run}
 }
 
@@ -117,7 +118,7 @@ func (se *Session) do(ctx context.Context, st scenes.Step) (moved bool, err erro
 	}
 	if se.at < len(se.log) {
 		// Acting at a past point: the future is discarded.
-		se.forked, se.dropped = se.at, append([]scenes.Step(nil), se.log[se.at:]...)
+		se.forked, se.dropped = se.at, se.future(se.at)
 		se.log, se.marks = se.log[:se.at], se.marks[:se.at]
 	}
 	se.log = append(se.log, st)
@@ -125,6 +126,43 @@ func (se *Session) do(ctx context.Context, st scenes.Step) (moved bool, err erro
 	se.scriptAt = append(se.scriptAt[:se.at], playState{se.cursor, se.run, se.quiet})
 	se.at = len(se.log)
 	return moved, err
+}
+
+// future is the log after point at, with what each of its points recorded.
+type future struct {
+	log      []scenes.Step
+	marks    []int
+	scriptAt []playState
+}
+
+func (se *Session) future(at int) future {
+	return future{
+		log:      append([]scenes.Step(nil), se.log[at:]...),
+		marks:    append([]int(nil), se.marks[at:]...),
+		scriptAt: append([]playState(nil), se.scriptAt[at:]...),
+	}
+}
+
+// OtherFuture swaps the future after the fork point with the one the fork
+// discarded, and goes to its end: the learner compares the original with
+// the fork by going back and forth between them. false: never forked.
+func (se *Session) OtherFuture(ctx context.Context) (bool, error) {
+	p := se.Position()
+	if p.Forked < 0 {
+		return false, nil
+	}
+	if err := se.Seek(ctx, p.Forked); err != nil {
+		return false, err
+	}
+	se.mu.Lock()
+	other := se.dropped
+	se.dropped = se.future(se.forked)
+	se.log = append(se.log[:se.forked:se.forked], other.log...)
+	se.marks = append(se.marks[:se.forked:se.forked], other.marks...)
+	se.scriptAt = append(se.scriptAt[:se.forked:se.forked], other.scriptAt...)
+	n := len(se.log)
+	se.mu.Unlock()
+	return true, se.Seek(ctx, n)
 }
 
 func (se *Session) apply(ctx context.Context, st scenes.Step) (bool, error) {

@@ -318,3 +318,42 @@ func TestReadingWhileRewinding(t *testing.T) {
 	}
 	<-done
 }
+
+// After a fork the learner compares the two futures: OtherFuture goes to
+// the original's end, the same as the straight run, and back to the fork's.
+func TestOtherFutureSwapsTheForkAndTheOriginal(t *testing.T) {
+	ctx := context.Background()
+	se := session(t, builtin(t, "crash-after-publish"))
+	original := timelineJSON(t, se.Sim().Timeline(0))
+	n := se.Position().Len
+	if ok, err := se.OtherFuture(ctx); ok || err != nil {
+		t.Fatalf("never forked, yet OtherFuture: %v %v", ok, err)
+	}
+	if err := se.Seek(ctx, n/2); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []scenes.Step{scenes.Duplicate, Next, Next} {
+		if _, err := se.Do(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fork := timelineJSON(t, se.Sim().Timeline(0))
+	if fork == original {
+		t.Fatal("the fork did not diverge")
+	}
+	if ok, err := se.OtherFuture(ctx); !ok || err != nil {
+		t.Fatalf("OtherFuture: %v %v", ok, err)
+	}
+	if got := timelineJSON(t, se.Sim().Timeline(0)); got != original {
+		t.Fatalf("the other future is not the original:\n%s", firstDiff(got, original))
+	}
+	if p := se.Position(); p.Len != n || p.At != n || p.Other != 3 {
+		t.Fatalf("at the original: %+v", p)
+	}
+	if _, err := se.OtherFuture(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := timelineJSON(t, se.Sim().Timeline(0)); got != fork {
+		t.Fatalf("back to the fork differs:\n%s", firstDiff(got, fork))
+	}
+}

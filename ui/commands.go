@@ -190,6 +190,7 @@ const (
 	actSave                      // the session is written as a scene file
 	actScript                    // the session gets the script n plays next
 	actSeek                      // the session goes to point to of its log (scrubbing)
+	actOther                     // after a fork, the session swaps to the other future (the original, or the fork)
 )
 
 // action is one thing to do to the simulation; actions run one at a time.
@@ -270,11 +271,13 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 		case actSeek:
 			err = se.Seek(ctx, a.to)
 			moved = err == nil
+		case actOther:
+			moved, err = se.OtherFuture(ctx)
 		case actSave:
 			saved, err = a.save.write(ctx, se)
 		}
 		msg := actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(), saved: saved}
-		if a.kind != actBack && a.kind != actForward && a.kind != actSeek {
+		if a.kind != actBack && a.kind != actForward && a.kind != actSeek && a.kind != actOther {
 			msg.entries = s.Timeline(before)
 		}
 		return msg

@@ -582,6 +582,10 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
 		m.tickTag++
 		return m, m.enqueue(action{kind: kind, user: true})
+	case key.Matches(msg, k.Other):
+		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
+		m.tickTag++
+		return m, m.enqueue(action{kind: actOther, user: true})
 	case key.Matches(msg, k.Save):
 		return m, m.enqueue(action{kind: actSave, user: true, save: saveTo{dir: m.opts.ScenesDir, base: m.scene}})
 	case key.Matches(msg, k.Reset):
@@ -806,7 +810,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 	was := m.pos
 	m.pos = msg.pos
 	switch msg.act.kind {
-	case actBack, actForward, actSeek:
+	case actBack, actForward, actSeek, actOther:
 		m.playing = false
 		m.tickTag++
 		// The learner's payments are numbered by their keys: after a
@@ -814,6 +818,9 @@ func (m *Model) moved(msg actionDoneMsg) {
 		m.requests = m.pos.Keys
 		if msg.err == nil {
 			m.notice = m.positionNotice()
+			if msg.act.kind == actOther {
+				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
+			}
 		}
 		return
 	case actSave:
@@ -905,6 +912,7 @@ func (m *Model) updateKeys() {
 	k.Back.SetEnabled(free)
 	k.Forward.SetEnabled(free)
 	k.Save.SetEnabled(free)
+	k.Other.SetEnabled(free && m.pos.Other > 0)
 	m.timeline.keys.Rewind.SetEnabled(free)
 	k.Resend.SetEnabled(running && m.requests > 0)
 	k.Reuse.SetEnabled(running && m.requests > 0)

@@ -248,3 +248,29 @@ func TestRewindKeysPressedFast(t *testing.T) {
 		t.Fatalf("the payment after the rewind is not k-2 (forked at %d):\n%s", d.m.pos.Forked, entriesJSON(t, tl[len(tl)-2:]))
 	}
 }
+
+// After a fork, u swaps to the other future and back: the learner compares
+// the original with the fork on the real database.
+func TestOtherFutureByKeys(t *testing.T) {
+	d := newDriver(t, Options{Scene: "crash-after-publish"})
+	for range 8 {
+		d.press("n")
+	}
+	straight := entriesJSON(t, d.m.sim.Timeline(0))
+	d.press("[", "[", "[", "d", "n")
+	fork := entriesJSON(t, d.m.sim.Timeline(0))
+	if !d.m.keys.Other.Enabled() || fork == straight {
+		t.Fatalf("after a fork: u enabled %v, diverged %v", d.m.keys.Other.Enabled(), fork != straight)
+	}
+	d.press("u")
+	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight || !strings.Contains(d.m.notice, "the other future") {
+		t.Fatalf("u did not go to the original (notice %q)", d.m.notice)
+	}
+	if !strings.Contains(d.screen(), "before the fork") {
+		t.Fatalf("the fork marker is gone:\n%s", d.screen())
+	}
+	d.press("u")
+	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != fork {
+		t.Fatal("u again did not come back to the fork")
+	}
+}
