@@ -77,7 +77,7 @@ func TestTheCheckerFindsAndShrinks(t *testing.T) {
 				t.Fatalf("60 runs of %s found no violation: the checker cannot fail", tc.name)
 			}
 			v := bad.Violations(tc.o.Mode)[0]
-			small, tries, err := Shrink(ctx, srv, bad.Scene, tc.o.Mode, v, "chaosshrink")
+			small, _, tries, err := Shrink(ctx, srv, bad.Scene, tc.o.Mode, v, "chaosshrink")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,9 +13,9 @@ import (
 // another way, so the two can check each other. A worker is a relay
 // process: a restarted relay-1 is a new one. A lease is held from its
 // claim until its holder marks the row, schedules its retry or dead-
-// letters it, or until it expires; with hold-transaction (no lease
-// written, the claim's transaction holds the rows) until that transaction
-// ends, a crash included.
+// letters it, or until it expires; with hold-transaction, whose claim's
+// transaction holds the rows locked, until that transaction ends: a mark,
+// or a rollback (a crash, an error).
 func TimelineDoubleLeases(tl []sim.Entry, holdTx bool) int {
 	type hold struct {
 		worker string
@@ -32,7 +32,7 @@ func TimelineDoubleLeases(tl []sim.Entry, holdTx bool) int {
 		switch {
 		case e.Kind == "restart":
 			gen[e.Actor]++
-		case e.Kind == "crash" && holdTx:
+		case (e.Kind == "crash" || e.Kind == "error") && holdTx:
 			// The claim's transaction rolls back with the connection.
 			for id, h := range held {
 				if h.worker == worker(e) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/outboxlab/outboxlab/scenes"
@@ -22,8 +23,13 @@ type Report struct {
 	RunsPerSecond float64       `json:"runs_per_second"`
 	Payments      int64         `json:"payments"`
 
-	OutboxRuns       int `json:"outbox_runs"`
-	OutboxViolations int `json:"outbox_violations"` // runs that broke an invariant
+	Asked       int  `json:"asked"`       // the runs asked for
+	Interrupted bool `json:"interrupted"` // Ctrl-C: Runs is what ran
+
+	OutboxRuns       int            `json:"outbox_runs"`
+	OutboxViolations int            `json:"outbox_violations"` // runs that broke an invariant
+	OutboxCI         [2]float64     `json:"outbox_violation_rate_ci95"`
+	OutboxBroken     map[string]int `json:"outbox_broken_runs"` // per invariant, the runs that broke it
 
 	NaiveRuns      int        `json:"naive_runs"`
 	NaiveLostRuns  int        `json:"naive_lost_runs"`    // runs that lost at least one event
@@ -53,7 +59,12 @@ func Summarize(outs []Outcome, o Options, seed uint64, from int, elapsed time.Du
 	if mode == "" {
 		mode = scenes.Compare
 	}
-	r := Report{Seed: seed, Mode: mode, Variant: o.Variant, From: from, Runs: len(outs), Elapsed: elapsed}
+	r := Report{Seed: seed, Mode: mode, Variant: o.Variant, From: from, Runs: len(outs), Elapsed: elapsed, OutboxBroken: map[string]int{}}
+	if mode != scenes.Naive {
+		for _, f := range Invariants {
+			r.OutboxBroken[f] = 0
+		}
+	}
 	if elapsed > 0 {
 		r.RunsPerSecond = float64(len(outs)) / elapsed.Seconds()
 	}
@@ -63,6 +74,11 @@ func Summarize(outs []Outcome, o Options, seed uint64, from int, elapsed time.Du
 			r.OutboxRuns++
 			if out.Violated() {
 				r.OutboxViolations++
+			}
+			for _, v := range out.Violations(mode) {
+				if v.Pipeline == string(scenes.Outbox) {
+					r.OutboxBroken[v.Figure]++
+				}
 			}
 		}
 		if mode != scenes.Outbox {
@@ -77,6 +93,7 @@ func Summarize(outs []Outcome, o Options, seed uint64, from int, elapsed time.Du
 			r.NaivePhantom += out.NaivePhantom
 		}
 	}
+	r.OutboxCI = Wilson(r.OutboxViolations, r.OutboxRuns)
 	r.LostCI = Wilson(r.NaiveLostRuns, r.NaiveRuns)
 	r.PhantomCI = Wilson(r.NaivePhantRuns, r.NaiveRuns)
 	return r
@@ -98,6 +115,9 @@ func Wilson(k, n int) [2]float64 {
 
 // WriteText writes the report as the table a workshop reads.
 func (r Report) WriteText(w io.Writer) {
+	if r.Interrupted {
+		fmt.Fprintf(w, "interrupted: %d of the %d schedules asked for ran\n", r.Runs, r.Asked)
+	}
 	fmt.Fprintf(w, "chaos: %d schedules of seed %d (from %d), mode %s", r.Runs, r.Seed, r.From, r.Mode)
 	if r.Variant != "" {
 		fmt.Fprintf(w, ", variant %s", r.Variant)
@@ -108,8 +128,14 @@ func (r Report) WriteText(w io.Writer) {
 		if r.OutboxViolations > 0 {
 			verdict = "BROKE A GUARANTEE"
 		}
-		fmt.Fprintf(w, "  outbox chain   %d of %d runs broke a guarantee: it %s\n", r.OutboxViolations, r.OutboxRuns, verdict)
-		fmt.Fprintf(w, "                 (0 lost events, 0 phantom effects, 0 duplicate effects, 0 double leases, 0 pending after each drain)\n")
+		fmt.Fprintf(w, "  outbox chain   %d of %d runs broke a guarantee (95%% CI %s): it %s\n", r.OutboxViolations, r.OutboxRuns, ci(r.OutboxCI), verdict)
+		var parts []string
+		for _, f := range append(append([]string(nil), Invariants...), "double_leases_from_timeline") {
+			if n, ok := r.OutboxBroken[f]; ok {
+				parts = append(parts, fmt.Sprintf("%s %d", f, n))
+			}
+		}
+		fmt.Fprintf(w, "                 runs that broke each, after their drain: %s\n", strings.Join(parts, ", "))
 	}
 	if r.NaiveRuns > 0 {
 		fmt.Fprintf(w, "  naive write    lost events in %d of %d runs (%s, 95%% CI %s), %d events in all\n",
@@ -117,11 +143,20 @@ func (r Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "                 phantom effects in %d of %d runs (%s, 95%% CI %s), %d effects in all\n",
 			r.NaivePhantRuns, r.NaiveRuns, pct(float64(r.NaivePhantRuns)/float64(r.NaiveRuns)), ci(r.PhantomCI), r.NaivePhantom)
 	}
+	// The shrunk ones first (one of each kind), then a few more.
+	shown := 0
 	for _, f := range r.Found {
+		if f.Scene == "" && shown >= 5 {
+			continue
+		}
+		shown++
 		fmt.Fprintf(w, "\n  run %d broke %s\n    alone:  %s\n", f.Index, f.Violation, f.Replay)
 		if f.Scene != "" {
 			fmt.Fprintf(w, "    shrunk to %d commands: %s\n    replay: %s\n", f.Commands, f.Scene, f.Run)
 		}
+	}
+	if more := len(r.Found) - shown; more > 0 {
+		fmt.Fprintf(w, "\n  and %d more violating runs (--json lists them all)\n", more)
 	}
 }
 

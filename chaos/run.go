@@ -103,16 +103,15 @@ func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string
 // broker is up (a stall armed for later may fire during a drain).
 func settle(ctx context.Context, se *sim.Session, do func(scenes.Step) error) error {
 	for range 5 {
-		held, down := false, false
+		down := false
 		for _, a := range se.Sim().Actors() {
 			switch {
 			case a.State == sim.Stalled:
-				held = true
 				if err := do(scenes.Resume(qualified(se, a))); err != nil {
 					return err
 				}
 			case a.State == sim.Down:
-				held, down = true, true
+				down = true
 			}
 		}
 		if down { // one command brings every pipeline's broker up
@@ -123,11 +122,11 @@ func settle(ctx context.Context, se *sim.Session, do func(scenes.Step) error) er
 		if err := do(scenes.Drain); err != nil {
 			return err
 		}
-		if !held && !stalled(se) {
+		if !stalled(se) {
 			return nil
 		}
 	}
-	return nil
+	return errors.New("an actor is still held after five rounds of letting go and draining")
 }
 
 func stalled(se *sim.Session) bool {

@@ -43,6 +43,9 @@ func (o Options) Check() error {
 	if _, ok := Variants[o.Variant]; o.Variant != "" && !ok {
 		return fmt.Errorf("--variant %q: want select-then-insert or hold-transaction", o.Variant)
 	}
+	if o.Variant != "" && o.Mode == scenes.Naive {
+		return fmt.Errorf("--variant %s is a wrong way of the outbox chain: use it with --mode outbox or compare", o.Variant)
+	}
 	for _, f := range o.Faults {
 		if !slices.Contains(FaultKinds, f) {
 			return fmt.Errorf("--faults: %q is not a fault kind (kinds: %v)", f, FaultKinds)

@@ -12,9 +12,9 @@ import (
 
 // Violation names what a run broke: a pipeline's figure that should be 0.
 type Violation struct {
-	Pipeline string // outbox, or naive when the naive pipeline is what is run
-	Figure   string
-	Got      int64
+	Pipeline string `json:"pipeline"` // outbox, or naive when the naive pipeline is what is run
+	Figure   string `json:"figure"`
+	Got      int64  `json:"got"`
 }
 
 func (v Violation) String() string { return fmt.Sprintf("%s %s == %d", v.Pipeline, v.Figure, v.Got) }
@@ -44,8 +44,9 @@ func (o Outcome) Violations(mode scenes.Mode) []Violation {
 // it drops commands (halves, then quarters, down to single commands, as
 // delta debugging does), then makes numbers small (a run of n presses, an
 // amount, a clock advance). Each try is a real run on the databases of
-// prefix. The result expects v's figure to be 0, the line it breaks.
-func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.Mode, v Violation, prefix string) (*scenes.Scene, int, error) {
+// prefix. The result expects v's figure to be 0, the line it breaks; the
+// violation is the shrunk run's own (its count may be smaller).
+func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.Mode, v Violation, prefix string) (*scenes.Scene, Violation, int, error) {
 	tries := 0
 	fails := func(steps []scenes.Step) (bool, error) {
 		tries++
@@ -63,36 +64,43 @@ func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.M
 		return false, nil
 	}
 	steps := withoutSettle(sc.Steps)
-	// Drop chunks, largest first.
-	for n := max(1, len(steps)/2); n >= 1; n /= 2 {
-		for i := 0; i+n <= len(steps); {
-			cand := append(append([]scenes.Step(nil), steps[:i]...), steps[i+n:]...)
-			ok, err := fails(cand)
-			if err != nil {
-				return nil, tries, err
-			}
-			if ok {
-				steps = cand
-				continue
-			}
-			i += n
-		}
-		if n == 1 {
-			break
-		}
+	if ok, err := fails(steps); err != nil || !ok {
+		return nil, Violation{}, tries, fmt.Errorf("run %s does not break %s again: %v", sc.Name, v, err)
 	}
-	// Small numbers.
-	for i := range steps {
-		for _, simpler := range simplify(steps[i]) {
-			cand := append([]scenes.Step(nil), steps...)
-			cand[i] = simpler
-			ok, err := fails(cand)
-			if err != nil {
-				return nil, tries, err
+	// Drop chunks, largest first, then single commands, and make numbers
+	// small, until a whole pass changes nothing: a command kept early may
+	// go once a later one is gone.
+	for changed := true; changed; {
+		changed = false
+		for n := max(1, len(steps)/2); n >= 1; n /= 2 {
+			for i := 0; i+n <= len(steps); {
+				cand := append(append([]scenes.Step(nil), steps[:i]...), steps[i+n:]...)
+				ok, err := fails(cand)
+				if err != nil {
+					return nil, Violation{}, tries, err
+				}
+				if ok {
+					steps, changed = cand, true
+					continue
+				}
+				i += n
 			}
-			if ok {
-				steps = cand
+			if n == 1 {
 				break
+			}
+		}
+		for i := range steps {
+			for _, simpler := range simplify(steps[i]) {
+				cand := append([]scenes.Step(nil), steps...)
+				cand[i] = simpler
+				ok, err := fails(cand)
+				if err != nil {
+					return nil, Violation{}, tries, err
+				}
+				if ok {
+					steps, changed = cand, true
+					break
+				}
 			}
 		}
 	}
@@ -102,11 +110,20 @@ func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.M
 	final := RunOne(ctx, srv, &small, prefix)
 	tries++
 	if final.Err != nil {
-		return nil, tries, final.Err
+		return nil, Violation{}, tries, final.Err
+	}
+	got := Violation{}
+	for _, w := range final.Violations(mode) {
+		if w.Pipeline == v.Pipeline && w.Figure == v.Figure {
+			got = w
+		}
+	}
+	if got.Figure == "" {
+		return nil, Violation{}, tries, fmt.Errorf("the shrunk run of %s no longer breaks %s", sc.Name, v)
 	}
 	out := *final.Scene
 	out.Expects = []scenes.Expect{{Pipeline: v.Pipeline, Figure: v.Figure, Op: "==", Value: 0}}
-	return &out, tries, nil
+	return &out, got, tries, nil
 }
 
 // withoutSettle drops what RunOne's settle added at the end (it adds it
