@@ -28,7 +28,7 @@ type playState struct {
 
 // Unit is one unit of play: the command Play did, and where it came from.
 type Unit struct {
-	Step   scenes.Step // Next for a step of the scheduler's choice
+	Step   scenes.Step // scenes.Next for a step of the scheduler's choice
 	Script bool        // it came from the script
 	InRun  bool        // a step of a scripted run or drain
 }
@@ -70,18 +70,18 @@ func (se *Session) nextUnit() Unit {
 			}
 			return Unit{Step: scenes.Drain, Script: true, InRun: true}
 		}
-		return Unit{Step: Next, Script: true, InRun: true}
+		return Unit{Step: scenes.Next, Script: true, InRun: true}
 	}
 	if se.cursor < len(se.script) {
 		st := se.script[se.cursor]
 		se.cursor++
 		if st.Cmd == scenes.CmdRun || st.Cmd == scenes.CmdDrain {
 			se.run, se.quiet = st.Cmd, false
-			return Unit{Step: Next, Script: true, InRun: true}
+			return Unit{Step: scenes.Next, Script: true, InRun: true}
 		}
 		return Unit{Step: st, Script: true}
 	}
-	return Unit{Step: Next}
+	return Unit{Step: scenes.Next}
 }
 
 // settle moves the run under way on after a unit: a run ends when nothing
@@ -96,7 +96,7 @@ func (se *Session) settle(u Unit, moved bool, err error) {
 		se.run = ""
 	case u.Step.Cmd == scenes.CmdDrain:
 		se.run, se.quiet = "", false
-	case u.Step.Cmd != Next.Cmd: // a restart: go on stepping
+	case u.Step.Cmd != scenes.CmdNext: // a restart: go on stepping
 		se.quiet = false
 	case !moved && se.run == scenes.CmdRun:
 		se.run = ""

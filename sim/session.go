@@ -11,10 +11,6 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
-// Next is the command the simulator's n key is: one step of the scheduler's
-// choice (scene language: next).
-var Next = scenes.Next
-
 // Session is a simulation with the log of everything done to it: scene
 // commands, keys (as the commands they are) and each step of an animated
 // run. The log and the seed reproduce the session exactly, so the session
@@ -99,7 +95,7 @@ func (se *Session) Log() []scenes.Step {
 // first discards the future: the session forks there. moved reports whether
 // the command changed anything (for Next: whether an actor could move).
 // A command the simulator refuses without changing anything (a script
-// error that added nothing to the timeline) is not logged. A Next that
+// error that added nothing to the timeline) is not logged. A next that
 // found nothing to move is: it may have asked actors for work, which draws
 // on the seeded source the replay must draw on too.
 func (se *Session) Do(ctx context.Context, st scenes.Step) (moved bool, err error) {
@@ -166,7 +162,7 @@ func (se *Session) OtherFuture(ctx context.Context) (bool, error) {
 }
 
 func (se *Session) apply(ctx context.Context, st scenes.Step) (bool, error) {
-	if st.Cmd == Next.Cmd && len(st.Args) == 0 {
+	if st.Cmd == scenes.CmdNext && len(st.Args) == 0 {
 		return se.sim.Step(ctx)
 	}
 	err := se.sim.Do(ctx, st)
@@ -254,17 +250,17 @@ func compact(steps []scenes.Step) []scenes.Step {
 	var out []scenes.Step
 	for i := 0; i < len(steps); {
 		st := steps[i]
-		if st.Cmd != Next.Cmd || len(st.Args) > 0 {
+		if st.Cmd != scenes.CmdNext || len(st.Args) > 0 {
 			out = append(out, st)
 			i++
 			continue
 		}
 		j := i
-		for j < len(steps) && steps[j].Cmd == Next.Cmd && len(steps[j].Args) == 0 {
+		for j < len(steps) && steps[j].Cmd == scenes.CmdNext && len(steps[j].Args) == 0 {
 			j++
 		}
 		if n := j - i; n > 1 {
-			st = scenes.Step{Cmd: Next.Cmd, Args: []string{strconv.Itoa(n)}}
+			st = scenes.Step{Cmd: scenes.CmdNext, Args: []string{strconv.Itoa(n)}}
 		}
 		out = append(out, st)
 		i = j

@@ -69,7 +69,7 @@ func session(t *testing.T, sc *scenes.Scene) *Session {
 			continue
 		}
 		for {
-			moved, err := se.Do(ctx, Next)
+			moved, err := se.Do(ctx, scenes.Next)
 			if err != nil {
 				t.Fatalf("next: %v", err)
 			}
@@ -177,7 +177,7 @@ func TestSavedSessionReplaysByteIdentically(t *testing.T) {
 			se := session(t, sc)
 			// A learner's own presses after the script: a duplicate, a
 			// request, a few steps, the clock, a drain.
-			for _, st := range []scenes.Step{{Cmd: "duplicate"}, {Cmd: "request", KV: map[string]string{"amount": "700"}}, Next, Next, Next,
+			for _, st := range []scenes.Step{{Cmd: "duplicate"}, {Cmd: "request", KV: map[string]string{"amount": "700"}}, scenes.Next, scenes.Next, scenes.Next,
 				{Cmd: "advance", Args: []string{"31s"}}, {Cmd: "drain"}} {
 				if _, err := se.Do(ctx, st); err != nil {
 					t.Fatalf("%s: %v", st, err)
@@ -249,7 +249,7 @@ func BenchmarkRewind(b *testing.B) {
 				}
 				defer se.Close()
 				for se.Position().Len < n {
-					st := Next
+					st := scenes.Next
 					switch se.Position().Len % 10 {
 					case 0:
 						st = scenes.Step{Cmd: "request"}
@@ -332,7 +332,7 @@ func TestOtherFutureSwapsTheForkAndTheOriginal(t *testing.T) {
 	if err := se.Seek(ctx, n/2); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []scenes.Step{scenes.Duplicate, Next, Next} {
+	for _, st := range []scenes.Step{scenes.Duplicate, scenes.Next, scenes.Next} {
 		if _, err := se.Do(ctx, st); err != nil {
 			t.Fatal(err)
 		}

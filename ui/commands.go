@@ -255,13 +255,13 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 			var u sim.Unit
 			u, moved, err = se.Play(ctx)
 			a.step, a.script, a.inRun, a.kind = u.Step, u.Script, u.InRun, actDo
-			if u.Step.Cmd == sim.Next.Cmd && len(u.Step.Args) == 0 {
+			if u.Step.Cmd == scenes.CmdNext && len(u.Step.Args) == 0 {
 				a.kind = actStep
 			}
 		case actScript:
 			se.SetScript(a.steps)
 		case actStep:
-			moved, err = se.Do(ctx, sim.Next)
+			moved, err = se.Do(ctx, scenes.Next)
 		case actDo:
 			moved, err = se.Do(ctx, a.step)
 		case actBack:

@@ -337,9 +337,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = m.st.Words.T("that entry is part of the action the session stands after: [ goes back before it")
 			return m, nil
 		}
-		// Autoplay stops; what the learner already pressed still runs.
-		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
-		m.tickTag++
+		m.stopAutoplay()
 		return m, m.enqueue(action{kind: actSeek, to: to, user: true})
 
 	case simReadyMsg:
@@ -578,13 +576,10 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		// Autoplay stops; what the learner already pressed still runs.
-		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
-		m.tickTag++
+		m.stopAutoplay()
 		return m, m.enqueue(action{kind: kind, user: true})
 	case key.Matches(msg, k.Other):
-		m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
-		m.tickTag++
+		m.stopAutoplay()
 		return m, m.enqueue(action{kind: actOther, user: true})
 	case key.Matches(msg, k.Save):
 		return m, m.enqueue(action{kind: actSave, user: true, save: saveTo{dir: m.opts.ScenesDir, base: m.scene}})
@@ -842,6 +837,13 @@ func (m *Model) moved(msg actionDoneMsg) {
 		}
 		m.timeline, _ = m.timeline.Update(forkMsg{at: at})
 	}
+}
+
+// stopAutoplay stops autoplay before a rewind: the steps it queued go,
+// what the learner already pressed still runs.
+func (m *Model) stopAutoplay() {
+	m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
+	m.tickTag++
 }
 
 // positionNotice says where a rewound session stands, and what acting now
