@@ -27,6 +27,33 @@ type Counters struct {
 	PublishedToProcessed Latency
 }
 
+// CounterValues are the Counters read at one moment.
+type CounterValues struct {
+	Claimed           int64 // rows leased by relays: one publish attempt each
+	Published         int64 // publishes the broker accepted
+	PublishFailures   int64
+	Marked            int64 // rows marked published
+	RetriesScheduled  int64
+	DeadLettered      int64
+	LeasesRecovered   int64 // claims of rows whose earlier lease had expired
+	LostLeases        int64 // marks or retries refused: another worker held the lease
+	Processed         int64 // deliveries whose effect committed
+	DuplicatesIgnored int64 // deliveries the inbox recognised
+	VersionGaps       int64 // deliveries refused for an unexpected aggregate_version
+}
+
+// Values reads every counter. Each only grows while the actors that share
+// them run: unlike the database's counts, which a requeue or retention
+// lowers, they are what a monitoring system can treat as counters.
+func (c *Counters) Values() CounterValues {
+	return CounterValues{
+		Claimed: c.Claimed.Load(), Published: c.Published.Load(), PublishFailures: c.PublishFailures.Load(),
+		Marked: c.Marked.Load(), RetriesScheduled: c.RetriesScheduled.Load(), DeadLettered: c.DeadLettered.Load(),
+		LeasesRecovered: c.LeasesRecovered.Load(), LostLeases: c.LostLeases.Load(), Processed: c.Processed.Load(),
+		DuplicatesIgnored: c.DuplicatesIgnored.Load(), VersionGaps: c.VersionGaps.Load(),
+	}
+}
+
 func (c *Counters) add(v *atomic.Int64, n int) {
 	if n != 0 {
 		v.Add(int64(n))
@@ -34,14 +61,27 @@ func (c *Counters) add(v *atomic.Int64, n int) {
 }
 
 // Latency summarises durations: count, mean, max and percentiles over the
-// most recent samples. Safe for concurrent use.
+// most recent samples, and a histogram of every sample over LatencyBuckets.
+// Safe for concurrent use.
 type Latency struct {
-	mu     sync.Mutex
-	count  int64
-	sum    time.Duration
-	max    time.Duration
-	recent []time.Duration
-	next   int
+	mu      sync.Mutex
+	count   int64
+	sum     time.Duration
+	max     time.Duration
+	recent  []time.Duration
+	next    int
+	buckets [len(LatencyBuckets)]int64 // samples in each bucket alone (not cumulative)
+}
+
+// LatencyBuckets are the histogram's upper bounds, inclusive, fixed for the
+// simulator's virtual time: a millisecond is "in the same step" (the
+// virtual clock ticks a microsecond a read, so a latency with no clock move
+// in between is a few microseconds), 30 s is the default lease and ack
+// timeout, 300 s the longest backoff, 1200 s about twelve attempts with
+// backoff (the default budget before a dead letter), an hour a long outage.
+var LatencyBuckets = [...]time.Duration{
+	time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 20 * time.Minute, time.Hour,
 }
 
 // latencyWindow is how many recent samples percentiles are computed over.
@@ -54,6 +94,12 @@ func (l *Latency) Observe(d time.Duration) {
 	l.count++
 	l.sum += d
 	l.max = max(l.max, d)
+	for i, le := range LatencyBuckets {
+		if d <= le {
+			l.buckets[i]++
+			break
+		}
+	}
 	if len(l.recent) < latencyWindow {
 		l.recent = append(l.recent, d)
 	} else {
@@ -68,13 +114,22 @@ type LatencySummary struct {
 	Mean     time.Duration
 	P50, P99 time.Duration // over the most recent samples
 	Max      time.Duration
+	Sum      time.Duration // of every sample
+	// Buckets[i] counts the samples at most LatencyBuckets[i], cumulative as
+	// Prometheus' le buckets are; a sample above the last bound is in Count only.
+	Buckets [len(LatencyBuckets)]int64
 }
 
 // Summary reads the latency.
 func (l *Latency) Summary() LatencySummary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := LatencySummary{Count: l.count, Max: l.max}
+	s := LatencySummary{Count: l.count, Max: l.max, Sum: l.sum}
+	var below int64
+	for i, n := range l.buckets {
+		below += n
+		s.Buckets[i] = below
+	}
 	if l.count == 0 {
 		return s
 	}

@@ -31,6 +31,10 @@ type Metrics struct {
 	// OccurredToPublished and PublishedToProcessed are the two latencies of the chain.
 	OccurredToPublished  LatencySummary
 	PublishedToProcessed LatencySummary
+	// Counted are the actors' counters themselves (zero without counters):
+	// they only grow while the actors run, where the database's counts above
+	// fall with a requeue or retention.
+	Counted CounterValues
 }
 
 // Snapshot reads the database figures on conn at now and the actors'
@@ -53,6 +57,7 @@ func Snapshot(ctx context.Context, conn *pgx.Conn, now time.Time, counters *Coun
 		m.InboxDuplicatesIgnored = counters.DuplicatesIgnored.Load()
 		m.OccurredToPublished = counters.OccurredToPublished.Summary()
 		m.PublishedToProcessed = counters.PublishedToProcessed.Summary()
+		m.Counted = counters.Values()
 	}
 	return m, nil
 }

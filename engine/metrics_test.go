@@ -36,4 +36,10 @@ func TestSnapshot(t *testing.T) {
 	if m.PublishedToProcessed.Count != 3 || m.PublishedToProcessed.Max != time.Second {
 		t.Errorf("published→processed %+v, want 3 samples, max 1s", m.PublishedToProcessed)
 	}
+	if c := m.Counted; c.Claimed != 3 || c.Published != 3 || c.Marked != 3 || c.Processed != 3 || c.DuplicatesIgnored != 1 {
+		t.Errorf("counted %+v, want 3 claimed, published, marked and processed, 1 duplicate", c)
+	}
+	if b := m.OccurredToPublished.Buckets; b[0] != 0 || b[len(b)-1] != 3 {
+		t.Errorf("occurred→published buckets %v, want none within a millisecond and 3 within an hour", b)
+	}
 }

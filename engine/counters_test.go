@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// The histogram counts every sample in the first bucket whose bound it does
+// not pass (a bound is inclusive), cumulatively; one above the last bound
+// is in Count and Sum only.
+func TestLatencyHistogram(t *testing.T) {
+	t.Parallel()
+	var l Latency
+	for _, d := range []time.Duration{3 * time.Microsecond, time.Second, 1500 * time.Millisecond, 31 * time.Second, 2 * time.Hour} {
+		l.Observe(d)
+	}
+	s := l.Summary()
+	if s.Count != 5 || s.Sum != 3*time.Microsecond+2500*time.Millisecond+31*time.Second+2*time.Hour {
+		t.Errorf("count %d sum %v", s.Count, s.Sum)
+	}
+	want := map[time.Duration]int64{time.Millisecond: 1, time.Second: 2, 2 * time.Second: 3, 30 * time.Second: 3, time.Minute: 4, time.Hour: 4}
+	for i, le := range LatencyBuckets {
+		if n, ok := want[le]; ok && s.Buckets[i] != n {
+			t.Errorf("le %v: %d samples, want %d", le, s.Buckets[i], n)
+		}
+		if i > 0 && s.Buckets[i] < s.Buckets[i-1] {
+			t.Errorf("le %v: %d, below the bucket before (%d): not cumulative", le, s.Buckets[i], s.Buckets[i-1])
+		}
+	}
+	var empty Latency
+	if empty.Summary().Buckets != [len(LatencyBuckets)]int64{} {
+		t.Errorf("an empty latency has samples in its buckets")
+	}
+}
+
+// Values reads each counter into the field of the same name.
+func TestCounterValues(t *testing.T) {
+	t.Parallel()
+	var c Counters
+	c.add(&c.Claimed, 1)
+	c.add(&c.Published, 2)
+	c.add(&c.PublishFailures, 3)
+	c.add(&c.Marked, 4)
+	c.add(&c.RetriesScheduled, 5)
+	c.add(&c.DeadLettered, 6)
+	c.add(&c.LeasesRecovered, 7)
+	c.add(&c.LostLeases, 8)
+	c.add(&c.Processed, 9)
+	c.add(&c.DuplicatesIgnored, 10)
+	c.add(&c.VersionGaps, 11)
+	want := CounterValues{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	if got := c.Values(); got != want {
+		t.Errorf("values %+v\nwant %+v", got, want)
+	}
+}
