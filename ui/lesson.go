@@ -301,6 +301,22 @@ func (l *lessonPane) nextQuestion() bool {
 }
 
 // current is the step on screen.
+// setActors follows the actors on screen: the hint's keys number them
+// (drawn while a fresh simulation was still being built, they are drawn
+// again now), and a step carried over reads their states.
+func (l *lessonPane) setActors(actors []sim.ActorView, set scenes.Settings) {
+	if l.lesson == nil {
+		return
+	}
+	if st := l.current(); st != nil && l.showHint {
+		if h := keyHint(st.Solution, actors, set); h != l.keyHint {
+			l.keyHint = h
+			l.render()
+		}
+	}
+	l.refreshCarried(actors)
+}
+
 func (l lessonPane) current() *lessons.Step {
 	if l.lesson == nil || l.step >= len(l.lesson.Steps) {
 		return nil

@@ -180,8 +180,8 @@ func TestDriveLessonStep(t *testing.T) {
 
 	// Step 2 continues on the same simulator: its checks count from here.
 	d.press("enter")
-	if d.m.lesson.step != 1 || d.m.course.since == 0 {
-		t.Fatalf("after enter: step %d, since %d", d.m.lesson.step, d.m.course.since)
+	if since := d.m.lessonPage().course.since; d.m.lesson.step != 1 || since == 0 {
+		t.Fatalf("after enter: step %d, since %d", d.m.lesson.step, since)
 	}
 	d.press("t")
 	d.press("c", "down", "enter", "enter") // relay-1 → restart

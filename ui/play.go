@@ -11,11 +11,19 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// playState is play mode's own state: the caption on screen, the tagged
-// tick that paces it, and how it ends.
+// playPage plays a scene (lesson nil) or a lesson (its steps' solutions,
+// then its quiz) by itself: the caption on screen, the tagged tick that
+// paces it, and how it ends. It needs no keys: space pauses, q quits.
+type playPage struct {
+	lesson *lessonPage // the lesson played, nil for a scene
+	play   playState
+}
+
+// playState is what play shows and how far it got.
 type playState struct {
 	caption  string
 	delay    time.Duration
@@ -26,16 +34,53 @@ type playState struct {
 	err      error // play could not finish (a solution that did not pass)
 }
 
-func (m *Model) schedulePlay() tea.Cmd {
-	if !m.opts.Play {
-		return nil
+// playTickMsg drives `outboxlab play`; a stale tag is dropped.
+type playTickMsg struct{ tag int }
+
+func (p *playPage) prepare(m *Model) (scenes.Settings, []scenes.Step) {
+	if p.lesson != nil {
+		return p.lesson.prepare(m)
 	}
-	m.play.tag++
-	tag := m.play.tag
-	return tea.Tick(m.play.delay, func(time.Time) tea.Msg { return playTickMsg{tag} })
+	return (&simulatorPage{}).prepare(m)
 }
 
-func (m Model) readTime(text string) time.Duration {
+func (p *playPage) ready(m *Model) tea.Cmd {
+	if p.lesson == nil {
+		p.play.caption = m.scene.TitleIn(m.opts.Lang) + ": " + oneLine(m.scene.TeachesIn(m.opts.Lang))
+		p.play.delay = p.readTime(*m, p.play.caption)
+		return p.schedule()
+	}
+	cmd := p.lesson.ready(m)
+	p.stepCaption(m)
+	return cmd // the step's checks schedule the next move when they return
+}
+
+// stepCaption captions a step as it begins: its title and task, long
+// enough to read what the lesson pane says of it.
+func (p *playPage) stepCaption(m *Model) {
+	if m.lesson.stage != stageStep {
+		return
+	}
+	st := m.lesson.current()
+	lb := m.lesson.lang()
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
+	text := st.Read + " " + st.Task
+	if m.lesson.step == 0 {
+		text += " " + m.lesson.lesson.Intro
+	}
+	p.play.delay = p.readTime(*m, text)
+}
+
+// schedule arms play's next move after the current caption's pause.
+func (p *playPage) schedule() tea.Cmd {
+	p.play.tag++
+	tag := p.play.tag
+	return tea.Tick(p.play.delay, func(time.Time) tea.Msg { return playTickMsg{tag} })
+}
+
+// readTime is how long a caption stays: long enough to read it (about 200
+// words a minute, and a moment more), scaled by --speed.
+func (p *playPage) readTime(m Model, text string) time.Duration {
 	words := len(strings.Fields(text))
 	d := time.Second + time.Duration(words)*300*time.Millisecond
 	speed := m.opts.Speed
@@ -45,10 +90,8 @@ func (m Model) readTime(text string) time.Duration {
 	return time.Duration(float64(d) / speed)
 }
 
-func (m *Model) captionFor(a action, entries []sim.Entry) {
-	if !m.opts.Play {
-		return
-	}
+// captionFor captions an action with what it added to the timeline.
+func (p *playPage) captionFor(m Model, a action, entries []sim.Entry) {
 	var text []string
 	for _, e := range entries {
 		switch {
@@ -61,82 +104,135 @@ func (m *Model) captionFor(a action, entries []sim.Entry) {
 	}
 	switch {
 	case len(text) > 0:
-		m.play.caption = strings.Join(text, " · ")
-		m.play.delay = m.readTime(m.play.caption)
+		p.play.caption = strings.Join(text, " · ")
+		p.play.delay = p.readTime(m, p.play.caption)
 	case a.kind == actDo:
-		m.play.caption = "→ " + a.step.String()
-		m.play.delay = m.readTime(m.play.caption)
+		p.play.caption = "→ " + a.step.String()
+		p.play.delay = p.readTime(m, p.play.caption)
 	default:
-		m.play.delay = m.readTime("")
+		p.play.delay = p.readTime(m, "")
 	}
 }
 
-func (m Model) playNext() (tea.Model, tea.Cmd) {
-	if m.sim == nil || m.busy || len(m.queue) > 0 {
-		return m, nil // what runs now schedules the next move when it returns
+func (p *playPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	switch msg.String() {
+	case "q":
+		return tea.Quit, true
+	case "space":
+		p.play.paused = !p.play.paused
+		if p.play.paused {
+			m.notice = m.st.Words.T("paused: space resumes")
+			m.updateKeys()
+			return nil, true
+		}
+		m.notice = ""
+		p.play.delay = 0
+		m.updateKeys()
+		return p.schedule(), true
 	}
-	if m.play.ending {
-		return m, tea.Quit
+	return nil, true // nothing else is needed
+}
+
+func (p *playPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case playTickMsg:
+		if msg.tag != p.play.tag || p.play.paused {
+			return nil, true
+		}
+		return p.next(m), true
+	case progressSavedMsg:
+		return nil, true // a played lesson saves no progress
+	}
+	return nil, false
+}
+
+func (p *playPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
+	var cmd tea.Cmd
+	if p.lesson != nil {
+		cmd = p.lesson.done(m, msg)
+	}
+	if a := msg.act; msg.eval == nil && a.kind != actEval && a.kind != actScript {
+		p.captionFor(*m, a, msg.entries)
+	}
+	if len(m.queue) == 0 {
+		cmd = tea.Batch(cmd, p.schedule())
+	}
+	return cmd
+}
+
+// next is play's next move: the next command of the script (a scene's,
+// or the step's solution), the next step once the why was read, the quiz
+// answered question by question, and at the end, quit.
+func (p *playPage) next(m *Model) tea.Cmd {
+	if m.sim == nil || m.busy || len(m.queue) > 0 {
+		return nil // what runs now schedules the next move when it returns
+	}
+	if p.play.ending {
+		return tea.Quit
+	}
+	if p.lesson == nil {
+		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
+			return m.enqueue(action{kind: actUnit, user: true})
+		}
+		p.play.caption = "✓ " + m.scene.TitleIn(m.opts.Lang)
+		return p.end(m)
 	}
 	l := &m.lesson
-	if l.lesson == nil {
-		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
-			return m, m.enqueue(action{kind: actUnit, user: true})
-		}
-		m.play.caption = "✓ " + m.scene.TitleIn(m.opts.Lang)
-		return m, m.end()
-	}
 	switch l.stage {
 	case stageStep:
 		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
-			return m, m.enqueue(action{kind: actUnit, user: true})
+			return m.enqueue(action{kind: actUnit, user: true})
 		}
-		m.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
+		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
 		if m.err != nil {
-			m.play.err = errors.Join(m.play.err, m.err)
+			p.play.err = errors.Join(p.play.err, m.err)
 		}
-		m.play.caption = "✗ " + m.play.err.Error()
-		return m, m.end()
+		p.play.caption = "✗ " + p.play.err.Error()
+		return p.end(m)
 	case stagePassed:
 		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
-			return m, m.enqueue(action{kind: actUnit, user: true})
+			return m.enqueue(action{kind: actUnit, user: true})
 		}
-		if !m.play.whyShown {
+		if !p.play.whyShown {
 			lb := l.lang()
-			m.play.whyShown = true
-			m.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
-			m.play.delay = m.readTime(m.play.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
+			p.play.whyShown = true
+			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
+			p.play.delay = p.readTime(*m, p.play.caption)
+			return tea.Batch(m.resize(), p.schedule())
 		}
-		m.play.whyShown = false
-		cmd := m.lessonNext()
-		if l.stage == stageQuiz {
-			m.play.delay = m.readTime(m.questionText())
-			return m, tea.Batch(cmd, m.schedulePlay())
+		p.play.whyShown = false
+		cmd := p.lesson.next(m)
+		switch l.stage {
+		case stageQuiz:
+			p.play.delay = p.readTime(*m, p.questionText(*m))
+			return tea.Batch(cmd, p.schedule())
+		case stageStep:
+			p.stepCaption(m) // a step on the same simulator; a fresh one's is captioned when built
 		}
-		return m, cmd // the step's checks (or its fresh simulator) schedule the next move
+		return cmd // the step's checks (or its fresh simulator) schedule the next move
 	case stageQuiz:
 		if !l.answered {
 			l.choose(l.lesson.Quiz[l.question].Answer())
 			l.answer()
 			c := l.lesson.Quiz[l.question].Choices[l.choice]
-			m.play.caption = "✓ " + oneLine(c.Text) + " " + oneLine(c.Because)
-			m.play.delay = m.readTime(m.play.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
+			p.play.caption = "✓ " + oneLine(c.Text) + " " + oneLine(c.Because)
+			p.play.delay = p.readTime(*m, p.play.caption)
+			return tea.Batch(m.resize(), p.schedule())
 		}
 		if l.nextQuestion() {
-			m.play.caption = m.questionText()
-			m.play.delay = m.readTime(m.play.caption)
-			return m, tea.Batch(m.resize(), m.schedulePlay())
+			p.play.caption = p.questionText(*m)
+			p.play.delay = p.readTime(*m, p.play.caption)
+			return tea.Batch(m.resize(), p.schedule())
 		}
-		m.play.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
-		return m, tea.Batch(m.resize(), m.end())
+		p.play.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
+		return tea.Batch(m.resize(), p.end(m))
 	}
-	return m, m.end()
+	return p.end(m)
 }
 
-func (m Model) questionText() string {
+// questionText is the question on screen with its choices, for a caption.
+func (p *playPage) questionText(m Model) string {
 	q := m.lesson.lesson.Quiz[m.lesson.question]
 	parts := []string{oneLine(q.Text)}
 	for i, c := range q.Choices {
@@ -145,44 +241,86 @@ func (m Model) questionText() string {
 	return strings.Join(parts, "  ")
 }
 
-func (m *Model) end() tea.Cmd {
-	m.play.ending = true
-	m.play.delay = m.readTime(m.play.caption) + m.readTime("")
-	return tea.Batch(m.resize(), m.schedulePlay())
+// end holds the last frame a moment, then quits.
+func (p *playPage) end(m *Model) tea.Cmd {
+	p.play.ending = true
+	p.play.delay = p.readTime(*m, p.play.caption) + p.readTime(*m, "")
+	return tea.Batch(m.resize(), p.schedule())
 }
 
-func (m Model) playKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	switch {
-	case msg.String() == "q":
-		return m, tea.Quit
-	case msg.String() == "space":
-		m.play.paused = !m.play.paused
-		if m.play.paused {
-			m.notice = m.st.Words.T("paused: space resumes")
-			m.updateKeys()
-			return m, nil
-		}
-		m.notice = ""
-		m.play.delay = 0
-		m.updateKeys()
-		return m, m.schedulePlay()
+// enable leaves play the keys it needs: space pauses it, q quits.
+func (p *playPage) enable(m *Model) {
+	k := &m.keys
+	for _, b := range k.all() {
+		b.SetEnabled(false)
 	}
-	return m, nil
+	k.Quit.SetEnabled(true)
+	k.Play.SetEnabled(m.phase == phaseRunning)
+	if p.play.paused {
+		k.Play.SetHelp("space", m.st.Words.T("resume"))
+	} else {
+		k.Play.SetHelp("space", m.st.Words.T("pause"))
+	}
 }
 
-func (m Model) captionLines(w int) []string {
-	if m.play.caption == "" {
+// layout puts the caption over the help line, the size of its text, and
+// the lesson's or the simulator's panes above it.
+func (p *playPage) layout(m Model, s screen) screen {
+	ch := min(3, len(p.captionLines(s.body.w)))
+	s.caption = rect{0, s.body.y + s.body.h - ch, s.body.w, ch}
+	s.body.h -= ch
+	if p.lesson != nil {
+		return p.lesson.layout(m, s)
+	}
+	return m.mainLayout(s)
+}
+
+func (p *playPage) body(m Model, l screen) string {
+	body := m.mainBody(l)
+	if p.lesson != nil {
+		body = p.lesson.body(m, l)
+	}
+	return body + "\n" + p.captionView(m, l.caption.w, l.caption.h)
+}
+
+// script is the scene's, or in a played lesson the current step's
+// solution.
+func (p *playPage) script(m Model) []scenes.Step {
+	if p.lesson == nil {
+		return m.scene.Steps
+	}
+	if m.lesson.stage <= stagePassed {
+		return m.lesson.current().Solution
+	}
+	return nil
+}
+
+func (p *playPage) status(m Model) (string, string) {
+	label := ""
+	if p.lesson != nil {
+		label = m.lesson.lesson.Name
+	}
+	if p.play.paused {
+		return m.st.Words.T("⏸ paused"), label
+	}
+	return m.st.Words.T("▶ playing"), label
+}
+
+// captionLines is play's caption wrapped to the width.
+func (p *playPage) captionLines(w int) []string {
+	if p.play.caption == "" {
 		return []string{""}
 	}
-	return strings.Split(lipgloss.Wrap(unmark(m.play.caption), max(10, w-2), " "), "\n")
+	return strings.Split(lipgloss.Wrap(unmark(p.play.caption), max(10, w-2), " "), "\n")
 }
 
 // unmark drops the Markdown marks a lesson's text carries (`code`,
 // **bold**): a caption is plain text, and raw backticks read as noise.
 var unmark = strings.NewReplacer("`", "", "**", "").Replace
 
-func (m Model) captionView(w, h int) string {
-	lines := m.captionLines(w)
+// captionView draws the caption, h lines, full width.
+func (p *playPage) captionView(m Model, w, h int) string {
+	lines := p.captionLines(w)
 	if len(lines) > h {
 		lines = lines[:h]
 		lines[h-1] = fitLine(lines[h-1]+"…", w-2)

@@ -137,14 +137,17 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 	}
 	m := newModel(ctx, opts, all, sc, res)
 	if l != nil {
-		m.course.all = course
-		if !opts.Play {
+		lp := &lessonPage{course: courseState{all: course}}
+		if pp, ok := m.page.(*playPage); ok {
+			pp.lesson = lp
+		} else {
+			m.page = lp
 			// Progress is the learner's own: a played lesson does not count.
 			p, err := lessons.LoadProgress(opts.ProgressPath)
 			if err != nil {
 				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
 			}
-			m.course.progress = p
+			lp.course.progress = p
 		}
 		m.openLesson(l)
 	}
@@ -233,8 +236,8 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 
 	if fm, ok := final.(Model); ok && fm.phase == phaseBootFailed && fm.err != nil {
 		return fm.err
-	} else if ok && fm.opts.Play && fm.play.err != nil {
-		return fm.play.err
+	} else if pp, played := fm.page.(*playPage); ok && played && pp.play.err != nil {
+		return pp.play.err
 	}
 	if runErr != nil && (errors.Is(runErr, tea.ErrProgramPanic) || !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted)) {
 		return runErr

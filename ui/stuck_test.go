@@ -142,7 +142,7 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.waitFor("compare mode again", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
 	d.settle()
 	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
-	if set := d.m.sceneSettings(d.m.scene); set.Mode != "outbox" {
+	if set := d.m.page.(*simulatorPage).settings(d.m); set.Mode != "outbox" {
 		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
 	}
 }
@@ -165,9 +165,8 @@ func TestTimelineKeepsTheConsequence(t *testing.T) {
 // play's captions are plain text: a lesson's `code` and **bold** marks are
 // not shown raw.
 func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
-	m := fixtureModel(t, 120, 40, "outbox", 1)
-	m.play.caption = "Step 1/2 · Task: send a payment (`request`), then **crash** relay-1"
-	got := strings.Join(m.captionLines(120), " ")
+	p := &playPage{play: playState{caption: "Step 1/2 · Task: send a payment (`request`), then **crash** relay-1"}}
+	got := strings.Join(p.captionLines(120), " ")
 	if strings.ContainsAny(got, "`*") || !strings.Contains(got, "send a payment (request), then crash relay-1") {
 		t.Errorf("caption %q", got)
 	}
@@ -178,7 +177,7 @@ func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 	for _, c := range []struct{ w, min, max int }{{120, 50, 50}, {160, 60, 70}, {250, 95, 100}} {
 		m := fixtureModel(t, c.w, 50, "outbox", 1)
-		s := m.lessonLayout(screen{body: rect{0, 1, c.w, 48}})
+		s := (&lessonPage{}).layout(m, screen{body: rect{0, 1, c.w, 48}})
 		if s.lesson.w < c.min || s.lesson.w > c.max {
 			t.Errorf("at %d columns the lesson pane is %d wide, want %d to %d", c.w, s.lesson.w, c.min, c.max)
 		}

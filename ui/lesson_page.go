@@ -6,18 +6,24 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
-// A lesson runs on the root model: the root owns the simulator and the
-// action queue, so a step's checks are evaluated as one more queued action
+// lessonPage is a guided lesson: a course of lessons, each a few steps
+// with checks, then a quiz. The root owns the simulator and the action
+// queue, so a step's checks are evaluated as one more queued action
 // (lessons.Step.Eval reads the actors' states, which only holds while no
-// other operation runs) right after each action's result comes back.
+// other operation runs) right after each action's result comes back. The
+// lesson pane draws it; the page holds the course.
+type lessonPage struct {
+	course courseState
+}
 
-// courseState is the lesson mode's own state: the course, the timeline's
-// length when the current step began, and the learner's saved progress.
+// courseState is the course, the timeline's length when the current step
+// began, and the learner's saved progress.
 type courseState struct {
 	all      []*lessons.Lesson
 	since    int
@@ -25,14 +31,39 @@ type courseState struct {
 }
 
 // openLesson shows a lesson at its first step; the simulator for it is
-// built by buildSim, when the server is up.
+// built by buildSim, when the server is up. The free simulator's page
+// becomes a lesson page; play's plays the lesson.
 func (m *Model) openLesson(l *lessons.Lesson) {
+	p := m.lessonPage()
+	if p == nil {
+		p = &lessonPage{}
+		if pp, ok := m.page.(*playPage); ok {
+			pp.lesson = p
+		} else {
+			m.page = p
+		}
+	}
+	p.open(m, l)
+}
+
+// lessonPage is the page's lesson, nil outside lessons.
+func (m Model) lessonPage() *lessonPage {
+	switch p := m.page.(type) {
+	case *lessonPage:
+		return p
+	case *playPage:
+		return p.lesson
+	}
+	return nil
+}
+
+func (p *lessonPage) open(m *Model, l *lessons.Lesson) {
 	pos, next := "", (*lessons.Lesson)(nil)
-	for i, c := range m.course.all {
+	for i, c := range p.course.all {
 		if c == l {
-			pos = fmt.Sprintf("%d/%d", i+1, len(m.course.all))
-			if i+1 < len(m.course.all) {
-				next = m.course.all[i+1]
+			pos = fmt.Sprintf("%d/%d", i+1, len(p.course.all))
+			if i+1 < len(p.course.all) {
+				next = p.course.all[i+1]
 			}
 		}
 	}
@@ -40,8 +71,8 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 		m.scene = sc
 	}
 	var seed uint64
-	if m.course.progress != nil {
-		seed = m.course.progress.QuizSeed
+	if p.course.progress != nil {
+		seed = p.course.progress.QuizSeed
 	}
 	m.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
 	m.settings = l.Steps[0].Settings
@@ -52,36 +83,26 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 
 // checkAction evaluates the current step's checks; mark says the step
 // begins now.
-func (m *Model) checkAction(mark bool) action {
-	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: m.course.since}
+func (p *lessonPage) checkAction(m *Model, mark bool) action {
+	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: p.course.since}
 }
 
 // startChecks begins the current step on the running simulator: the
 // timeline entries so far do not count toward it.
-func (m *Model) startChecks() tea.Cmd {
+func (p *lessonPage) startChecks(m *Model) tea.Cmd {
 	// The session plays this step's script next (a played lesson's
 	// solution; none for a learner), then the step's checks begin.
-	m.queue = append(m.queue, action{kind: actScript, steps: m.scriptSteps()})
-	if m.opts.Play {
-		st := m.lesson.current()
-		lb := m.lesson.lang()
-		m.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
-		text := st.Read + " " + st.Task
-		if m.lesson.step == 0 {
-			text += " " + m.lesson.lesson.Intro
-		}
-		m.play.delay = m.readTime(text)
-	}
-	return m.enqueue(m.checkAction(true))
+	m.queue = append(m.queue, action{kind: actScript, steps: m.page.script(*m)})
+	return m.enqueue(p.checkAction(m, true))
 }
 
 // checked takes an evaluation of the step's checks.
-func (m *Model) checked(a action, r evalResult) tea.Cmd {
+func (p *lessonPage) checked(m *Model, a action, r evalResult) tea.Cmd {
 	if a.check != m.lesson.current() || m.lesson.stage != stageStep {
 		return nil // stale: the step moved on
 	}
 	if a.mark {
-		m.course.since = r.since
+		p.course.since = r.since
 	}
 	m.lesson.setOutcomes(r.outcomes, r.passed)
 	if !r.passed {
@@ -90,17 +111,17 @@ func (m *Model) checked(a action, r evalResult) tea.Cmd {
 	// A run the learner started goes on until nothing moves, as the task
 	// says; the why is on screen meanwhile.
 	m.updateKeys()
-	if m.course.progress != nil {
-		m.course.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
-		return m.saveProgress()
+	if p.course.progress != nil {
+		p.course.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
+		return p.saveProgress()
 	}
 	return nil
 }
 
-// lessonNext is enter: the next step once this one passed, the quiz after
+// next is enter: the next step once this one passed, the quiz after
 // the last step, answering and moving through the quiz, and at the end the
 // next lesson of the course.
-func (m *Model) lessonNext() tea.Cmd {
+func (p *lessonPage) next(m *Model) tea.Cmd {
 	l := &m.lesson
 	switch l.stage {
 	case stagePassed:
@@ -111,7 +132,7 @@ func (m *Model) lessonNext() tea.Cmd {
 				return m.reset()
 			}
 			l.carryOver(m.actors)
-			return tea.Batch(m.startChecks(), m.resize())
+			return tea.Batch(p.startChecks(m), m.resize())
 		}
 		l.startQuiz()
 		m.focus = focusLesson
@@ -121,10 +142,10 @@ func (m *Model) lessonNext() tea.Cmd {
 			l.answer()
 			break
 		}
-		if !l.nextQuestion() && m.course.progress != nil {
-			m.course.progress.MarkDone(l.lesson.Name, time.Now())
+		if !l.nextQuestion() && p.course.progress != nil {
+			p.course.progress.MarkDone(l.lesson.Name, time.Now())
 			m.updateKeys()
-			return tea.Batch(m.saveProgress(), m.resize())
+			return tea.Batch(p.saveProgress(), m.resize())
 		}
 	case stageDone:
 		if l.next != nil {
@@ -138,7 +159,7 @@ func (m *Model) lessonNext() tea.Cmd {
 
 // restartStep goes back to the latest step that starts on a fresh
 // simulator: a later step builds on what the earlier ones did.
-func (m *Model) restartStep() {
+func (p *lessonPage) restartStep(m *Model) {
 	i := m.lesson.step
 	if m.lesson.stage > stagePassed {
 		i = len(m.lesson.lesson.Steps) - 1
@@ -154,24 +175,15 @@ type progressSavedMsg struct{ err error }
 
 // saveProgress writes a copy of the progress, so the command reads nothing
 // Update may change.
-func (m *Model) saveProgress() tea.Cmd {
-	p := *m.course.progress
-	p.Lessons = maps.Clone(m.course.progress.Lessons)
-	return func() tea.Msg { return progressSavedMsg{p.Save()} }
+func (p *lessonPage) saveProgress() tea.Cmd {
+	saved := *p.course.progress
+	saved.Lessons = maps.Clone(p.course.progress.Lessons)
+	return func() tea.Msg { return progressSavedMsg{saved.Save()} }
 }
 
-// scriptSteps are the commands n plays next: the scene's script, or in a
-// played lesson the current step's solution; a learner's lesson has none
-// (it runs on the scene's settings, never its script).
-func (m Model) scriptSteps() []scenes.Step {
-	if m.lesson.lesson == nil {
-		return m.scene.Steps
-	}
-	if m.opts.Play && m.lesson.stage <= stagePassed {
-		return m.lesson.current().Solution
-	}
-	return nil
-}
+// script is none: a learner's lesson runs on the scene's settings, never
+// its script (a played lesson's solution is play's: playPage.script).
+func (p *lessonPage) script(Model) []scenes.Step { return nil }
 
 // nextFocus moves the focus to the next pane on screen.
 func (m *Model) nextFocus() {
@@ -187,11 +199,11 @@ func (m *Model) nextFocus() {
 	m.updateKeys()
 }
 
-// updateLessonKeys enables the lesson's keys where they apply.
-func (m *Model) updateLessonKeys() {
+// enable turns on the lesson's keys where they apply.
+func (p *lessonPage) enable(m *Model) {
 	k := &m.keys
 	l := m.lesson
-	on := l.lesson != nil && m.phase == phaseRunning && !m.opts.Play
+	on := l.lesson != nil && m.phase == phaseRunning
 	k.Hint.SetEnabled(on && l.stage == stageStep && l.current().Hint != "")
 	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
 	next := ""
@@ -230,7 +242,7 @@ func (m *Model) updateLessonKeys() {
 // lessonLayout places the panes with a lesson open: the lesson beside the
 // tables and timeline on a wide terminal; under the pipeline, above a short
 // timeline, on a narrow one (no tables: the checks say what matters).
-func (m Model) lessonLayout(s screen) screen {
+func (p *lessonPage) layout(m Model, s screen) screen {
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
@@ -261,8 +273,8 @@ func (m Model) lessonLayout(s screen) screen {
 	return s
 }
 
-// lessonBody draws the body as lessonLayout places it.
-func (m Model) lessonBody(l screen) string {
+// body draws the body as layout places it.
+func (p *lessonPage) body(m Model, l screen) string {
 	parts := []string{m.pipeline.View()}
 	if l.lesson.x > 0 {
 		left := []string{block(m.guarantees.compactView(), l.guarantees.w, l.guarantees.h)}
@@ -278,19 +290,80 @@ func (m Model) lessonBody(l screen) string {
 	return strings.Join(parts, "\n")
 }
 
-// playTickMsg drives `outboxlab play`; a stale tag is dropped.
-type playTickMsg struct{ tag int }
+// prepare runs a fresh simulation on the current step's settings (the
+// scene's once the steps are done); the step's checks begin when it is
+// built (ready), so the step starts again from the top.
+func (p *lessonPage) prepare(m *Model) (scenes.Settings, []scenes.Step) {
+	p.course.since = 0
+	if m.lesson.stage <= stagePassed {
+		m.lesson.startStep(m.lesson.step)
+	}
+	if st := m.lesson.current(); st != nil {
+		return st.Settings, nil
+	}
+	set := m.scene.Settings
+	if m.opts.Mode != "" {
+		set.Mode = scenes.Mode(m.opts.Mode)
+	}
+	return set, nil
+}
 
-// schedulePlay arms play's next move after the current caption's pause.
-// readTime is how long a caption stays: long enough to read it (about 200
-// words a minute, and a moment more), scaled by --speed.
-// captionFor captions an action with what it added to the timeline.
-// playNext is play's next move: the next command of the script (a scene's,
-// or the step's solution), the next step once the why was read, the quiz
-// answered question by question, and at the end, quit.
-// questionText is the question on screen with its choices, for a caption.
-// end holds the last frame a moment, then quits.
-// playKey is the keyboard during play: q quits, space pauses and resumes,
-// ? shows the keys; nothing else is needed.
-// captionLines is play's caption wrapped to the width.
-// captionView draws the caption, h lines, full width.
+func (p *lessonPage) ready(m *Model) tea.Cmd {
+	if m.lesson.stage != stageStep {
+		return nil
+	}
+	return p.startChecks(m)
+}
+
+func (p *lessonPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Hint):
+		if st := m.lesson.current(); st != nil {
+			m.lesson.keyHint = keyHint(st.Solution, m.actors, m.settings)
+		}
+		m.lesson.toggleHint()
+		m.updateKeys()
+		return m.resize(), true
+	case key.Matches(msg, k.Next):
+		return p.next(m), true
+	case key.Matches(msg, k.Choose):
+		m.lesson.choose(int(msg.String()[0] - '1'))
+		return nil, true
+	case key.Matches(msg, k.Compare):
+		if m.settings.Mode == scenes.Compare {
+			return m.toggleCompareView(), true
+		}
+		m.notice = m.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons")
+		return nil, true
+	case key.Matches(msg, k.Reset):
+		p.restartStep(m)
+		return m.reset(), true
+	}
+	return nil, false
+}
+
+func (p *lessonPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	if msg, ok := msg.(progressSavedMsg); ok {
+		if msg.err != nil {
+			m.notice = m.st.Words.T("progress not saved: %s", oneLine(msg.err.Error()))
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// done checks the step after every action: its result is checked against
+// the simulator before anything else runs.
+func (p *lessonPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
+	a := msg.act
+	if msg.eval != nil && msg.err == nil {
+		return p.checked(m, a, *msg.eval)
+	}
+	if a.kind != actEval && a.kind != actScript && m.lesson.stage == stageStep {
+		m.queue = append([]action{p.checkAction(m, false)}, m.queue...)
+	}
+	return nil
+}
+
+func (p *lessonPage) status(m Model) (string, string) { return "", m.lesson.lesson.Name }

@@ -1,0 +1,370 @@
+package ui
+
+// frame.go places and draws the screen: the status line, the body the
+// page lays out, the overlays and the help.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// rect is a region of the screen.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool {
+	return r.w > 0 && x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
+}
+
+// screen is where each pane goes at the current size.
+type screen struct {
+	status, body, pipeline, tables, timeline, guarantees, metrics, lesson, caption, help rect
+	compact                                                                              bool // guarantees as a summary strip, no right column
+}
+
+func (m Model) size() (int, int) {
+	if m.w == 0 || m.h == 0 {
+		return minWidth, minHeight // before the first WindowSizeMsg
+	}
+	return m.w, m.h
+}
+
+func (m Model) helpView() string {
+	if m.showStory {
+		// Over the story, its own keys are the only ones that work.
+		return m.help.View(m.story)
+	}
+	if _, ok := m.page.(*playPage); ok {
+		// play's keys are its own: no pane takes keys there.
+		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
+	}
+	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
+	if m.help.ShowAll && len(m.lesson.psql) > 0 {
+		// The full help also says how to look at the same tables with psql.
+		lead := m.st.Words.T("from another terminal: ")
+		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(m.lesson.psql, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
+	}
+	return v
+}
+
+func (m Model) focusedHelp() help.KeyMap {
+	switch {
+	case m.showPicker:
+		return m.picker
+	case m.showChooser:
+		return m.chooser
+	case m.showStory:
+		return m.story
+	case m.compareView:
+		return m.timeline
+	case m.focus == focusLesson:
+		return m.lesson
+	case m.focus == focusTables:
+		return m.tables
+	}
+	return m.timeline
+}
+
+func (m Model) layout() screen {
+	W, H := m.size()
+	var s screen
+	s.status = rect{0, 0, W, 1}
+	hh := 1
+	if m.help.ShowAll {
+		hh = len(strings.Split(m.helpView(), "\n"))
+	}
+	hh = min(hh, H-1) // the status line stays
+	s.help = rect{0, H - hh, W, hh}
+	if H-1-hh < minBodyUnderHelp {
+		// A full help this tall would squeeze the panes below what they
+		// can draw: the panes keep their room and render draws the help
+		// over the foot of the body.
+		hh = 1
+	}
+	s.body = rect{0, 1, W, H - 1 - hh}
+	if m.showPicker || m.compareView {
+		return s
+	}
+	return m.page.layout(m, s)
+}
+
+// mainLayout places the simulator's panes in the body.
+func (m Model) mainLayout(s screen) screen {
+	W := s.body.w
+	y, bodyH := s.body.y, s.body.h
+	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
+	s.pipeline = rect{0, y, W, ph}
+	y += ph
+	rest := bodyH - ph
+	if W >= 110 {
+		// Pipeline on top; tables beside the guarantees, metrics and
+		// lesson; the timeline full width under them, its explanations
+		// being the longest text on screen.
+		rw := 44
+		if W >= 150 {
+			rw = 56
+		}
+		lw := W - rw - 1
+		tlh := max(8, rest/3)
+		mid := rest - tlh
+		s.tables = rect{0, y, lw, mid}
+		s.timeline = rect{0, y + mid, W, tlh}
+		gh := min(m.guarantees.Height(rw), mid)
+		s.guarantees = rect{lw + 1, y, rw, gh}
+		left := mid - gh
+		if mh := m.metrics.Height(); left >= mh {
+			s.metrics = rect{lw + 1, y + gh, rw, mh}
+			left -= mh
+		}
+		if left >= 3 {
+			s.lesson = rect{lw + 1, y + mid - left, rw, left}
+		}
+		return s
+	}
+	s.compact = true
+	gh := min(1+2*len(m.settings.Pipelines()), rest/3)
+	s.guarantees = rect{0, y, W, gh}
+	y += gh
+	rest -= gh
+	th := rest / 2
+	s.tables = rect{0, y, W, th}
+	s.timeline = rect{0, y + th, W, rest - th}
+	return s
+}
+
+// resize gives each pane its size; the tables pane reads again when the
+// number of rows that fit changed.
+func (m *Model) resize() tea.Cmd {
+	l := m.layout()
+	W, _ := m.size()
+	m.boot.SetSize(W, l.body.h+l.help.h)
+	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
+	before := m.tables.visible()
+	m.tables.SetSize(l.tables.w, l.tables.h)
+	m.timeline.SetSize(l.timeline.w, l.timeline.h)
+	if m.compareView {
+		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
+		m.timeline.SetSize(W, th)
+	}
+	m.guarantees.SetSize(l.guarantees.w, l.guarantees.h)
+	m.metrics.SetSize(l.metrics.w, l.metrics.h)
+	m.lesson.SetSize(l.lesson.w, l.lesson.h)
+	m.picker.SetSize(l.body.w, l.body.h)
+	m.chooser.SetSize(l.body.w, l.body.h)
+	if m.showStory {
+		m.story.SetSize(l.body.w, l.body.h)
+	}
+	m.setFocus()
+	m.updateKeys()
+	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
+		return fetchCmd(m.sim, m.simID, 0, m.tables.request())
+	}
+	return nil
+}
+
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "outboxlab"
+	return v
+}
+
+// render draws the whole screen as text.
+func (m Model) render() string {
+	W, H := m.size()
+	if W < minWidth || H < minHeight {
+		return tooSmall
+	}
+	if m.phase != phaseRunning {
+		return m.boot.View()
+	}
+	l := m.layout()
+	var body string
+	switch {
+	case m.showPicker:
+		body = m.picker.View()
+	case m.showStory:
+		body = m.story.View()
+	case m.compareView:
+		body = m.compareBody(l.body)
+	default:
+		body = m.page.body(m, l)
+	}
+	if m.showChooser {
+		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
+	}
+	helpLines := m.helpView()
+	out := m.statusView(W) + "\n" + body
+	if over := l.help.y; over < l.body.y+l.body.h {
+		out = strings.Join(strings.Split(out, "\n")[:over], "\n")
+	}
+	return out + "\n" + block(helpLines, W, l.help.h)
+}
+
+func (m Model) mainBody(l screen) string {
+	gutter := m.st.Pane.Gutter.Render("│")
+	parts := []string{m.pipeline.View()}
+	if l.compact {
+		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
+		return strings.Join(parts, "\n")
+	}
+	right := []string{m.guarantees.View()}
+	if l.metrics.h > 0 {
+		right = append(right, m.metrics.View())
+	}
+	if l.lesson.h > 0 {
+		right = append(right, m.lesson.View())
+	}
+	parts = append(parts,
+		joinColumns(gutter, m.tables.View(), block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
+		m.timeline.View())
+	return strings.Join(parts, "\n")
+}
+
+// compareTopHeight is the height of the side-by-side part of compare view.
+func (m Model) compareTopHeight(bodyH int) int {
+	stack := 1
+	for _, k := range m.settings.Pipelines() {
+		stack = max(stack, m.pipeline.stack(k))
+	}
+	g := 0
+	for _, k := range m.settings.Pipelines() {
+		for _, o := range m.guarantees.oracles {
+			if o.Pipeline == k {
+				g = max(g, len(m.guarantees.pipelineLines(o, (m.w-1)/2)))
+			}
+		}
+	}
+	return min(bodyH-5, 1+2*stack+1+max(g, 4))
+}
+
+// compareBody puts the naive and the outbox pipeline side by side (the same
+// requests and faults went to both), the timeline under them.
+func (m Model) compareBody(body rect) string {
+	W := body.w
+	cw := (W - 1) / 2
+	top := m.compareTopHeight(body.h)
+	stack := 1
+	for _, k := range m.settings.Pipelines() {
+		stack = max(stack, m.pipeline.stack(k))
+	}
+	rows := min(2*stack, max(1, top-5))
+	var cols []string
+	for i, k := range m.settings.Pipelines() {
+		w := cw
+		if i == 1 {
+			w = W - cw - 1
+		}
+		title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], pipelineBlurb(k), w)
+		pipe := m.pipeline.viewPipeline(k, w, rows, false)
+		g := m.guarantees.viewPipeline(k, w, top-1-rows)
+		cols = append(cols, block(title+"\n"+pipe+"\n"+g, w, top))
+	}
+	return joinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
+}
+
+func pipelineBlurb(kind string) string {
+	if kind == "naive" {
+		return "dual write: commit and publish"
+	}
+	return "outbox row in the same transaction"
+}
+
+func (m Model) statusView(W int) string {
+	st := m.st.App
+	sep := st.Status.Render(" │ ")
+	wide := W >= 110
+	w := m.st.Words
+	kv := func(k, v string) string {
+		if !wide {
+			return st.StatusValue.Render(v)
+		}
+		return st.StatusKey.Render(w.Word(k)+" ") + st.StatusValue.Render(v)
+	}
+	play, label := m.page.status(m)
+	if play == "" {
+		play = w.T("⏸ paused")
+		if m.playing {
+			play = w.T("▶ running")
+		}
+	}
+	if m.busy {
+		play += "…"
+	}
+	seed := m.opts.Seed
+	if seed == 0 {
+		seed = m.settings.Seed
+	}
+	parts := []string{
+		st.Logo.Render("outboxlab"),
+		kv("scene", m.scene.Name),
+		st.StatusValue.Render(play),
+		kv("time", clock(m.now)),
+		kv("mode", string(m.settings.Mode)),
+		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
+		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
+	}
+	if label != "" {
+		parts = slices.Insert(parts, 1, kv("lesson", label))
+	}
+	if n := len(m.page.script(m)); n > 0 {
+		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
+	}
+	// What needs the learner comes first, right after the name, so a narrow
+	// terminal cuts the run's details instead.
+	msg := ""
+	switch {
+	case m.simErr != nil:
+		msg = st.Error.Render(oneLine(sayError(m.simErr, m.st.Words)))
+	case m.err != nil:
+		msg = st.Error.Render(oneLine(sayError(m.err, m.st.Words)))
+	case m.notice != "":
+		msg = st.Notice.Render(m.notice)
+	}
+	if msg != "" {
+		parts = slices.Insert(parts, 1, msg)
+	}
+	return fitLine(strings.Join(parts, sep), W)
+}
+
+// sayError is an error as the learner reads it: one the simulator can say
+// as a catalog sentence in their language, any other as it is.
+func sayError(err error, w *catalog.Printer) string {
+	if down := (*sim.PostgresDownError)(nil); errors.As(err, &down) {
+		return down.Say().In(w)
+	}
+	if script := (*sim.ScriptError)(nil); errors.As(err, &script) && script.Say.Key != "" {
+		return script.Say.In(w)
+	}
+	return err.Error()
+}
+
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--.---"
+	}
+	return t.Format("15:04:05.000")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// overlay draws fg centred over bg (both w×h text): two layers of one
+// lipgloss canvas.
+func overlay(bg, fg string, w, h int) string {
+	x := max(0, (w-min(lipgloss.Width(fg), w))/2)
+	y := max(0, (h-lipgloss.Height(fg))/2)
+	c := lipgloss.NewCanvas(w, h)
+	c.Compose(lipgloss.NewCompositor(lipgloss.NewLayer(bg), lipgloss.NewLayer(fg).X(x).Y(y).Z(1)))
+	return c.Render()
+}

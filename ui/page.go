@@ -1,0 +1,49 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+// A page is one mode of the screen: the free simulator (simulatorPage), a
+// guided lesson (lessonPage) or `outboxlab play` (playPage). The root Model
+// owns what every mode shares: the frame (size, boot screen, status line,
+// help), the simulation with its run queue, and the panes that draw it. It
+// routes to the page, chosen once when the model is set up, everything that
+// differs between modes: the keys the page adds or takes over, what it does
+// once a simulation is built and after each action, the settings and script
+// a fresh simulation gets, and where the panes go. Pages keep their own
+// state behind a pointer; only Update (on bubbletea's goroutine) calls them.
+type page interface {
+	// prepare readies the page for a fresh simulation: the settings it
+	// runs on and the script n plays first.
+	prepare(m *Model) (scenes.Settings, []scenes.Step)
+	// ready runs once that simulation is built.
+	ready(m *Model) tea.Cmd
+	// key sees a key press before the simulator's keys; handled=false
+	// passes it on to them.
+	key(m *Model, msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool)
+	// message takes the page's own messages.
+	message(m *Model, msg tea.Msg) (cmd tea.Cmd, handled bool)
+	// done follows an action's result, before the next action starts.
+	done(m *Model, msg actionDoneMsg) tea.Cmd
+	// enable sets the page's keys, after the root set the simulator's.
+	enable(m *Model)
+	// layout places the panes in the body; body draws them there.
+	layout(m Model, s screen) screen
+	body(m Model, l screen) string
+	// script is what n plays next.
+	script(m Model) []scenes.Step
+	// status is the run's word on the status line ("" for the root's)
+	// and a label of the page's own ("" for none).
+	status(m Model) (run, label string)
+}
+
+// newPage is the page opts ask for: play, or the free simulator (a lesson
+// opened later turns it into a lesson page: openLesson).
+func newPage(opts Options) page {
+	if opts.Play {
+		return &playPage{}
+	}
+	return &simulatorPage{}
+}

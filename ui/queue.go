@@ -1,0 +1,177 @@
+package ui
+
+// queue.go runs the learner's actions on the simulation one at a time,
+// in order, and follows where each leaves the session.
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// reset rebuilds the simulation for the current scene, once the operation
+// in flight (if any) has returned.
+func (m *Model) reset() tea.Cmd {
+	m.playing = false
+	m.tickTag++
+	m.queue = nil
+	if m.busy {
+		m.resetting = true
+		return nil
+	}
+	return tea.Batch(m.buildSim(), m.resize())
+}
+
+// enqueue adds an action and starts it if nothing runs.
+func (m *Model) enqueue(a action) tea.Cmd {
+	if m.sim == nil {
+		return nil
+	}
+	m.queue = append(m.queue, a)
+	return m.startNext()
+}
+
+// startNext starts the next queued action unless one is running.
+func (m *Model) startNext() tea.Cmd {
+	if m.busy || m.sim == nil || len(m.queue) == 0 {
+		return nil
+	}
+	a := m.queue[0]
+	m.queue = m.queue[1:]
+	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.stage != stageStep) {
+		// The step moved on since: nothing to check.
+		return m.startNext()
+	}
+	m.busy = true
+	return actionCmd(m.ctx, m.session, m.simID, a)
+}
+
+func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
+	m.busy = false
+	var cmds []tea.Cmd
+	m.setActors(msg.actors)
+	m.now = msg.now
+	a := msg.act
+	m.moved(msg)
+	if msg.err != nil {
+		m.err = msg.err
+		m.playing = false
+		m.tickTag++
+	} else {
+		if a.user {
+			m.err = nil // the learner's action went through: an old refusal is history
+		}
+		// A scripted run or drain moves on in the session (sim.Session.Play);
+		// a step of the learner's that moved nothing is said.
+		if !a.inRun && !a.script && a.kind == actStep && !msg.moved {
+			if m.playing {
+				m.playing = false
+				m.tickTag++
+			}
+			m.notice = m.stuckNotice()
+		}
+	}
+	cmds = append(cmds, m.page.done(&m, msg))
+	if m.resetting {
+		m.resetting = false
+		return m, tea.Batch(append(cmds, m.buildSim(), m.resize())...)
+	}
+	if m.playing && !m.tickPending && len(m.queue) == 0 {
+		m.tickPending = true
+		cmds = append(cmds, tickCmd(m.interval(), m.tickTag))
+	}
+	cmds = append(cmds, m.startNext(), m.resize())
+	return m, tea.Batch(cmds...)
+}
+
+// moved follows the session's position after an action: a fork said on
+// screen and marked in the timeline, a rewound session's place, a saved file.
+func (m *Model) moved(msg actionDoneMsg) {
+	was := m.pos
+	m.pos = msg.pos
+	switch msg.act.kind {
+	case actBack, actForward, actSeek, actOther:
+		m.playing = false
+		m.tickTag++
+		// The learner's payments are numbered by their keys: after a
+		// rewind the next p is the one that came next then.
+		m.requests = m.pos.Keys
+		if msg.err == nil {
+			m.notice = m.positionNotice()
+			if msg.act.kind == actOther {
+				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
+			}
+		}
+		return
+	case actSave:
+		if msg.err == nil {
+			dir := filepath.Dir(msg.saved)
+			name := strings.TrimSuffix(filepath.Base(msg.saved), scenes.Ext)
+			m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", msg.saved, dir, name)
+		}
+		return
+	case actEval, actScript:
+		return
+	}
+	if m.pos.Forked >= 0 && m.pos.Forked != was.Forked || m.pos.Forked >= 0 && was.Len > was.At && m.pos.Len == m.pos.At {
+		dropped := was.Len - was.At
+		m.notice = m.st.Words.T("forked: %d later commands discarded; the timeline marks where", dropped)
+		at := 0
+		if m.pos.Forked > 0 && m.pos.Forked <= len(m.pos.Entries) {
+			at = m.pos.Entries[m.pos.Forked-1]
+		}
+		m.timeline, _ = m.timeline.Update(forkMsg{at: at})
+	}
+}
+
+// stopAutoplay stops autoplay before a rewind: the steps it queued go,
+// what the learner already pressed still runs.
+func (m *Model) stopAutoplay() {
+	m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
+	m.tickTag++
+}
+
+// positionNotice says where a rewound session stands, and what acting now
+// does to the rest of its log.
+func (m Model) positionNotice() string {
+	if m.pos.At == m.pos.Len {
+		return m.st.Words.T("at the end of the session (%d commands)", m.pos.Len)
+	}
+	return m.st.Words.T("rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", m.pos.At, m.pos.Len, m.pos.Len-m.pos.At)
+}
+
+func (m Model) interval() time.Duration {
+	return time.Duration(float64(time.Second) / speeds[m.speed])
+}
+
+func (m *Model) setActors(actors []sim.ActorView) {
+	m.actors = actors
+	m.pipeline, _ = m.pipeline.Update(actorsMsg{actors})
+	m.lesson.setActors(actors, m.settings)
+	m.brokerDown = false
+	for _, a := range actors {
+		if a.Name == "broker" && a.State == sim.Down {
+			m.brokerDown = true
+		}
+	}
+	m.updateKeys()
+}
+
+// refresh reads the simulation again, or notes that it must once the read
+// in flight returns.
+func (m *Model) refresh() tea.Cmd {
+	if m.sim == nil {
+		return nil
+	}
+	if m.refreshing {
+		m.dirty = true
+		return nil
+	}
+	m.refreshing = true
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, m.timeline.epoch, m.timeline.total, m.tables.request())
+}

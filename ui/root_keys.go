@@ -1,0 +1,235 @@
+package ui
+
+// root_keys.go is the keyboard and the mouse: the overlays' keys first,
+// then the page's, then the simulator's, then the focused pane's.
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if msg.String() == "ctrl+c" {
+		return m, tea.Quit
+	}
+	if m.phase != phaseRunning {
+		if key.Matches(msg, m.keys.Quit) {
+			return m, tea.Quit
+		}
+		return m, nil
+	}
+	if m.showPicker {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(msg)
+		return m, cmd
+	}
+	if m.showChooser {
+		var cmd tea.Cmd
+		m.chooser, cmd = m.chooser.Update(msg)
+		return m, cmd
+	}
+	if m.showStory {
+		var cmd tea.Cmd
+		m.story, cmd = m.story.Update(msg)
+		return m, cmd
+	}
+	if cmd, ok := m.page.key(&m, msg); ok {
+		return m, cmd
+	}
+	k := &m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		return m, m.resize()
+	case key.Matches(msg, k.NextPane):
+		m.nextFocus()
+		return m, nil
+	case key.Matches(msg, k.Reset):
+		return m, m.reset()
+	case key.Matches(msg, k.Play):
+		m.playing = !m.playing
+		m.tickTag++
+		m.tickPending = false
+		m.notice = ""
+		if m.playing {
+			return m, m.enqueue(action{kind: actUnit})
+		}
+		return m, nil
+	case key.Matches(msg, k.Step):
+		m.notice = ""
+		return m, m.enqueue(action{kind: actUnit, user: true})
+	case key.Matches(msg, k.Faster):
+		m.speed = min(len(speeds)-1, m.speed+1)
+		return m, nil
+	case key.Matches(msg, k.Slower):
+		m.speed = max(0, m.speed-1)
+		return m, nil
+	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall), key.Matches(msg, k.Move), key.Matches(msg, k.AdvanceBy):
+		fault := "crash"
+		switch {
+		case key.Matches(msg, k.Stall):
+			fault = "stall"
+		case key.Matches(msg, k.Move):
+			fault = "move"
+		case key.Matches(msg, k.AdvanceBy):
+			fault = "advance"
+		}
+		m.chooser = newChooserPane(m.st, fault, m.actors)
+		m.showChooser = true
+		return m, nil
+	case key.Matches(msg, k.Drain):
+		m.notice = ""
+		return m, m.enqueue(action{kind: actDo, step: scenes.Drain, user: true})
+	case key.Matches(msg, k.Requeue):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Requeue, user: true})
+	case key.Matches(msg, k.Capture):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Capture, user: true})
+	case key.Matches(msg, k.Reuse):
+		return m, m.enqueue(action{kind: actDo, step: scenes.ResendOther(fmt.Sprintf("k-%d", m.requests)), user: true})
+	case key.Matches(msg, k.Duplicate):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Duplicate, user: true})
+	case key.Matches(msg, k.Broker):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Broker(m.brokerDown), user: true})
+	case key.Matches(msg, k.RestartPG):
+		return m, m.enqueue(action{kind: actDo, step: scenes.RestartPostgres, user: true})
+	case key.Matches(msg, k.FailNext):
+		if m.settings.Mode == "compare" {
+			// Two writers run: ask which one's COMMIT fails, rather than
+			// arm both (a lesson's later step would be done already).
+			m.chooser = newChooserPane(m.st, "fail", m.actors)
+			m.chooser.naive = m.settings.Naive
+			m.showChooser = true
+			return m, nil
+		}
+		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
+	case key.Matches(msg, k.Payment), key.Matches(msg, k.Poison):
+		m.requests++
+		// A poison payload fails the topic's schema: the broker refuses it
+		// every time, until the relay dead-letters it (S15).
+		st := scenes.Request(1000+250*m.requests, "acme", fmt.Sprintf("k-%d", m.requests), key.Matches(msg, k.Poison))
+		m.updateKeys()
+		return m, m.enqueue(action{kind: actDo, step: st, user: true})
+	case key.Matches(msg, k.Resend):
+		// The learner's own last payment, by its key: not a request the
+		// scene's script sent since.
+		return m, m.enqueue(action{kind: actDo, step: scenes.Resend(fmt.Sprintf("k-%d", m.requests)), user: true})
+	case key.Matches(msg, k.Advance):
+		return m, m.enqueue(action{kind: actDo, step: scenes.Advance(m.settings.Lease + time.Second), user: true})
+	}
+	// Everything else is the focused pane's.
+	var cmd tea.Cmd
+	switch m.focus {
+	case focusTables:
+		m.tables, cmd = m.tables.Update(msg)
+	case focusTimeline:
+		m.timeline, cmd = m.timeline.Update(msg)
+	case focusLesson:
+		m.lesson, cmd = m.lesson.Update(msg)
+	}
+	m.updateKeys()
+	return m, cmd
+}
+
+// failCommitStep arms a failed COMMIT on a pipeline's writer, at the
+// checkpoint that comes just before its COMMIT.
+func failCommitStep(kind string, set scenes.Settings) scenes.Step {
+	if kind == "naive" {
+		at := engine.NaiveInserted
+		if set.Naive == "publish-then-commit" {
+			at = engine.NaivePublished
+		}
+		return scenes.Arm(scenes.FailCommit, "naive", at)
+	}
+	return scenes.Arm(scenes.FailCommit, "api", engine.APIInserted)
+}
+
+func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.phase != phaseRunning || m.showPicker || m.showChooser {
+		return m, nil
+	}
+	l := m.layout()
+	y := msg.Mouse().Y
+	var cmd tea.Cmd
+	switch {
+	case l.tables.contains(msg.Mouse().X, y):
+		m.tables, cmd = m.tables.Update(msg)
+	case l.timeline.contains(msg.Mouse().X, y):
+		m.timeline, cmd = m.timeline.Update(msg)
+	case l.lesson.contains(msg.Mouse().X, y):
+		m.lesson, cmd = m.lesson.Update(msg)
+	}
+	return m, cmd
+}
+
+func (m *Model) setFocus() {
+	m.tables.focused = m.focus == focusTables
+	m.timeline.focused = m.focus == focusTimeline
+	m.lesson.focused = m.focus == focusLesson
+}
+
+// updateKeys enables the keys that apply now, so help shows only those.
+func (m *Model) updateKeys() {
+	k := &m.keys
+	running := m.phase == phaseRunning && m.sim != nil
+	for _, b := range k.all() {
+		b.SetEnabled(running)
+	}
+	k.Quit.SetEnabled(true)
+	k.Help.SetEnabled(m.phase == phaseRunning)
+	k.Scenes.SetEnabled(m.phase == phaseRunning)
+	k.Compare.SetEnabled(running)
+	// A rewind or a saved session is the free simulator's page's to allow.
+	for _, b := range []*key.Binding{&k.Back, &k.Forward, &k.Save, &k.Other, &k.Hint, &k.Next, &k.Choose, &m.timeline.keys.Rewind} {
+		b.SetEnabled(false)
+	}
+	k.Resend.SetEnabled(running && m.requests > 0)
+	k.Reuse.SetEnabled(running && m.requests > 0)
+	// An external server (--database-url) is not outboxlab's to stop.
+	k.RestartPG.SetEnabled(running && m.srv != nil && !m.srv.External())
+	if m.pgDown != "" {
+		k.RestartPG.SetHelp("R", m.st.Words.T("start PostgreSQL again"))
+	} else {
+		k.RestartPG.SetHelp("R", m.st.Words.T("restart PostgreSQL"))
+	}
+	k.Faster.SetEnabled(running && m.speed < len(speeds)-1)
+	k.Slower.SetEnabled(running && m.speed > 0)
+	if m.brokerDown {
+		k.Broker.SetHelp("b", m.st.Words.T("broker up"))
+	} else {
+		k.Broker.SetHelp("b", m.st.Words.T("broker down"))
+	}
+	if m.playing {
+		k.Play.SetHelp("space", m.st.Words.T("pause"))
+	} else {
+		k.Play.SetHelp("space", m.st.Words.T("run"))
+	}
+	m.compareHelp()
+	m.page.enable(m)
+}
+
+// compareHelp says what v does now.
+func (m *Model) compareHelp() {
+	k := &m.keys
+	switch {
+	case m.settings.Mode != scenes.Compare:
+		k.Compare.SetHelp("v", m.st.Words.T("compare mode"))
+	case m.compareView:
+		k.Compare.SetHelp("v", m.st.Words.T("main view"))
+	default:
+		k.Compare.SetHelp("v", m.st.Words.T("compare view"))
+	}
+}
+
+// toggleCompareView switches a compare-mode run between its main view and
+// the two pipelines side by side.
+func (m *Model) toggleCompareView() tea.Cmd {
+	m.compareView = !m.compareView
+	return m.resize()
+}

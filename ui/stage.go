@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// stage is the simulation on screen, whatever the mode: the simulator and
+// its session, the queue of actions that run on it one at a time, the
+// panes that draw it and the overlays opened over them. Model embeds it.
+type stage struct {
+	sim      *sim.Sim
+	session  *sim.Session // logs what is done to sim: rewind, fork, save
+	pos      sim.Position // where the session stands (read after each action)
+	simDone  chan struct{}
+	simID    int
+	settings scenes.Settings
+	simErr   error
+
+	pipeline   pipelinePane
+	tables     tablesPane
+	timeline   timelinePane
+	guarantees guaranteesPane
+	metrics    metricsPane
+	lesson     lessonPane
+	picker     pickerPane
+	chooser    chooserPane
+	story      storyPane // one message's life, over the body while showStory
+
+	showPicker  bool
+	showChooser bool
+	showStory   bool
+	compareView bool
+	focus       focus
+
+	// The run: one simulator operation at a time, in queue order.
+	playing     bool
+	tickTag     int
+	tickPending bool
+	speed       int
+	busy        bool
+	queue       []action
+	resetting   bool // a reset waits for the running operation
+	requests    int
+	brokerDown  bool
+	pgDown      string // PostgreSQL stopped under the simulation: why
+	inFlight    bool   // something waits in an outbox or the broker (the last snapshot)
+	actors      []sim.ActorView
+
+	refreshing bool
+	dirty      bool
+	changeGen  int
+	now        time.Time
+	notice     string
+}
