@@ -267,6 +267,23 @@ func TestScrapeMatchesTheDatabase(t *testing.T) {
 	}
 	start := value(t, fams, "outboxlab_run_start_time_seconds")
 
+	// Scrapes at once read the same figures.
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			resp, err := http.Get(b.srv.URL + "/metrics")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("a scrape among three at once: %s", resp.Status)
+			}
+		})
+	}
+	wg.Wait()
+
 	// A rewind replays the session on reset databases: the figures are what
 	// PostgreSQL holds at that point, the counters start over, and the
 	// endpoint says so.
@@ -459,5 +476,46 @@ func TestCountersCarryTheRunStart(t *testing.T) {
 	wall = wall.Add(time.Minute)
 	if v := value(t, gather(), "outboxlab_run_start_time_seconds"); v != float64(wall.Add(-time.Minute).Unix()) {
 		t.Errorf("a scrape with nothing reset moved the run's start to %v", v)
+	}
+}
+
+// A database it cannot read (PostgreSQL down) makes the scrape say
+// outboxlab_up 0 with no figures, and OnError hears why.
+func TestUnreadableDatabase(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "title: a\nteaches: b\nmode: outbox\n\nrequest amount=1 client=acme\nexpect outbox payments == 0\n")
+	b.col = telemetry.NewCollector(telemetry.Config{
+		Sim:         b.se.Sim,
+		DatabaseURL: func(string) string { return "postgres://outboxlab@127.0.0.1:1/nothing?connect_timeout=2" },
+		OnError: func(err error) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.errors = append(b.errors, err)
+		},
+	})
+	srv := httptest.NewServer(telemetry.Handler(b.col))
+	t.Cleanup(srv.Close)
+	b.srv = srv
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := value(t, fams, "outboxlab_up"); v != 0 {
+		t.Errorf("outboxlab_up = %v with the database unreadable", v)
+	}
+	if _, ok := fams["outboxlab_outbox_pending_messages"]; ok {
+		t.Errorf("figures from a scrape that failed:\n%s", body)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.errors) != 1 || !strings.Contains(b.errors[0].Error(), "outbox database") {
+		t.Errorf("OnError heard %v, want the outbox database's failure", b.errors)
 	}
 }
