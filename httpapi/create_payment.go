@@ -1,0 +1,71 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// createPayment is POST /payments. Everything the client got wrong is found
+// before the backend runs, so a 400 never touches the database.
+func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > MaxBodyBytes {
+		// Refused before reading: the length says enough.
+		writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes; at most %d are read", r.ContentLength, MaxBodyBytes))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tooLarge.Limit))
+			return
+		}
+		writeProblem(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
+	p, errs := decodePaymentBody(body)
+	key, keyErr := idempotencyKey(r.Header)
+	if keyErr != nil {
+		errs = append(errs, *keyErr)
+	}
+	if len(errs) > 0 {
+		writeProblem(w, http.StatusBadRequest, "the request is not a valid payment: see errors", errs...)
+		return
+	}
+	resp, err := h.backend.CreatePayment(r.Context(), engine.PaymentRequest{
+		ClientID: p.ClientID, IdempotencyKey: key, AmountCents: p.AmountCents, Currency: p.Currency,
+		TraceParent: traceParent(r.Header),
+	})
+	if err != nil {
+		writeBackendError(w, err)
+		return
+	}
+	writeCreated(w, resp)
+}
+
+// writeCreated answers a created or replayed payment. A replay is encoded
+// from the stored response exactly as the original was, so the two bodies
+// are the same bytes; only Idempotent-Replayed tells them apart.
+func writeCreated(w http.ResponseWriter, resp engine.PaymentResponse) {
+	body, err := json.Marshal(resp)
+	if err != nil {
+		writeBackendError(w, fmt.Errorf("encode payment %s: %w", resp.PaymentID, err))
+		return
+	}
+	status := resp.StatusCode
+	if status == 0 {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Location", "/payments/"+resp.PaymentID.String())
+	if resp.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
