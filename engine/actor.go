@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Connect opens a new connection for an actor. Actors call it lazily and
@@ -32,6 +33,13 @@ type actor struct {
 	aux  *pgx.Conn
 	ran  []*Statement
 	last *Statement
+	// tr traces the actor's work (tracing.go); spans are its spans open
+	// now, to which checkpoints are added as events.
+	tr    tracer
+	spans []trace.Span
+	// dbName is the database the actor's last connection opened, for the
+	// spans' db.namespace.
+	dbName string
 }
 
 func newActor(name string, clock Clock, hook Hook, connect Connect) actor {
@@ -62,6 +70,7 @@ func (a *actor) open(ctx context.Context, slot **pgx.Conn) (*pgx.Conn, error) {
 	}
 	registerTypes(c)
 	*slot = c
+	a.dbName = c.Config().Database
 	return c, nil
 }
 
@@ -100,6 +109,7 @@ func (a *actor) checkpoint(ctx context.Context, ev Event) error {
 	}
 	ev.Ran = a.ran
 	a.ran, a.last = nil, nil
+	a.traceEvent(ev)
 	if a.hook == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Strategy is how a consumer decides a delivery is new.
@@ -77,6 +78,9 @@ type ConsumerConfig struct {
 	BatchSize int
 	// PollInterval bounds Run's wait when the subscriber cannot signal; default 500ms.
 	PollInterval time.Duration
+	// TracerProvider traces each inbox transaction and its ACK (S22,
+	// tracing.go); nil traces nothing (otel's noop provider).
+	TracerProvider trace.TracerProvider
 }
 
 // Outcome is what Handle did with a delivery.
@@ -152,6 +156,7 @@ func NewConsumer(cfg ConsumerConfig) *Consumer {
 	}
 	c := &Consumer{actor: newActor(cfg.Actor, cfg.Clock, cfg.Hook, cfg.Connect), cfg: cfg}
 	c.consumer = cfg.Name
+	c.tr = newTracer(cfg.TracerProvider)
 	return c
 }
 
@@ -172,12 +177,29 @@ func (c *Consumer) Step(ctx context.Context) (ConsumeResult, error) {
 // version check and the effect; COMMIT; then ACK. A duplicate is committed
 // and ACKed, and is not an error. On an error (or a crash) nothing is ACKed:
 // the broker hands the delivery out again after its ack timeout.
-func (c *Consumer) Handle(ctx context.Context, d Delivery) (ConsumeResult, error) {
+//
+// With tracing on, the transaction and its ACK are a span linked to the
+// context the delivery carries (startProcess says why a link), its
+// outcome an attribute: a duplicate is a span of its own, marked so.
+func (c *Consumer) Handle(ctx context.Context, d Delivery) (res ConsumeResult, err error) {
+	if c.tr.on() {
+		var s trace.Span
+		ctx, s = c.startProcess(ctx, []Delivery{d})
+		c.spans = []trace.Span{s}
+		defer func() {
+			c.spans = nil
+			c.endProcess(s, []ConsumeResult{res}, false, err)
+		}()
+	}
+	return c.handle(ctx, d)
+}
+
+func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error) {
 	res := ConsumeResult{MessageID: d.ID, Delivery: d.Count}
 	var p PaymentPayload
 	if err := json.Unmarshal(d.Payload, &p); err != nil || p.PaymentID == uuid.Nil {
 		res.Outcome = OutcomeParked
-		if rerr := c.cfg.Subscriber.Reject(ctx, d, "undecodable payload"); rerr != nil {
+		if rerr := c.settle(ctx, opReject, d, OutcomeParked, 0, "undecodable payload"); rerr != nil {
 			return res, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, rerr)
 		}
 		return res, nil
@@ -302,13 +324,13 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 	}
 	if parked {
 		res.Outcome = OutcomeParked
-		if err := c.cfg.Subscriber.Reject(ctx, d, detail.String()); err != nil {
+		if err := c.settle(ctx, opReject, d, OutcomeParked, 0, detail.String()); err != nil {
 			return true, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, err)
 		}
 		return true, nil
 	}
 	res.Outcome = OutcomeVersionGap
-	if err := c.cfg.Subscriber.Nack(ctx, d, c.cfg.GapRetryDelay); err != nil {
+	if err := c.settle(ctx, opNack, d, OutcomeVersionGap, c.cfg.GapRetryDelay, ""); err != nil {
 		return true, fmt.Errorf("%s: nack %s: %w", c.name, d.ID, err)
 	}
 	return true, nil
@@ -343,7 +365,7 @@ func (c *Consumer) apply(ctx context.Context, db *pgx.Conn, d Delivery, p Paymen
 // already handed out again) is reported, not an error: the copy out there
 // will be recognised as a duplicate.
 func (c *Consumer) ack(ctx context.Context, d Delivery, res *ConsumeResult) error {
-	err := c.cfg.Subscriber.Ack(ctx, d)
+	err := c.settle(ctx, opAck, d, res.Outcome, 0, "")
 	detail := Say("delivery %d acknowledged", d.Count)
 	switch {
 	case errors.Is(err, ErrStaleAck):

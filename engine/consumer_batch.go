@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // StepBatch takes up to BatchSize available deliveries and handles them with
@@ -53,8 +54,10 @@ type batchItem struct {
 // refused for their version have their markers removed inside the
 // transaction and are NACKed (gap) or rejected (stale) after it. The
 // select-then-insert strategy has no batch form: its deliveries are handled
-// one by one.
-func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeResult, error) {
+// one by one. With tracing on, the transaction is one span linked to every
+// delivery's context, and each delivery's ACK (NACK, reject) a child span
+// carrying its outcome.
+func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) (results []ConsumeResult, err error) {
 	if c.cfg.Strategy != StrategyInbox {
 		out := make([]ConsumeResult, 0, len(ds))
 		for _, d := range ds {
@@ -66,13 +69,26 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 		}
 		return out, nil
 	}
+	if c.tr.on() && len(ds) > 0 {
+		var s trace.Span
+		ctx, s = c.startProcess(ctx, ds)
+		c.spans = []trace.Span{s}
+		defer func() {
+			c.spans = nil
+			c.endProcess(s, results, len(ds) > 1, err)
+		}()
+	}
+	return c.handleBatch(ctx, ds)
+}
+
+func (c *Consumer) handleBatch(ctx context.Context, ds []Delivery) ([]ConsumeResult, error) {
 	items := make([]*batchItem, 0, len(ds))
 	var results []ConsumeResult
 	for _, d := range ds {
 		it := &batchItem{d: d, res: ConsumeResult{MessageID: d.ID, Delivery: d.Count}}
 		if err := json.Unmarshal(d.Payload, &it.p); err != nil || it.p.PaymentID == uuid.Nil {
 			it.res.Outcome = OutcomeParked
-			if rerr := c.cfg.Subscriber.Reject(ctx, d, "undecodable payload"); rerr != nil {
+			if rerr := c.settle(ctx, opReject, d, OutcomeParked, 0, "undecodable payload"); rerr != nil {
 				return nil, fmt.Errorf("%s: reject %s: %w", c.name, d.ID, rerr)
 			}
 			results = append(results, it.res)
@@ -98,7 +114,7 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 		if errors.Is(err, ErrSerialization) {
 			// Lost a race on a position: hand everything back at once.
 			for _, it := range items {
-				_ = c.cfg.Subscriber.Nack(ctx, it.d, 0)
+				_ = c.settle(ctx, opNack, it.d, "", 0, "")
 			}
 		}
 		return results, err
@@ -127,11 +143,11 @@ func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 	for _, it := range items {
 		switch it.res.Outcome {
 		case OutcomeVersionGap:
-			err = c.cfg.Subscriber.Nack(ctx, it.d, c.cfg.GapRetryDelay)
+			err = c.settle(ctx, opNack, it.d, it.res.Outcome, c.cfg.GapRetryDelay, "")
 		case OutcomeParked:
-			err = c.cfg.Subscriber.Reject(ctx, it.d, fmt.Sprintf("stale version %d (applied %d)", it.res.Got, it.res.Expected-1))
+			err = c.settle(ctx, opReject, it.d, it.res.Outcome, 0, fmt.Sprintf("stale version %d (applied %d)", it.res.Got, it.res.Expected-1))
 		default:
-			err = c.cfg.Subscriber.Ack(ctx, it.d)
+			err = c.settle(ctx, opAck, it.d, it.res.Outcome, 0, "")
 		}
 		if err != nil && !errors.Is(err, ErrStaleAck) {
 			it.res.AckErr = err

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RelayConfig configures a relay worker. Zero values take the defaults.
@@ -49,6 +50,9 @@ type RelayConfig struct {
 	// simulator can show it: the claim's transaction stays open while
 	// publishing and the marks commit in it (see Relay.stepHoldingTx).
 	HoldTransaction bool
+	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
+	// nil traces nothing (otel's noop provider).
+	TracerProvider trace.TracerProvider
 }
 
 // Relay moves outbox rows to the broker (S8–S15): claim a batch under a
@@ -72,6 +76,9 @@ type Relay struct {
 	// relay allocated.
 	scanned []ClaimedMessage
 	listen  *pgx.Conn
+	// sent holds, with tracing on, the publish span of each id published and
+	// not marked yet: the mark's span links to them.
+	sent map[uuid.UUID]trace.SpanContext
 }
 
 // ClaimedMessage is an outbox row leased by a relay.
@@ -126,7 +133,11 @@ func NewRelay(cfg RelayConfig) *Relay {
 		id := cfg.WorkerID
 		rnd = rand.New(rand.NewPCG(binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])))
 	}
-	return &Relay{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect), cfg: cfg, rnd: rnd}
+	r := &Relay{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect), cfg: cfg, rnd: rnd}
+	if r.tr = newTracer(cfg.TracerProvider); r.tr.on() {
+		r.sent = map[uuid.UUID]trace.SpanContext{}
+	}
+	return r
 }
 
 // WorkerID is the id this relay writes into lock_id.
@@ -153,14 +164,15 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		return res, err
 	}
 	var msgs []ClaimedMessage
-	var leaseUntil time.Time
+	var sent, leaseUntil time.Time // when the claim was sent, the lease it wrote
 	if r.cfg.Pipeline {
-		msgs, leaseUntil, err = r.takeClaim(ctx, c)
+		msgs, sent, leaseUntil, err = r.takeClaim(ctx, c)
 	} else {
-		now := r.clock.Now()
-		leaseUntil = now.Add(r.cfg.Lease)
-		msgs, err = r.claim(ctx, c, now, leaseUntil)
+		sent = r.clock.Now()
+		leaseUntil = sent.Add(r.cfg.Lease)
+		msgs, err = r.claim(ctx, c, sent, leaseUntil)
 	}
+	claimed := r.traceClaim(ctx, sent, leaseUntil, msgs, err)
 	if err != nil {
 		return res, err
 	}
@@ -181,18 +193,19 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if r.cfg.Pipeline {
 		failConn = func() (*pgx.Conn, error) { return r.markConn(ctx, &res) }
 	}
-	published, err := r.publish(ctx, msgs, failConn, &res)
+	published, err := r.publish(ctx, msgs, claimed, failConn, &res)
 	if err != nil || len(published) == 0 {
 		return res, err
 	}
 	if r.cfg.Pipeline {
 		return res, r.markAhead(ctx, published, &res)
 	}
+	sent = r.clock.Now()
 	got, err := r.mark(ctx, c, published)
 	if err != nil {
 		return res, err
 	}
-	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got}, &res)
+	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got, sent: sent}, &res)
 }
 
 // reportClaimed counts a claimed batch and reports relay.claimed.
@@ -216,11 +229,12 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 
 // publish hands msgs to the broker, no transaction open, and returns the ids
 // it accepted. A rejected message has its retry (or dead letter) written on
-// the connection failConn returns.
-func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn func() (*pgx.Conn, error), res *RelayStepResult) ([]uuid.UUID, error) {
+// the connection failConn returns. claimed is the claim's span, which each
+// publish's span links to.
+func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trace.SpanContext, failConn func() (*pgx.Conn, error), res *RelayStepResult) ([]uuid.UUID, error) {
 	published := make([]uuid.UUID, 0, len(msgs))
 	for i, m := range msgs {
-		perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name))
+		perr := r.publishOne(ctx, m, claimed)
 		if perr != nil {
 			if ctx.Err() != nil {
 				// Shutting down: Flush marks what went out and hands back
@@ -262,9 +276,11 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, failConn fun
 // markOutcome pairs the ids a relay asked to mark with those it did mark.
 type markOutcome struct {
 	asked, marked []uuid.UUID
+	sent          time.Time // when the mark was sent: its span's start
 }
 
 func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepResult) error {
+	r.traceMark(ctx, m)
 	res.Marked += len(m.marked)
 	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(m.marked))
 	ev := Event{Checkpoint: RelayMarked, Statement: stmtMarkPublished, Rows: int64(len(m.marked)), MessageIDs: m.marked,
@@ -511,11 +527,12 @@ func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	}
 	if ids := r.unmarked; len(ids) > 0 {
 		r.unmarked = nil
+		sent := r.clock.Now()
 		got, err := r.mark(ctx, r.db, ids)
 		if err != nil {
 			return res, err
 		}
-		if err := r.reportMarked(ctx, markOutcome{asked: ids, marked: got}, &res); err != nil {
+		if err := r.reportMarked(ctx, markOutcome{asked: ids, marked: got, sent: sent}, &res); err != nil {
 			return res, err
 		}
 	}
@@ -637,6 +654,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
 	}
 	msgs, err := scanClaimed(rows, make([]ClaimedMessage, 0, r.cfg.BatchSize))
+	claimed := r.traceClaim(ctx, now, now.Add(r.cfg.Lease), msgs, err)
 	if err != nil {
 		r.rollback(ctx)
 		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
@@ -657,7 +675,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	}
 	published := make([]uuid.UUID, 0, len(msgs))
 	for _, m := range msgs {
-		if perr := r.cfg.Publisher.Publish(ctx, newMessage(m.Envelope, r.cfg.Topic, r.name)); perr != nil {
+		if perr := r.publishOne(ctx, m, claimed); perr != nil {
 			if ctx.Err() != nil {
 				r.rollback(ctx)
 				return fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
@@ -679,6 +697,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		}
 	}
 	var got []uuid.UUID
+	sent := r.clock.Now()
 	if len(published) > 0 {
 		r.note(stmtMarkPublished)
 		if got, err = collectIDs(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {
@@ -692,5 +711,5 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	if len(published) == 0 {
 		return nil
 	}
-	return r.reportMarked(ctx, markOutcome{asked: published, marked: got}, res)
+	return r.reportMarked(ctx, markOutcome{asked: published, marked: got, sent: sent}, res)
 }

@@ -34,9 +34,9 @@ import (
 
 // claimAhead is a claim sent and not read yet.
 type claimAhead struct {
-	conn       *pgx.Conn
-	br         pgx.BatchResults
-	leaseUntil time.Time
+	conn             *pgx.Conn
+	br               pgx.BatchResults
+	sent, leaseUntil time.Time
 }
 
 // marksAhead is a mark sent and not read yet.
@@ -44,6 +44,7 @@ type marksAhead struct {
 	conn  *pgx.Conn
 	br    pgx.BatchResults
 	asked []uuid.UUID
+	sent  time.Time
 }
 
 // claimAhead sends the next claim on c and returns without waiting for it.
@@ -57,11 +58,12 @@ type marksAhead struct {
 func (r *Relay) claimAhead(ctx context.Context, c *pgx.Conn) {
 	now := r.clock.Now()
 	leaseUntil := now.Add(r.cfg.Lease)
-	r.ahead = &claimAhead{conn: c, br: r.sendClaim(context.WithoutCancel(ctx), c, now, leaseUntil), leaseUntil: leaseUntil}
+	r.ahead = &claimAhead{conn: c, br: r.sendClaim(context.WithoutCancel(ctx), c, now, leaseUntil), sent: now, leaseUntil: leaseUntil}
 }
 
-// takeClaim returns the batch claimed ahead, or claims one now.
-func (r *Relay) takeClaim(ctx context.Context, c *pgx.Conn) ([]ClaimedMessage, time.Time, error) {
+// takeClaim returns the batch claimed ahead, or claims one now, with when
+// the claim was sent and the lease it wrote.
+func (r *Relay) takeClaim(ctx context.Context, c *pgx.Conn) (msgs []ClaimedMessage, sent, leaseUntil time.Time, err error) {
 	a := r.ahead
 	r.ahead = nil
 	if a == nil || a.conn != c {
@@ -70,10 +72,10 @@ func (r *Relay) takeClaim(ctx context.Context, c *pgx.Conn) ([]ClaimedMessage, t
 		now := r.clock.Now()
 		leaseUntil := now.Add(r.cfg.Lease)
 		msgs, err := r.claim(ctx, c, now, leaseUntil)
-		return msgs, leaseUntil, err
+		return msgs, now, leaseUntil, err
 	}
-	msgs, err := r.readClaim(a.br)
-	return msgs, a.leaseUntil, err
+	msgs, err = r.readClaim(a.br)
+	return msgs, a.sent, a.leaseUntil, err
 }
 
 // markConn returns the second connection with nothing in flight on it: the
@@ -97,7 +99,7 @@ func (r *Relay) markAhead(ctx context.Context, ids []uuid.UUID, res *RelayStepRe
 		return err
 	}
 	// Not bound to ctx's cancellation, for the reason claimAhead gives.
-	r.marks = &marksAhead{conn: c, br: r.sendMark(context.WithoutCancel(ctx), c, ids), asked: ids}
+	r.marks = &marksAhead{conn: c, br: r.sendMark(context.WithoutCancel(ctx), c, ids), asked: ids, sent: r.clock.Now()}
 	return nil
 }
 
@@ -115,7 +117,7 @@ func (r *Relay) settleMarks(ctx context.Context, res *RelayStepResult) error {
 	if err != nil {
 		return err
 	}
-	return r.reportMarked(ctx, markOutcome{asked: m.asked, marked: got}, res)
+	return r.reportMarked(ctx, markOutcome{asked: m.asked, marked: got, sent: m.sent}, res)
 }
 
 // dropAhead forgets what the relay had in flight or in hand when its
@@ -123,4 +125,5 @@ func (r *Relay) settleMarks(ctx context.Context, res *RelayStepResult) error {
 func (r *Relay) dropAhead() {
 	r.ahead, r.marks = nil, nil
 	r.unmarked, r.unpublished = nil, nil
+	clear(r.sent)
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // WriterConfig configures the outbox writer (the API actor).
@@ -17,6 +20,9 @@ type WriterConfig struct {
 	Connect Connect
 	Clock   Clock
 	Hook    Hook
+	// TracerProvider traces each API transaction (S22, tracing.go); nil
+	// traces nothing (otel's noop provider).
+	TracerProvider trace.TracerProvider
 }
 
 // Writer is the API side of the transactional outbox: the payment, its
@@ -32,7 +38,9 @@ func NewWriter(cfg WriterConfig) *Writer {
 	if cfg.Name == "" {
 		cfg.Name = "api"
 	}
-	return &Writer{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect)}
+	w := &Writer{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect)}
+	w.tr = newTracer(cfg.TracerProvider)
+	return w
 }
 
 // CreatePayment creates a payment and its PaymentCreated event atomically.
@@ -44,7 +52,24 @@ func NewWriter(cfg WriterConfig) *Writer {
 // retrying the same request then resolves the outcome through the
 // idempotency record (or, without a key, through the payment's primary key
 // when the retry passes the same PaymentID) and never creates twice.
-func (w *Writer) CreatePayment(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
+//
+// With tracing on, the transaction is a span, child of req.TraceParent
+// (a new trace when it is missing or invalid), and the traceparent stored
+// with the payment and its event is that span's.
+func (w *Writer) CreatePayment(ctx context.Context, req PaymentRequest) (resp PaymentResponse, err error) {
+	if w.tr.on() {
+		var s trace.Span
+		ctx, s = w.startAPI(ctx, SpanCreatePayment, &req, 1)
+		w.spans = []trace.Span{s}
+		defer func() {
+			w.spans = nil
+			w.endAPI(s, resp, err)
+		}()
+	}
+	return w.createPayment(ctx, req)
+}
+
+func (w *Writer) createPayment(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
 	plan, err := planPayment(req, w.clock.Now())
 	if err != nil {
 		return PaymentResponse{}, err
@@ -137,8 +162,31 @@ func (w *Writer) replay(ctx context.Context, c *pgx.Conn, req PaymentRequest) (P
 // CreatePayments creates many payments in one transaction (a batched
 // producer): one statement per table, whatever the batch size. Requests
 // whose key was seen before are answered from their records; the others are
-// created together or not at all.
-func (w *Writer) CreatePayments(ctx context.Context, reqs []PaymentRequest) ([]PaymentResponse, error) {
+// created together or not at all. With tracing on, each request has a span
+// of its own, as CreatePayment's, all of the one transaction.
+func (w *Writer) CreatePayments(ctx context.Context, reqs []PaymentRequest) (out []PaymentResponse, err error) {
+	if w.tr.on() {
+		reqs = slices.Clone(reqs) // their traceparents become the spans'
+		spans := make([]trace.Span, len(reqs))
+		for i := range reqs {
+			_, spans[i] = w.startAPI(ctx, SpanCreatePayment, &reqs[i], len(reqs))
+		}
+		w.spans = spans
+		defer func() {
+			w.spans = nil
+			for i, s := range spans {
+				var resp PaymentResponse
+				if i < len(out) {
+					resp = out[i]
+				}
+				w.endAPI(s, resp, err)
+			}
+		}()
+	}
+	return w.createPayments(ctx, reqs)
+}
+
+func (w *Writer) createPayments(ctx context.Context, reqs []PaymentRequest) ([]PaymentResponse, error) {
 	now := w.clock.Now()
 	plans := make([]paymentPlan, len(reqs))
 	seen := map[[2]string]bool{}
@@ -296,10 +344,29 @@ func (w *Writer) insertBatch(ctx context.Context, c *pgx.Conn, plans []paymentPl
 // payment's version is bumped and the event carries it as aggregate_version,
 // in one transaction. Two captures racing get consecutive versions. eventID,
 // when not uuid.Nil, is the event id made once by a caller that retries (S21).
-func (w *Writer) CapturePayment(ctx context.Context, paymentID, eventID uuid.UUID, traceParent string) (Envelope, error) {
+// traceParent is traced as CreatePayment traces a request's.
+func (w *Writer) CapturePayment(ctx context.Context, paymentID, eventID uuid.UUID, traceParent string) (env Envelope, err error) {
 	if eventID == uuid.Nil {
 		eventID = newEventID()
 	}
+	if w.tr.on() {
+		req := PaymentRequest{TraceParent: traceParent, PaymentID: paymentID, EventID: eventID}
+		var s trace.Span
+		ctx, s = w.startAPI(ctx, SpanCapturePayment, &req, 1)
+		traceParent = req.TraceParent
+		w.spans = []trace.Span{s}
+		defer func() {
+			w.spans = nil
+			if err == nil {
+				s.SetAttributes(AttrPaymentID.String(paymentID.String()), semconv.MessagingMessageID(env.ID.String()))
+			}
+			endSpan(s, w.clock.Now(), err)
+		}()
+	}
+	return w.capturePayment(ctx, paymentID, eventID, traceParent)
+}
+
+func (w *Writer) capturePayment(ctx context.Context, paymentID, eventID uuid.UUID, traceParent string) (Envelope, error) {
 	env := Envelope{ID: eventID, AggregateType: AggregatePayment, AggregateID: paymentID.String(), Type: EventPaymentCaptured,
 		SchemaVersion: 1, OccurredAt: w.clock.Now(), TraceParent: traceParent}
 	ev := Event{Checkpoint: APIBegin, PaymentID: paymentID, MessageIDs: []uuid.UUID{env.ID}}
@@ -343,4 +410,39 @@ func (w *Writer) CapturePayment(ctx context.Context, paymentID, eventID uuid.UUI
 		return env, err
 	}
 	return env, nil
+}
+
+// startAPI starts the span of an API transaction, child of req's
+// traceparent (ctx's span, else a new trace, when that is missing or
+// invalid), and makes req's traceparent the span's: the traceparent stored
+// with the event is the transaction that wrote it.
+func (w *Writer) startAPI(ctx context.Context, name string, req *PaymentRequest, batch int) (context.Context, trace.Span) {
+	attrs := append(w.dbAttrs(), AttrActor.String(w.name), AttrStage.String(StageAPI),
+		semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeCreate,
+		semconv.MessagingOperationName("create"))
+	if req.EventID != uuid.Nil {
+		attrs = append(attrs, semconv.MessagingMessageID(req.EventID.String()))
+	}
+	if req.PaymentID != uuid.Nil {
+		attrs = append(attrs, AttrPaymentID.String(req.PaymentID.String()))
+	}
+	if batch > 1 {
+		attrs = append(attrs, semconv.MessagingBatchMessageCount(batch))
+	}
+	// The span creates the message (the outbox row): PRODUCER, as the
+	// messaging conventions' "create" span.
+	ctx, s := w.tr.start(extract(ctx, req.TraceParent), name, trace.SpanKindProducer, w.clock.Now(), trace.WithAttributes(attrs...))
+	req.TraceParent = inject(ctx)
+	return ctx, s
+}
+
+// endAPI ends an API transaction's span with what it answered.
+func (w *Writer) endAPI(s trace.Span, resp PaymentResponse, err error) {
+	if resp.EventID != uuid.Nil {
+		s.SetAttributes(semconv.MessagingMessageID(resp.EventID.String()), AttrPaymentID.String(resp.PaymentID.String()))
+	}
+	if err == nil {
+		s.SetAttributes(AttrReplayed.Bool(resp.Replayed))
+	}
+	endSpan(s, w.clock.Now(), err)
 }
