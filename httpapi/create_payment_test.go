@@ -11,13 +11,13 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 )
 
-const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+const sentTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 // 201: the payment, its event id, the traceparent stored with both rows.
 func TestCreatePayment(t *testing.T) {
 	t.Parallel()
 	b := setup(t, DBConfig{})
-	r := b.post(t, validBody, "Traceparent", trace)
+	r := b.post(t, validBody, "Traceparent", sentTrace)
 	c := mustCreated(t, r)
 	if c.ClientID != "acme" || c.AmountCents != 1250 || c.Currency != "EUR" || !c.CreatedAt.Equal(b.clock.Now()) {
 		t.Errorf("201 body %s", r.body)
@@ -27,7 +27,7 @@ func TestCreatePayment(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM payments p JOIN outbox_messages m ON m.aggregate_id = p.id::text
 		WHERE p.id = $1 AND m.id = $2 AND p.trace_parent = $3 AND m.trace_parent = $3 AND p.amount_cents = 1250`,
-		c.PaymentID, c.EventID, trace); n != 1 {
+		c.PaymentID, c.EventID, sentTrace); n != 1 {
 		t.Errorf("payment and event with the traceparent: %d rows, want 1", n)
 	}
 }
@@ -37,7 +37,7 @@ func TestCreatePayment(t *testing.T) {
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t, DBConfig{})
-	first := b.post(t, validBody, "Idempotency-Key", "k1", "Traceparent", trace)
+	first := b.post(t, validBody, "Idempotency-Key", "k1", "Traceparent", sentTrace)
 	c := mustCreated(t, first)
 	b.clock.Advance(1e9)
 	for _, key := range []string{"k1", `"k1"`} {
@@ -122,13 +122,13 @@ func TestTraceParentPassedOrStartedFresh(t *testing.T) {
 	cases := []struct {
 		name, header, want string // want "" means a fresh trace
 	}{
-		{"valid", trace, trace},
-		{"a later version's extra fields", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-cafe", trace},
+		{"valid", sentTrace, sentTrace},
+		{"a later version's extra fields", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-cafe", sentTrace},
 		{"absent", "", ""},
 		{"uppercase hex", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01", ""},
 		{"zero trace id", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""},
 		{"version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", ""},
-		{"too long for 00", trace + "-x", ""},
+		{"too long for 00", sentTrace + "-x", ""},
 		{"garbage", "hello", ""},
 	}
 	for _, tc := range cases {
@@ -144,13 +144,13 @@ func TestTraceParentPassedOrStartedFresh(t *testing.T) {
 		switch {
 		case tc.want != "" && stored != tc.want:
 			t.Errorf("%s: stored %q, want %q", tc.name, stored, tc.want)
-		case tc.want == "" && (parseTraceParent(stored) != stored || stored == tc.header || stored[3:35] == trace[3:35]):
+		case tc.want == "" && (parseTraceParent(stored) != stored || stored == tc.header || stored[3:35] == sentTrace[3:35]):
 			t.Errorf("%s: stored %q, want a new valid trace", tc.name, stored)
 		}
 	}
 	// Two traceparent headers are invalid too.
-	c := mustCreated(t, b.post(t, validBody, "Traceparent", trace, "Traceparent", trace))
-	if n := b.count(t, "SELECT count(*) FROM payments WHERE id = $1 AND trace_parent <> $2", c.PaymentID, trace); n != 1 {
+	c := mustCreated(t, b.post(t, validBody, "Traceparent", sentTrace, "Traceparent", sentTrace))
+	if n := b.count(t, "SELECT count(*) FROM payments WHERE id = $1 AND trace_parent <> $2", c.PaymentID, sentTrace); n != 1 {
 		t.Error("two traceparent headers: one was used")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DBConfig configures a DBBackend. Zero values take the defaults.
@@ -24,6 +25,11 @@ type DBConfig struct {
 	Hook engine.Hook
 	// WriteTimeout bounds one request's write; default 30s.
 	WriteTimeout time.Duration
+	// TracerProvider makes each write a span (engine.WriterConfig's): child
+	// of the request's traceparent, or the root of a new trace. Nil traces
+	// nothing, and the backend then makes the new trace's ids itself, so a
+	// payment always carries a traceparent.
+	TracerProvider trace.TracerProvider
 }
 
 // DBBackend is the Backend over a real database: POST runs engine.Writer,
@@ -32,6 +38,7 @@ type DBBackend struct {
 	pool    *pgxpool.Pool
 	clock   engine.Clock
 	timeout time.Duration
+	tracing bool
 	// writers holds the idle writers: an engine.Writer owns one connection
 	// and serves one request at a time, so a request takes one and gives it back.
 	writers chan *engine.Writer
@@ -54,9 +61,11 @@ func NewDBBackend(pool *pgxpool.Pool, cfg DBConfig) *DBBackend {
 	}
 	connCfg := pool.Config().ConnConfig
 	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, connCfg.Copy()) }
-	d := &DBBackend{pool: pool, clock: cfg.Clock, timeout: cfg.WriteTimeout, writers: make(chan *engine.Writer, cfg.Writers), n: cfg.Writers}
+	d := &DBBackend{pool: pool, clock: cfg.Clock, timeout: cfg.WriteTimeout, tracing: cfg.TracerProvider != nil,
+		writers: make(chan *engine.Writer, cfg.Writers), n: cfg.Writers}
 	for range cfg.Writers {
-		d.writers <- engine.NewWriter(engine.WriterConfig{Name: "api", Connect: connect, Clock: cfg.Clock, Hook: cfg.Hook})
+		d.writers <- engine.NewWriter(engine.WriterConfig{Name: "api", Connect: connect, Clock: cfg.Clock, Hook: cfg.Hook,
+			TracerProvider: cfg.TracerProvider})
 	}
 	return d
 }
@@ -66,7 +75,9 @@ func NewDBBackend(pool *pgxpool.Pool, cfg DBConfig) *DBBackend {
 // process the client spoke to is gone. A COMMIT whose reply was lost is
 // settled before answering (see resolve).
 func (d *DBBackend) CreatePayment(ctx context.Context, req engine.PaymentRequest) (engine.PaymentResponse, error) {
-	if req.TraceParent == "" {
+	if req.TraceParent == "" && !d.tracing {
+		// A traced writer starts the trace with a real root span; an
+		// untraced one is given the ids of one.
 		req.TraceParent = newTraceParent()
 	}
 	var w *engine.Writer

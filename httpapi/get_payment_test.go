@@ -63,13 +63,13 @@ func TestGetPaymentFollowsItsEvent(t *testing.T) {
 	t.Parallel()
 	b := setup(t, DBConfig{})
 	ctx := context.Background()
-	c := mustCreated(t, b.post(t, validBody, "Traceparent", trace))
+	c := mustCreated(t, b.post(t, validBody, "Traceparent", sentTrace))
 	at := b.clock.Now()
 
 	s := b.get(t, c.PaymentID)
 	ev := s.Events[0]
 	if s.PaymentID != c.PaymentID || s.ClientID != "acme" || s.AmountCents != 1250 || s.Currency != "EUR" || s.Version != 1 ||
-		s.TraceParent != trace || !s.CreatedAt.Equal(at) || !s.AsOf.Equal(at) {
+		s.TraceParent != sentTrace || !s.CreatedAt.Equal(at) || !s.AsOf.Equal(at) {
 		t.Errorf("payment %+v", s)
 	}
 	if ev.EventID != c.EventID || ev.EventType != engine.EventPaymentCreated || ev.AggregateVersion != 1 || ev.State != "pending" ||
