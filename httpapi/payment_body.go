@@ -53,7 +53,7 @@ func decodePaymentBody(body []byte) (paymentBody, []fieldError) {
 		seen = map[string]bool{}
 	)
 	for _, m := range members {
-		ptr := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(m.name)
+		ptr := "/" + pointerEscaper.Replace(m.name)
 		if seen[m.name] {
 			errs = append(errs, bodyError(ptr, "appears more than once"))
 			continue
@@ -81,6 +81,9 @@ func decodePaymentBody(body []byte) (paymentBody, []fieldError) {
 	}
 	return p, errs
 }
+
+// pointerEscaper escapes a member name as a JSON Pointer token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 type member struct {
 	name  string
