@@ -21,8 +21,10 @@
 //	  422  the key was used with another body
 //	  503  the database was unreachable (Retry-After), or a COMMIT's outcome
 //	       is unknown: retry with the same key
+//	  409, 500, 504  a row in the way without a record, a defect, a timeout
 //	  no response at all: the API died mid-request (a crash the simulator
-//	  injects); a retry with the same key finds what committed (S21)
+//	  injects; curl says "(56) Recv failure: Connection reset by peer"); a
+//	  retry with the same key finds what committed (S21)
 //
 //	GET /payments/{id}
 //	  200  the payment and each of its events: state pending | leased
