@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/chaos"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -20,9 +21,9 @@ type Check struct {
 	Line   int    // where it is written
 	Source string // the check as written, after "check:" (shown beside its status)
 
-	Kind       string // oracle | table | timeline | actor
+	Kind       string // oracle | table | timeline | actor | chaos
 	Pipeline   string // naive | outbox; "" = any (timeline, actor)
-	Figure     string // oracle: a scenes.Figures name
+	Figure     string // oracle: a scenes.Figures name; chaos: a ChaosFigures name
 	Table      string // table: a sim.TableNames name
 	Actor      string // timeline, actor
 	Event      string // timeline: crashed | reached | restarted | blocked | failed
@@ -46,6 +47,23 @@ var CheckKinds = []struct{ Form, Means string }{
 	{"timeline: [PIPELINE/]ACTOR reached CHECKPOINT [OP N]", "... the actor reached the checkpoint"},
 	{"timeline: [PIPELINE/]ACTOR restarted|blocked|failed [OP N]", "... the actor was restarted, waited on a row lock, or ended a unit with an error (a failed COMMIT)"},
 	{"actor: [PIPELINE/]ACTOR is STATE [at CHECKPOINT]", "the actor's state now: idle, paused, stalled, blocked, crashed; the broker: idle or down"},
+	{"chaos: FIGURE OP N", "in a step with a chaos: N line, a figure of the run's table: runs, outbox_violations, naive_runs, naive_lost_runs, naive_phantom_runs"},
+}
+
+// ChaosFigures are the figures a chaos: check reads from a chaos run's
+// table (chaos.Report), by name.
+var ChaosFigures = map[string]func(chaos.Report) int64{
+	"runs":               func(r chaos.Report) int64 { return int64(r.Runs) },
+	"outbox_violations":  func(r chaos.Report) int64 { return int64(r.OutboxViolations) },
+	"naive_runs":         func(r chaos.Report) int64 { return int64(r.NaiveRuns) },
+	"naive_lost_runs":    func(r chaos.Report) int64 { return int64(r.NaiveLostRuns) },
+	"naive_phantom_runs": func(r chaos.Report) int64 { return int64(r.NaivePhantRuns) },
+}
+
+// Findings is what a step learned outside the simulator: the table of the
+// chaos run a chaos step asked for (nil until it ran).
+type Findings struct {
+	Chaos *chaos.Report
 }
 
 var ops = []string{"==", "!=", ">=", "<=", ">", "<"}
@@ -86,8 +104,10 @@ func parseCheck(src string, e env) (Check, error) {
 		err = c.parseTimeline(f, e)
 	case "actor":
 		err = c.parseActor(f, e)
+	case "chaos":
+		err = c.parseChaos(f)
 	default:
-		return c, fmt.Errorf("check: unknown kind %q (known: oracle, table, timeline, actor)", c.Kind)
+		return c, fmt.Errorf("check: unknown kind %q (known: oracle, table, timeline, actor, chaos)", c.Kind)
 	}
 	if err != nil {
 		return c, fmt.Errorf("check %s: %w", c.Kind, err)
@@ -258,6 +278,14 @@ func (c *Check) parseActor(f []string, e env) error {
 	return nil
 }
 
+func (c *Check) parseChaos(f []string) error {
+	if len(f) == 0 || ChaosFigures[f[0]] == nil {
+		return fmt.Errorf("want FIGURE OP N, FIGURE one of runs, outbox_violations, naive_runs, naive_lost_runs, naive_phantom_runs")
+	}
+	c.Figure = f[0]
+	return c.comparison(f[1:])
+}
+
 func (c *Check) holds(got int64) bool {
 	return scenes.Expect{Op: c.Op, Value: c.Value}.Holds(got)
 }
@@ -270,7 +298,18 @@ func (c *Check) holds(got int64) bool {
 // Like sim.Actors, an actor check reads the actors' states: call Eval when
 // no simulator operation is running (after an action's result came back).
 func (c *Check) Eval(ctx context.Context, s *sim.Sim, since int) (ok bool, detail string, err error) {
+	return c.EvalWith(ctx, s, since, Findings{})
+}
+
+// EvalWith is Eval with what the step found outside the simulator.
+func (c *Check) EvalWith(ctx context.Context, s *sim.Sim, since int, f Findings) (ok bool, detail string, err error) {
 	switch c.Kind {
+	case "chaos":
+		if f.Chaos == nil {
+			return false, c.words().T("no chaos run yet"), nil
+		}
+		got := ChaosFigures[c.Figure](*f.Chaos)
+		return c.holds(got), fmt.Sprintf("%s = %d", c.Figure, got), nil
 	case "oracle":
 		all, err := s.Oracles(ctx)
 		if err != nil {
@@ -358,10 +397,15 @@ type Outcome struct {
 
 // Eval evaluates every check of the step; passed is true when all hold.
 func (st *Step) Eval(ctx context.Context, s *sim.Sim, since int) (passed bool, out []Outcome, err error) {
+	return st.EvalWith(ctx, s, since, Findings{})
+}
+
+// EvalWith is Eval with what the step found outside the simulator.
+func (st *Step) EvalWith(ctx context.Context, s *sim.Sim, since int, f Findings) (passed bool, out []Outcome, err error) {
 	passed = true
 	for i := range st.Checks {
 		c := &st.Checks[i]
-		ok, detail, err := c.Eval(ctx, s, since)
+		ok, detail, err := c.EvalWith(ctx, s, since, f)
 		if err != nil {
 			return false, out, err
 		}

@@ -69,6 +69,12 @@ type Step struct {
 	// what the TUI sends. The tests solve every lesson with it; autoplay
 	// (`outboxlab play LESSON`) can too.
 	Solution []scenes.Step
+
+	// Chaos, from a "chaos: N" line, makes the step's task a chaos run: N
+	// random fault schedules of the step's mode, each on databases of its
+	// own (package chaos). Its solution is "solution: chaos" (the run
+	// itself, X on screen), and its "chaos:" checks read the run's table.
+	Chaos int
 }
 
 // Question is a multiple-choice question with one right answer.

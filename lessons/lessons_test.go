@@ -10,7 +10,7 @@ import (
 
 // The core path comes first, in the order the course teaches it.
 var coursePath = []string{"dual-write", "phantom", "outbox", "relay", "duplicate", "inbox", "race",
-	"backoff", "poison", "lease", "order", "consumers"}
+	"backoff", "poison", "lease", "order", "consumers", "chaos"}
 
 func TestBuiltinLessonsLoad(t *testing.T) {
 	for _, lang := range Langs {
@@ -207,6 +207,10 @@ func TestParseErrors(t *testing.T) {
 		{"no quiz", good[:strings.Index(good, "quiz:")], 18, "no quiz"},
 		{"step after quiz", good + "step: Late\n", 30, "step: after quiz:"},
 		{"text in quiz", good + "Stray text.\n", 30, "text in the quiz"},
+		{"chaos check without a run", replace(14, "check: chaos: runs == 200"), 14, "belongs in a step with a chaos: N line"},
+		{"unknown chaos figure", replace(14, "check: chaos: lost == 0"), 14, "FIGURE one of runs"},
+		{"chaos count not a number", replace(15, "chaos: many"), 15, "number of schedules"},
+		{"chaos step with commands", strings.Replace(replace(14, "check: chaos: runs == 200"), "task: Do it.", "task: Do it.\nchaos: 200", 1), 18, "write solution: chaos"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ var headers = []string{"title", "summary", "teaches", "order", "scene", "variant
 
 // directives are the keys that give a lesson body its structure; a line
 // starting with one of them (then a colon) is never reading text.
-var directives = []string{"step", "variant", "task", "check", "hint", "why", "solution", "quiz", "question", "answer", "option", "because"}
+var directives = []string{"step", "variant", "task", "check", "hint", "why", "solution", "chaos", "quiz", "question", "answer", "option", "because"}
 
 var builtinScenes = sync.OnceValues(scenes.Builtin)
 
@@ -308,6 +308,12 @@ func (p *parser) directive(key, val string) error {
 	case "solution":
 		st.solutions = append(st.solutions, pending{p.n, val})
 		p.cont = &st.solutions[len(st.solutions)-1].text
+	case "chaos":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 10000 || st.Chaos != 0 {
+			return p.fail(p.n, "chaos: want the number of schedules to run, 1 to 10000, once in a step")
+		}
+		st.Chaos = n
 	}
 	return nil
 }
@@ -394,7 +400,18 @@ func (p *parser) endStep() error {
 		c.Line, c.Lang = pc.line, p.l.Lang
 		st.Checks = append(st.Checks, c)
 	}
+	for _, c := range st.Checks {
+		if (c.Kind == "chaos") != (st.Chaos > 0) {
+			return p.fail(c.Line, "a chaos: check belongs in a step with a chaos: N line, and such a step checks only the run's table")
+		}
+	}
 	for _, ps := range d.solutions {
+		if st.Chaos > 0 {
+			if ps.text != "chaos" || len(d.solutions) > 1 {
+				return p.fail(ps.line, "solution: a chaos step's solution is the run: write solution: chaos")
+			}
+			continue
+		}
 		cmds, err := parseSolution(ps.text, st.Settings, e)
 		if err != nil {
 			return p.fail(ps.line, "solution: %v", err)

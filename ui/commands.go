@@ -201,9 +201,10 @@ type action struct {
 	inRun  bool // a step of a scripted run or drain
 	user   bool // the learner asked for it
 
-	check *lessons.Step // actEval: the step whose checks run
-	mark  bool          // actEval: the step begins now (since = the timeline's length)
-	since int           // actEval: timeline entries before the step began
+	check *lessons.Step    // actEval: the step whose checks run
+	mark  bool             // actEval: the step begins now (since = the timeline's length)
+	since int              // actEval: timeline entries before the step began
+	found lessons.Findings // actEval: what the step found outside the simulator
 
 	save  saveTo        // actSave: where, and the scene it starts from
 	steps []scenes.Step // actScript: the script
@@ -246,7 +247,7 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 			if a.mark {
 				since = before
 			}
-			passed, out, err := a.check.Eval(ctx, s, since)
+			passed, out, err := a.check.EvalWith(ctx, s, since, a.found)
 			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(),
 				eval: &evalResult{since: since, passed: passed, outcomes: out}}
 		case actUnit:

@@ -76,7 +76,14 @@ func (d *driver) handle(msg tea.Msg) {
 // waitFor handles messages until cond holds.
 func (d *driver) waitFor(what string, cond func(Model) bool) {
 	d.t.Helper()
-	deadline := time.After(60 * time.Second)
+	d.waitWithin(60*time.Second, what, cond)
+}
+
+// waitWithin is waitFor with a deadline of its own: a chaos run plays its
+// 200 schedules for longer than a step takes.
+func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) bool) {
+	d.t.Helper()
+	deadline := time.After(limit)
 	for !cond(d.m) {
 		select {
 		case msg := <-d.msgs:

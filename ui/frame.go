@@ -44,6 +44,9 @@ func (m Model) helpView() string {
 		// Over the story, its own keys are the only ones that work.
 		return m.help.View(m.story)
 	}
+	if m.showChaos {
+		return m.help.View(m.chaos)
+	}
 	if _, ok := m.page.(*playPage); ok {
 		// play's keys are its own: no pane takes keys there.
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
@@ -164,6 +167,9 @@ func (m *Model) resize() tea.Cmd {
 	if m.showStory {
 		m.story.SetSize(l.body.w, l.body.h)
 	}
+	if m.showChaos {
+		m.chaos.SetSize(l.body.w, l.body.h)
+	}
 	m.setFocus()
 	m.updateKeys()
 	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
@@ -196,6 +202,11 @@ func (m Model) render() string {
 		body = m.picker.View()
 	case m.showStory:
 		body = m.story.View()
+	case m.showChaos:
+		body = m.chaos.View()
+		if pp, ok := m.page.(*playPage); ok {
+			body += "\n" + pp.captionView(m, l.caption.w, l.caption.h) // play captions the run too
+		}
 	case m.compareView:
 		body = m.compareBody(l.body)
 	default:

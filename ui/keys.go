@@ -38,6 +38,7 @@ type KeyMap struct {
 	Save      key.Binding
 	Other     key.Binding
 	Compare   key.Binding
+	Chaos     key.Binding
 	NextPane  key.Binding
 	Scenes    key.Binding
 	Help      key.Binding
@@ -78,6 +79,7 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 		Save:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", w.T("save as scene"))),
 		Other:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", w.T("other future"))),
 		Compare:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", w.T("compare view"))),
+		Chaos:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", w.T("chaos run"))),
 		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", w.T("next pane"))),
 		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", w.T("scenes"))),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("more keys"))),
@@ -99,14 +101,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Play, k.Step, k.Move, k.Drain, k.Faster, k.Slower, k.Advance, k.AdvanceBy, k.Reset},
 		{k.Payment, k.Poison, k.Capture, k.Resend, k.Reuse, k.Requeue},
 		{k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker, k.RestartPG},
-		{k.Back, k.Forward, k.Other, k.Save, k.Compare, k.NextPane, k.Scenes, k.Help, k.Quit, k.Next, k.Hint, k.Choose},
+		{k.Back, k.Forward, k.Other, k.Save, k.Compare, k.Chaos, k.NextPane, k.Scenes, k.Help, k.Quit, k.Next, k.Hint, k.Choose},
 	}
 }
 
 // all lists every binding, for enabling and disabling them as a group.
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Play, &k.Step, &k.Move, &k.Drain, &k.Poison, &k.Capture, &k.Reuse, &k.Requeue, &k.AdvanceBy, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.RestartPG, &k.FailNext,
-		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Back, &k.Forward, &k.Other, &k.Save, &k.Compare, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
+		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Back, &k.Forward, &k.Other, &k.Save, &k.Compare, &k.Chaos, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
 		&k.Hint, &k.Next, &k.Choose}
 }
 

@@ -37,6 +37,25 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 						t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
 					}
 					press("h")
+					if step.Chaos > 0 {
+						// The task is a chaos run: X, the hint says so; the
+						// table is read in the learner's language.
+						if !strings.Contains(d.m.lesson.keyHint, "X") {
+							t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
+						}
+						press("X")
+						d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
+						if d.m.chaos.err != nil {
+							t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
+						}
+						d.settle()
+						table := plain(d.m.render())
+						want := map[string]string{"en": "naive write: lost events in", "es": "escritura ingenua: perdió eventos en"}[lang]
+						if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
+							t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
+						}
+						press("esc")
+					}
 					for _, st := range step.Solution {
 						keys, err := keyPath(st, d.m.actors, d.m.settings)
 						if err != nil {

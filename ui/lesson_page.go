@@ -20,6 +20,7 @@ import (
 // lesson pane draws it; the page holds the course.
 type lessonPage struct {
 	course courseState
+	found  lessons.Findings // what the step found outside the simulator (its chaos run)
 }
 
 // courseState is the course, the timeline's length when the current step
@@ -84,7 +85,7 @@ func (p *lessonPage) open(m *Model, l *lessons.Lesson) {
 // checkAction evaluates the current step's checks; mark says the step
 // begins now.
 func (p *lessonPage) checkAction(m *Model, mark bool) action {
-	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: p.course.since}
+	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: p.course.since, found: p.found}
 }
 
 // startChecks begins the current step on the running simulator: the
@@ -93,6 +94,7 @@ func (p *lessonPage) startChecks(m *Model) tea.Cmd {
 	// The session plays this step's script next (a played lesson's
 	// solution; none for a learner), then the step's checks begin.
 	m.queue = append(m.queue, action{kind: actScript, steps: m.page.script(*m)})
+	p.found = lessons.Findings{}
 	return m.enqueue(p.checkAction(m, true))
 }
 
@@ -125,6 +127,7 @@ func (p *lessonPage) next(m *Model) tea.Cmd {
 	l := &m.lesson
 	switch l.stage {
 	case stagePassed:
+		m.showChaos = false // the run's table was read: the step is done
 		if l.step+1 < len(l.lesson.Steps) {
 			l.startStep(l.step + 1)
 			m.updateKeys()
@@ -321,6 +324,9 @@ func (p *lessonPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Hint):
 		if st := m.lesson.current(); st != nil {
 			m.lesson.keyHint = keyHint(st.Solution, m.actors, m.settings)
+			if st.Chaos > 0 {
+				m.lesson.keyHint = "X " + m.st.Words.T("chaos run")
+			}
 		}
 		m.lesson.toggleHint()
 		m.updateKeys()
@@ -344,6 +350,14 @@ func (p *lessonPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 func (p *lessonPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+	if msg, ok := msg.(chaosDoneMsg); ok {
+		if msg.err != nil || p.chaosStep(*m) == nil {
+			return nil, true
+		}
+		// The run's table is the step's evidence: check it now.
+		p.found.Chaos = &msg.report
+		return m.enqueue(p.checkAction(m, false)), true
+	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
 			m.notice = m.st.Words.T("progress not saved: %s", oneLine(msg.err.Error()))
@@ -367,3 +381,11 @@ func (p *lessonPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
 }
 
 func (p *lessonPage) status(m Model) (string, string) { return "", m.lesson.lesson.Name }
+
+// chaosStep is the current step when its task is a chaos run.
+func (p *lessonPage) chaosStep(m Model) *lessons.Step {
+	if st := m.lesson.current(); st != nil && st.Chaos > 0 && m.lesson.stage == stageStep {
+		return st
+	}
+	return nil
+}

@@ -237,6 +237,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()
+	case chaosProgressMsg:
+		var cmd tea.Cmd
+		m.chaos, cmd = m.chaos.Update(msg)
+		return m, cmd
+	case chaosDoneMsg:
+		m.chaos, _ = m.chaos.Update(msg)
+		if msg.id != m.chaos.id {
+			return m, nil
+		}
+		cmd, _ := m.page.message(&m, msg)
+		m.updateKeys()
+		return m, cmd
+	case closeChaosMsg:
+		m.showChaos = false
+		return m, m.resize()
 	case closeStoryMsg:
 		m.showStory = false
 		return m, m.resize()

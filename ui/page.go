@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -37,6 +38,8 @@ type page interface {
 	// status is the run's word on the status line ("" for the root's)
 	// and a label of the page's own ("" for none).
 	status(m Model) (run, label string)
+	// chaosStep is the chaos run X starts now (nil: none here).
+	chaosStep(m Model) *lessons.Step
 }
 
 // newPage is the page opts ask for: play, or the free simulator (a lesson

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -94,12 +95,14 @@ func (p *playPage) readTime(m Model, text string) time.Duration {
 func (p *playPage) captionFor(m Model, a action, entries []sim.Entry) {
 	var text []string
 	for _, e := range entries {
+		// The caption is in the screen's language, as the timeline is.
+		say := m.timeline.explain(e)
 		switch {
-		case e.Explain == "":
-		case strings.HasPrefix(e.Explain, e.Actor+" "):
-			text = append(text, e.Explain)
+		case say == "":
+		case strings.HasPrefix(say, e.Actor+" "):
+			text = append(text, say)
 		default:
-			text = append(text, e.Actor+": "+e.Explain)
+			text = append(text, e.Actor+": "+say)
 		}
 	}
 	switch {
@@ -142,6 +145,11 @@ func (p *playPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 		return p.next(m), true
 	case progressSavedMsg:
 		return nil, true // a played lesson saves no progress
+	case chaosDoneMsg:
+		if p.lesson != nil {
+			return p.lesson.message(m, msg)
+		}
+		return nil, true
 	}
 	return nil, false
 }
@@ -182,6 +190,14 @@ func (p *playPage) next(m *Model) tea.Cmd {
 	case stageStep:
 		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
 			return m.enqueue(action{kind: actUnit, user: true})
+		}
+		if l.current().Chaos > 0 && !m.showChaos {
+			// The step's solution is the run: its table passes the checks.
+			p.play.caption = "→ " + m.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
+			return m.startChaos()
+		}
+		if m.showChaos && m.chaos.running() {
+			return nil // its table checks the step, which schedules the next move
 		}
 		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
 		if m.err != nil {
@@ -334,4 +350,12 @@ func (p *playPage) captionView(m Model, w, h int) string {
 		out[i] = m.st.Lesson.Caption.Render(fitLine(" "+t, w))
 	}
 	return strings.Join(out, "\n")
+}
+
+// chaosStep is the played lesson's chaos step, started by next.
+func (p *playPage) chaosStep(m Model) *lessons.Step {
+	if p.lesson == nil {
+		return nil
+	}
+	return p.lesson.chaosStep(m)
 }

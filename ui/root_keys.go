@@ -38,6 +38,11 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.story, cmd = m.story.Update(msg)
 		return m, cmd
 	}
+	if m.showChaos {
+		var cmd tea.Cmd
+		m.chaos, cmd = m.chaos.Update(msg)
+		return m, cmd
+	}
 	if cmd, ok := m.page.key(&m, msg); ok {
 		return m, cmd
 	}
@@ -48,6 +53,8 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return m, m.resize()
+	case key.Matches(msg, k.Chaos):
+		return m, m.startChaos()
 	case key.Matches(msg, k.NextPane):
 		m.nextFocus()
 		return m, nil
@@ -211,6 +218,7 @@ func (m *Model) updateKeys() {
 		k.Play.SetHelp("space", m.st.Words.T("run"))
 	}
 	m.compareHelp()
+	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))
 	m.page.enable(m)
 }
 

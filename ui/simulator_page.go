@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -121,3 +122,5 @@ func (p *simulatorPage) body(m Model, l screen) string { return m.mainBody(l) }
 func (p *simulatorPage) script(m Model) []scenes.Step { return m.scene.Steps }
 
 func (p *simulatorPage) status(Model) (string, string) { return "", "" }
+
+func (p *simulatorPage) chaosStep(m Model) *lessons.Step { return freeChaosStep(m) }

@@ -28,10 +28,13 @@ type stage struct {
 	picker     pickerPane
 	chooser    chooserPane
 	story      storyPane // one message's life, over the body while showStory
+	chaos      chaosPane // a chaos run and its table, over the body while showChaos
+	chaosID    int
 
 	showPicker  bool
 	showChooser bool
 	showStory   bool
+	showChaos   bool
 	compareView bool
 	focus       focus
 
