@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // NaiveWriterConfig configures the naive dual writer.
@@ -15,6 +16,10 @@ type NaiveWriterConfig struct {
 	Hook      Hook
 	Publisher Publisher
 	Topic     string // default TopicPayments
+	// TracerProvider traces each request as the outbox writer does, its
+	// publish a child span whose traceparent the message carries; nil
+	// traces nothing (otel's noop provider).
+	TracerProvider trace.TracerProvider
 }
 
 // NaiveWriter is the dual write the outbox replaces (S1, S2): it writes the
@@ -36,13 +41,47 @@ func NewNaiveWriter(cfg NaiveWriterConfig) *NaiveWriter {
 	if cfg.Topic == "" {
 		cfg.Topic = TopicPayments
 	}
-	return &NaiveWriter{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect), pub: cfg.Publisher, topic: cfg.Topic}
+	n := &NaiveWriter{actor: newActor(cfg.Name, cfg.Clock, cfg.Hook, cfg.Connect), pub: cfg.Publisher, topic: cfg.Topic}
+	n.tr = newTracer(cfg.TracerProvider)
+	return n
+}
+
+// traced runs one request, with tracing on as a span of the API transaction
+// (as Writer.CreatePayment's).
+func (n *NaiveWriter) traced(ctx context.Context, req PaymentRequest, run func(context.Context, PaymentRequest) (PaymentResponse, error)) (resp PaymentResponse, err error) {
+	if !n.tr.on() {
+		return run(ctx, req)
+	}
+	ctx, s := n.startAPI(ctx, SpanCreatePayment, &req, 1)
+	n.spans = []trace.Span{s}
+	defer func() {
+		n.spans = nil
+		n.endAPI(s, resp, err)
+	}()
+	return run(ctx, req)
+}
+
+// publish hands the event to the broker, with tracing on as a span of its
+// own, child of the request's.
+func (n *NaiveWriter) publish(ctx context.Context, p paymentPlan) error {
+	msg := n.message(p)
+	if !n.tr.on() {
+		return n.pub.Publish(ctx, msg)
+	}
+	ctx, s := n.startPublish(ctx, msg, nil)
+	err := n.pub.Publish(ctx, msg)
+	endSpan(s, n.clock.Now(), err)
+	return err
 }
 
 // CommitThenPublish commits the payment, then publishes. A crash between the
 // two (ErrCrash at naive.committed) leaves a payment no consumer hears of: a
 // lost event (S1).
 func (n *NaiveWriter) CommitThenPublish(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
+	return n.traced(ctx, req, n.commitThenPublish)
+}
+
+func (n *NaiveWriter) commitThenPublish(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
 	plan, err := n.start(ctx, req)
 	if err != nil {
 		return PaymentResponse{}, err
@@ -56,7 +95,7 @@ func (n *NaiveWriter) CommitThenPublish(ctx context.Context, req PaymentRequest)
 	if err := n.stopAt(ctx, NaiveCommitted, n.checkpoint(ctx, ev)); err != nil {
 		return plan.resp, err
 	}
-	if err := n.pub.Publish(ctx, n.message(plan)); err != nil {
+	if err := n.publish(ctx, plan); err != nil {
 		return plan.resp, fmt.Errorf("naive publish after commit (payment %s is committed, its event is lost): %w", plan.req.PaymentID, err)
 	}
 	ev = n.event(plan, NaivePublished, Say("published after commit"))
@@ -70,6 +109,10 @@ func (n *NaiveWriter) CommitThenPublish(ctx context.Context, req PaymentRequest)
 // then commits. A failed COMMIT (ErrFailCommit at naive.published) leaves
 // consumers acting on a payment that never existed: a phantom (S2).
 func (n *NaiveWriter) PublishThenCommit(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
+	return n.traced(ctx, req, n.publishThenCommit)
+}
+
+func (n *NaiveWriter) publishThenCommit(ctx context.Context, req PaymentRequest) (PaymentResponse, error) {
 	plan, err := n.start(ctx, req)
 	if err != nil {
 		return PaymentResponse{}, err
@@ -78,7 +121,7 @@ func (n *NaiveWriter) PublishThenCommit(ctx context.Context, req PaymentRequest)
 	if err := n.stopAt(ctx, NaiveInserted, n.checkpoint(ctx, ev)); err != nil {
 		return PaymentResponse{}, err
 	}
-	if err := n.pub.Publish(ctx, n.message(plan)); err != nil {
+	if err := n.publish(ctx, plan); err != nil {
 		n.rollback(ctx)
 		return PaymentResponse{}, fmt.Errorf("naive publish before commit: %w", err)
 	}

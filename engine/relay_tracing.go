@@ -59,15 +59,7 @@ func (r *Relay) publishOne(ctx context.Context, m ClaimedMessage, claimed trace.
 	if claimed.IsValid() {
 		links = []trace.Link{{SpanContext: claimed}}
 	}
-	pctx, s := r.tr.start(extract(ctx, m.TraceParent), "publish "+r.cfg.Topic, trace.SpanKindProducer, r.clock.Now(),
-		trace.WithLinks(links...), trace.WithAttributes(
-			AttrActor.String(r.name), AttrStage.String(StagePublish),
-			semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeSend,
-			semconv.MessagingOperationName("publish"), semconv.MessagingDestinationName(r.cfg.Topic),
-			semconv.MessagingMessageID(m.ID.String()), AttrAttempt.Int(m.Attempts), AttrLeaseRecovered.Bool(m.Recovered)))
-	if tp := inject(pctx); tp != "" {
-		msg.Metadata["traceparent"] = tp
-	}
+	pctx, s := r.startPublish(extract(ctx, m.TraceParent), msg, links, AttrAttempt.Int(m.Attempts), AttrLeaseRecovered.Bool(m.Recovered))
 	err := r.cfg.Publisher.Publish(pctx, msg)
 	endSpan(s, r.clock.Now(), err)
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -223,4 +224,55 @@ func (a *actor) dbAttrs() []attribute.KeyValue {
 		attrs = append(attrs, semconv.DBNamespace(a.dbName))
 	}
 	return attrs
+}
+
+// startAPI starts the span of an API transaction, child of req's
+// traceparent (ctx's span, else a new trace, when that is missing or
+// invalid), and makes req's traceparent the span's: the traceparent stored
+// with the event is the transaction that wrote it.
+func (a *actor) startAPI(ctx context.Context, name string, req *PaymentRequest, batch int) (context.Context, trace.Span) {
+	attrs := append(a.dbAttrs(), AttrActor.String(a.name), AttrStage.String(StageAPI),
+		semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeCreate,
+		semconv.MessagingOperationName("create"))
+	if req.EventID != uuid.Nil {
+		attrs = append(attrs, semconv.MessagingMessageID(req.EventID.String()))
+	}
+	if req.PaymentID != uuid.Nil {
+		attrs = append(attrs, AttrPaymentID.String(req.PaymentID.String()))
+	}
+	if batch > 1 {
+		attrs = append(attrs, semconv.MessagingBatchMessageCount(batch))
+	}
+	// The span creates the message (the outbox row): PRODUCER, as the
+	// messaging conventions' "create" span.
+	ctx, s := a.tr.start(extract(ctx, req.TraceParent), name, trace.SpanKindProducer, a.clock.Now(), trace.WithAttributes(attrs...))
+	req.TraceParent = inject(ctx)
+	return ctx, s
+}
+
+// endAPI ends an API transaction's span with what it answered.
+func (a *actor) endAPI(s trace.Span, resp PaymentResponse, err error) {
+	if resp.EventID != uuid.Nil {
+		s.SetAttributes(semconv.MessagingMessageID(resp.EventID.String()), AttrPaymentID.String(resp.PaymentID.String()))
+	}
+	if err == nil {
+		s.SetAttributes(AttrReplayed.Bool(resp.Replayed))
+	}
+	endSpan(s, a.clock.Now(), err)
+}
+
+// startPublish starts the span of one publish to topic, child of ctx's
+// span, and puts its traceparent in msg's metadata, as a real publisher
+// sets a broker header.
+func (a *actor) startPublish(ctx context.Context, msg Message, links []trace.Link, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	attrs = append(attrs, AttrActor.String(a.name), AttrStage.String(StagePublish),
+		semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeSend,
+		semconv.MessagingOperationName("publish"), semconv.MessagingDestinationName(msg.Topic),
+		semconv.MessagingMessageID(msg.ID.String()))
+	ctx, s := a.tr.start(ctx, "publish "+msg.Topic, trace.SpanKindProducer, a.clock.Now(),
+		trace.WithLinks(links...), trace.WithAttributes(attrs...))
+	if tp := inject(ctx); tp != "" {
+		msg.Metadata["traceparent"] = tp
+	}
+	return ctx, s
 }

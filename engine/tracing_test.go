@@ -371,3 +371,47 @@ func TestTraceCaptureSharesTheTrace(t *testing.T) {
 		t.Fatalf("%d process spans: want two events applied, neither a duplicate", len(procs))
 	}
 }
+
+// The naive writer traces as the outbox writer does, its publish a child of
+// the request's span: a phantom (S2) shows as a failed API span whose
+// publish went out anyway and was processed.
+func TestTraceNaiveWriter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		publishFirst bool
+		hook         Hook
+		failed       bool
+	}{
+		{"commit then publish", false, nil, false},
+		{"publish then a failed commit", true, faultAt(NaivePublished, ErrFailCommit), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupTraced(t)
+			n := NewNaiveWriter(NaiveWriterConfig{Connect: b.connect, Clock: b.clock, Publisher: b.broker, Hook: tc.hook, TracerProvider: b.tp})
+			t.Cleanup(func() { _ = n.Close(context.Background()) })
+			write := n.CommitThenPublish
+			if tc.publishFirst {
+				write = n.PublishThenCommit
+			}
+			_, err := write(context.Background(), payment("c1"))
+			if (err != nil) != tc.failed {
+				t.Fatalf("naive write: %v", err)
+			}
+			drain(t, b.consumer(t, "accounting", "accounting", nil, 0))
+
+			all := spans(b.rec.Ended())
+			api, pub, proc := all.stage(StageAPI, "naive"), all.stage(StagePublish, "naive"), all.stage(StageProcess, "accounting")
+			if len(api) != 1 || len(pub) != 1 || len(proc) != 1 {
+				t.Fatalf("%d API, %d publish, %d process spans: want one of each", len(api), len(pub), len(proc))
+			}
+			if !childOf(pub[0], api[0]) || !linksTo(proc[0], pub[0].SpanContext()) || attr(proc[0], AttrOutcome).AsString() != string(OutcomeApplied) {
+				t.Errorf("publish parent %s, process links %v outcome %v", pub[0].Parent().SpanID(), proc[0].Links(), attr(proc[0], AttrOutcome))
+			}
+			if failed := attr(api[0], "error.type").AsString() == "commit_failed"; failed != tc.failed {
+				t.Errorf("API span status %v %v, failed %v", api[0].Status(), api[0].Attributes(), tc.failed)
+			}
+		})
+	}
+}

@@ -411,38 +411,3 @@ func (w *Writer) capturePayment(ctx context.Context, paymentID, eventID uuid.UUI
 	}
 	return env, nil
 }
-
-// startAPI starts the span of an API transaction, child of req's
-// traceparent (ctx's span, else a new trace, when that is missing or
-// invalid), and makes req's traceparent the span's: the traceparent stored
-// with the event is the transaction that wrote it.
-func (w *Writer) startAPI(ctx context.Context, name string, req *PaymentRequest, batch int) (context.Context, trace.Span) {
-	attrs := append(w.dbAttrs(), AttrActor.String(w.name), AttrStage.String(StageAPI),
-		semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeCreate,
-		semconv.MessagingOperationName("create"))
-	if req.EventID != uuid.Nil {
-		attrs = append(attrs, semconv.MessagingMessageID(req.EventID.String()))
-	}
-	if req.PaymentID != uuid.Nil {
-		attrs = append(attrs, AttrPaymentID.String(req.PaymentID.String()))
-	}
-	if batch > 1 {
-		attrs = append(attrs, semconv.MessagingBatchMessageCount(batch))
-	}
-	// The span creates the message (the outbox row): PRODUCER, as the
-	// messaging conventions' "create" span.
-	ctx, s := w.tr.start(extract(ctx, req.TraceParent), name, trace.SpanKindProducer, w.clock.Now(), trace.WithAttributes(attrs...))
-	req.TraceParent = inject(ctx)
-	return ctx, s
-}
-
-// endAPI ends an API transaction's span with what it answered.
-func (w *Writer) endAPI(s trace.Span, resp PaymentResponse, err error) {
-	if resp.EventID != uuid.Nil {
-		s.SetAttributes(semconv.MessagingMessageID(resp.EventID.String()), AttrPaymentID.String(resp.PaymentID.String()))
-	}
-	if err == nil {
-		s.SetAttributes(AttrReplayed.Bool(resp.Replayed))
-	}
-	endSpan(s, w.clock.Now(), err)
-}
