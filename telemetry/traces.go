@@ -388,8 +388,8 @@ type TracingConfig struct {
 	// Exporter sends the spans on (NewOTLPExporter), in batches; nil sends none.
 	Exporter sdktrace.SpanExporter
 	// IDs makes trace and span ids; nil: random ids. The simulator passes
-	// NewIDGenerator(seed) so a run replays with the same ids (and stores
-	// the same traceparents).
+	// an IDGenerator, reseeded when a run starts over, so a replay makes
+	// the same ids (and stores the same traceparents).
 	IDs sdktrace.IDGenerator
 	// Service is service.name; default "outboxlab".
 	Service string
@@ -418,20 +418,31 @@ func NewTracerProvider(cfg TracingConfig) *sdktrace.TracerProvider {
 	return sdktrace.NewTracerProvider(opts...)
 }
 
-// seededIDs is an IDGenerator drawing from one seeded source.
-type seededIDs struct {
+// IDGenerator is an sdktrace.IDGenerator whose ids follow from a seed
+// alone: the same run makes the same ids, and so stores the same
+// traceparents. Safe for concurrent use.
+type IDGenerator struct {
 	mu  sync.Mutex
 	rnd *rand.Rand
 }
 
-// NewIDGenerator returns an IDGenerator whose ids follow from seed alone:
-// the same run makes the same ids.
-func NewIDGenerator(seed uint64) sdktrace.IDGenerator {
-	return &seededIDs{rnd: rand.New(rand.NewPCG(seed, seed^0x6f7574626f786c61))} // "outboxla"
+// NewIDGenerator returns an IDGenerator drawing from seed.
+func NewIDGenerator(seed uint64) *IDGenerator {
+	g := &IDGenerator{}
+	g.Reseed(seed)
+	return g
+}
+
+// Reseed starts the ids over from seed, as when a run starts over (a
+// reset, a rewind, another scene).
+func (g *IDGenerator) Reseed(seed uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.rnd = rand.New(rand.NewPCG(seed, seed^0x6f7574626f786c61)) // "outboxla"
 }
 
 // NewIDs returns a new trace id and span id, never zero.
-func (g *seededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
+func (g *IDGenerator) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var tid trace.TraceID
@@ -442,13 +453,13 @@ func (g *seededIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) {
 }
 
 // NewSpanID returns a new span id, never zero.
-func (g *seededIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
+func (g *IDGenerator) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.spanID()
 }
 
-func (g *seededIDs) spanID() trace.SpanID {
+func (g *IDGenerator) spanID() trace.SpanID {
 	var sid trace.SpanID
 	for !sid.IsValid() {
 		g.fill(sid[:])
@@ -456,7 +467,7 @@ func (g *seededIDs) spanID() trace.SpanID {
 	return sid
 }
 
-func (g *seededIDs) fill(b []byte) {
+func (g *IDGenerator) fill(b []byte) {
 	for i := 0; i < len(b); i += 8 {
 		v := g.rnd.Uint64()
 		for j := i; j < len(b) && j < i+8; j++ {

@@ -335,4 +335,11 @@ func TestIDGeneratorIsSeeded(t *testing.T) {
 	if a, b := ids(1), ids(2); a == b {
 		t.Error("two seeds, the same ids")
 	}
+	g := NewIDGenerator(2)
+	g.NewIDs(context.Background())
+	g.Reseed(1)
+	first, _ := NewIDGenerator(1).NewIDs(context.Background())
+	if again, _ := g.NewIDs(context.Background()); again != first {
+		t.Errorf("reseeded to 1: %s, want %s", again, first)
+	}
 }
