@@ -63,7 +63,7 @@ func (c *Consumer) startProcess(ctx context.Context, ds []Delivery) (context.Con
 	} else {
 		attrs = append(attrs, semconv.MessagingBatchMessageCount(len(ds)))
 	}
-	return c.tr.start(ctx, "process "+d.Topic, trace.SpanKindConsumer, c.clock.Now(),
+	return c.tr.start(ctx, "process "+d.Topic, trace.SpanKindConsumer, c.spanNow(),
 		trace.WithLinks(links...), trace.WithAttributes(attrs...))
 }
 
@@ -90,7 +90,7 @@ func (c *Consumer) endProcess(s trace.Span, results []ConsumeResult, batch bool,
 		}
 		s.SetAttributes(AttrDuplicates.Int(dups))
 	}
-	endSpan(s, c.clock.Now(), err)
+	endSpan(s, c.spanNow(), err)
 }
 
 // settle ACKs, NACKs (after delay) or rejects (for reason) d; with tracing
@@ -108,9 +108,9 @@ func (c *Consumer) settle(ctx context.Context, op settleOp, d Delivery, outcome 
 	if outcome != "" {
 		attrs = append(attrs, AttrOutcome.String(string(outcome)), AttrDuplicate.Bool(outcome == OutcomeDuplicate))
 	}
-	sctx, s := c.tr.start(ctx, string(op)+" "+d.Topic, trace.SpanKindClient, c.clock.Now(), trace.WithAttributes(attrs...))
+	sctx, s := c.tr.start(ctx, string(op)+" "+d.Topic, trace.SpanKindClient, c.spanNow(), trace.WithAttributes(attrs...))
 	err := c.settleNow(sctx, op, d, delay, reason)
-	endSpan(s, c.clock.Now(), err)
+	endSpan(s, c.spanNow(), err)
 	return err
 }
 

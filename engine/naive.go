@@ -70,7 +70,7 @@ func (n *NaiveWriter) publish(ctx context.Context, p paymentPlan) error {
 	}
 	ctx, s := n.startPublish(ctx, msg, nil)
 	err := n.pub.Publish(ctx, msg)
-	endSpan(s, n.clock.Now(), err)
+	endSpan(s, n.spanNow(), err)
 	return err
 }
 

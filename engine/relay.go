@@ -200,7 +200,7 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if r.cfg.Pipeline {
 		return res, r.markAhead(ctx, published, &res)
 	}
-	sent = r.clock.Now()
+	sent = r.spanNow()
 	got, err := r.mark(ctx, c, published)
 	if err != nil {
 		return res, err
@@ -527,7 +527,7 @@ func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	}
 	if ids := r.unmarked; len(ids) > 0 {
 		r.unmarked = nil
-		sent := r.clock.Now()
+		sent := r.spanNow()
 		got, err := r.mark(ctx, r.db, ids)
 		if err != nil {
 			return res, err
@@ -697,7 +697,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		}
 	}
 	var got []uuid.UUID
-	sent := r.clock.Now()
+	sent := r.spanNow()
 	if len(published) > 0 {
 		r.note(stmtMarkPublished)
 		if got, err = collectIDs(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {

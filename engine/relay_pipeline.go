@@ -99,7 +99,7 @@ func (r *Relay) markAhead(ctx context.Context, ids []uuid.UUID, res *RelayStepRe
 		return err
 	}
 	// Not bound to ctx's cancellation, for the reason claimAhead gives.
-	r.marks = &marksAhead{conn: c, br: r.sendMark(context.WithoutCancel(ctx), c, ids), asked: ids, sent: r.clock.Now()}
+	r.marks = &marksAhead{conn: c, br: r.sendMark(context.WithoutCancel(ctx), c, ids), asked: ids, sent: r.spanNow()}
 	return nil
 }
 

@@ -39,7 +39,7 @@ func (r *Relay) traceClaim(ctx context.Context, sent, leaseUntil time.Time, msgs
 	}
 	_, s := r.tr.start(ctx, stmtClaimBatch.Name+" "+tableOutbox, trace.SpanKindClient, sent,
 		trace.WithLinks(links...), trace.WithAttributes(attrs...))
-	endSpan(s, r.clock.Now(), err)
+	endSpan(s, r.spanNow(), err)
 	return s.SpanContext()
 }
 
@@ -61,7 +61,7 @@ func (r *Relay) publishOne(ctx context.Context, m ClaimedMessage, claimed trace.
 	}
 	pctx, s := r.startPublish(extract(ctx, m.TraceParent), msg, links, AttrAttempt.Int(m.Attempts), AttrLeaseRecovered.Bool(m.Recovered))
 	err := r.cfg.Publisher.Publish(pctx, msg)
-	endSpan(s, r.clock.Now(), err)
+	endSpan(s, r.spanNow(), err)
 	if err == nil {
 		if len(r.sent) >= 8*r.cfg.BatchSize {
 			// Marks that never came (a mark's read failed): forget their links.
@@ -87,7 +87,7 @@ func (r *Relay) traceMark(ctx context.Context, m markOutcome) {
 	}
 	start := m.sent
 	if start.IsZero() {
-		start = r.clock.Now()
+		start = r.spanNow()
 	}
 	attrs := append(r.dbAttrs(), AttrActor.String(r.name), AttrStage.String(StageMark),
 		semconv.DBCollectionName(tableOutbox), semconv.DBOperationName(stmtMarkPublished.Name),
@@ -95,5 +95,5 @@ func (r *Relay) traceMark(ctx context.Context, m markOutcome) {
 		AttrLeaseLost.Int(len(m.asked)-len(m.marked)))
 	_, s := r.tr.start(ctx, stmtMarkPublished.Name+" "+tableOutbox, trace.SpanKindClient, start,
 		trace.WithLinks(links...), trace.WithAttributes(attrs...))
-	endSpan(s, r.clock.Now(), nil)
+	endSpan(s, r.spanNow(), nil)
 }

@@ -195,6 +195,26 @@ func errorType(err error) string {
 	return semconv.ErrorTypeOther.Value.AsString()
 }
 
+// peeker is a Clock that tells the time without moving it. The simulator's
+// clock moves a microsecond at every Now, so that no two things share a
+// time: spans read with Now would move every later time of a traced run,
+// and the timeline of a run would depend on whether it was traced.
+type peeker interface {
+	Peek() time.Time
+}
+
+// spanNow is the virtual time for a span: the clock peeked at when it can
+// be. With tracing off it reads no clock at all (and is zero).
+func (a *actor) spanNow() time.Time {
+	if !a.tr.on() {
+		return time.Time{}
+	}
+	if p, ok := a.clock.(peeker); ok {
+		return p.Peek()
+	}
+	return a.clock.Now()
+}
+
 // traceEvent adds a checkpoint to the spans the actor has open, as a span
 // event at the virtual time it was reached.
 func (a *actor) traceEvent(ev Event) {
@@ -211,7 +231,7 @@ func (a *actor) traceEvent(ev Event) {
 	if d := ev.Detail.String(); d != "" {
 		attrs = append(attrs, AttrDetail.String(d))
 	}
-	at := a.clock.Now()
+	at := a.spanNow()
 	for _, s := range a.spans {
 		s.AddEvent(string(ev.Checkpoint), trace.WithTimestamp(at), trace.WithAttributes(attrs...))
 	}
@@ -245,7 +265,7 @@ func (a *actor) startAPI(ctx context.Context, name string, req *PaymentRequest, 
 	}
 	// The span creates the message (the outbox row): PRODUCER, as the
 	// messaging conventions' "create" span.
-	ctx, s := a.tr.start(extract(ctx, req.TraceParent), name, trace.SpanKindProducer, a.clock.Now(), trace.WithAttributes(attrs...))
+	ctx, s := a.tr.start(extract(ctx, req.TraceParent), name, trace.SpanKindProducer, a.spanNow(), trace.WithAttributes(attrs...))
 	req.TraceParent = inject(ctx)
 	return ctx, s
 }
@@ -258,7 +278,7 @@ func (a *actor) endAPI(s trace.Span, resp PaymentResponse, err error) {
 	if err == nil {
 		s.SetAttributes(AttrReplayed.Bool(resp.Replayed))
 	}
-	endSpan(s, a.clock.Now(), err)
+	endSpan(s, a.spanNow(), err)
 }
 
 // startPublish starts the span of one publish to topic, child of ctx's
@@ -269,7 +289,7 @@ func (a *actor) startPublish(ctx context.Context, msg Message, links []trace.Lin
 		semconv.MessagingSystemKey.String(MessagingSystem), semconv.MessagingOperationTypeSend,
 		semconv.MessagingOperationName("publish"), semconv.MessagingDestinationName(msg.Topic),
 		semconv.MessagingMessageID(msg.ID.String()))
-	ctx, s := a.tr.start(ctx, "publish "+msg.Topic, trace.SpanKindProducer, a.clock.Now(),
+	ctx, s := a.tr.start(ctx, "publish "+msg.Topic, trace.SpanKindProducer, a.spanNow(),
 		trace.WithLinks(links...), trace.WithAttributes(attrs...))
 	if tp := inject(ctx); tp != "" {
 		msg.Metadata["traceparent"] = tp

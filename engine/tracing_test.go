@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,6 +103,8 @@ func traceParentOf(s sdktrace.ReadOnlySpan) string {
 	sc := s.SpanContext()
 	return fmt.Sprintf("00-%s-%s-01", sc.TraceID(), sc.SpanID())
 }
+
+var t0 = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
 const incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
@@ -413,5 +416,63 @@ func TestTraceNaiveWriter(t *testing.T) {
 				t.Errorf("API span status %v %v, failed %v", api[0].Status(), api[0].Attributes(), tc.failed)
 			}
 		})
+	}
+}
+
+// tickClock moves a microsecond at every Now, as the simulator's clock
+// does, and can be peeked at without moving.
+type tickClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *tickClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Microsecond)
+	return c.now
+}
+
+func (c *tickClock) Peek() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Tracing reads a peekable clock without moving it: a run traced or not
+// moves the simulator's clock the same, so its timeline is the same.
+func TestTracingLeavesATickingClockAlone(t *testing.T) {
+	t.Parallel()
+	run := func(traced bool) (time.Duration, int) {
+		b := setupTraced(t)
+		var tp trace.TracerProvider
+		if traced {
+			tp = b.tp
+		}
+		clock := &tickClock{now: t0}
+		ctx := context.Background()
+		w := NewWriter(WriterConfig{Connect: b.connect, Clock: clock, TracerProvider: tp})
+		r := NewRelay(RelayConfig{Connect: b.connect, Publisher: b.broker, Clock: clock, TracerProvider: tp})
+		cs := []*Consumer{
+			NewConsumer(ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: clock, TracerProvider: tp}),
+			NewConsumer(ConsumerConfig{Name: "notifications", Connect: b.connect, Subscriber: b.broker, Clock: clock, TracerProvider: tp}),
+		}
+		t.Cleanup(func() {
+			for _, a := range []interface{ Close(context.Context) error }{w, r, cs[0], cs[1]} {
+				_ = a.Close(context.Background())
+			}
+		})
+		must[PaymentResponse](t)(w.CreatePayment(ctx, payment("c1")))
+		must[RelayStepResult](t)(r.Step(ctx))
+		b.broker.DuplicateNext()
+		for _, c := range cs {
+			drain(t, c)
+		}
+		return clock.Peek().Sub(t0), len(b.rec.Ended())
+	}
+	plain, none := run(false)
+	traced, spans := run(true)
+	if plain != traced || none != 0 || spans == 0 {
+		t.Errorf("the clock moved %v untraced, %v traced (%d and %d spans)", plain, traced, none, spans)
 	}
 }

@@ -360,7 +360,7 @@ func (w *Writer) CapturePayment(ctx context.Context, paymentID, eventID uuid.UUI
 			if err == nil {
 				s.SetAttributes(AttrPaymentID.String(paymentID.String()), semconv.MessagingMessageID(env.ID.String()))
 			}
-			endSpan(s, w.clock.Now(), err)
+			endSpan(s, w.spanNow(), err)
 		}()
 	}
 	return w.capturePayment(ctx, paymentID, eventID, traceParent)
