@@ -476,3 +476,64 @@ func TestTracingLeavesATickingClockAlone(t *testing.T) {
 		t.Errorf("the clock moved %v untraced, %v traced (%d and %d spans)", plain, traced, none, spans)
 	}
 }
+
+// Every way a relay runs traces the same chain: each event's publish is
+// linked from a claim and, once marked, from a mark.
+func TestTraceRelayModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  RelayConfig
+	}{
+		{"batches of two", RelayConfig{BatchSize: 2}},
+		{"pipelined", RelayConfig{BatchSize: 2, Pipeline: true}},
+		{"holding the transaction (S8)", RelayConfig{BatchSize: 2, HoldTransaction: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupTraced(t)
+			ctx := context.Background()
+			reqs := make([]PaymentRequest, 5)
+			for i := range reqs {
+				reqs[i] = payment(fmt.Sprintf("c%d", i))
+			}
+			must[[]PaymentResponse](t)(b.writer(t).CreatePayments(ctx, reqs))
+			cfg := tc.cfg
+			cfg.Name, cfg.Connect, cfg.Publisher, cfg.Clock, cfg.TracerProvider = "relay-1", b.connect, b.broker, b.clock, b.tp
+			r := NewRelay(cfg)
+			t.Cleanup(func() { _ = r.Close(context.Background()) })
+			for {
+				res := must[RelayStepResult](t)(r.Step(ctx))
+				if res.Idle {
+					break
+				}
+			}
+			must[RelayStepResult](t)(r.Flush(ctx))
+
+			all := spans(b.rec.Ended())
+			claims, publishes, marks := all.stage(StageClaim, ""), all.stage(StagePublish, ""), all.stage(StageMark, "")
+			if len(claims) != 3 || len(publishes) != 5 || len(marks) != 3 {
+				t.Fatalf("%d claims, %d publishes, %d marks: want 3, 5, 3", len(claims), len(publishes), len(marks))
+			}
+			for _, p := range publishes {
+				claimed, marked := 0, 0
+				for _, c := range claims {
+					if linksTo(p, c.SpanContext()) {
+						claimed++
+					}
+				}
+				for _, m := range marks {
+					if linksTo(m, p.SpanContext()) {
+						marked++
+					}
+				}
+				if claimed != 1 || marked != 1 {
+					t.Errorf("publish %s: linked to %d claims, from %d marks", attr(p, semconv.MessagingMessageIDKey).AsString(), claimed, marked)
+				}
+			}
+			if len(r.sent) != 0 {
+				t.Errorf("%d publish spans still wait for a mark", len(r.sent))
+			}
+		})
+	}
+}
