@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -29,6 +31,8 @@ type Pipeline struct {
 	runners  []*runner
 	byName   map[string]*runner
 
+	connMu   sync.Mutex
+	conns    []actorConn        // the actors' connections not yet seen closed
 	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
 	keyed    map[string]request // the latest request sent with each Idempotency-Key
@@ -124,7 +128,13 @@ func (p *Pipeline) connect(actor string) engine.Connect {
 			return nil, err
 		}
 		cfg.RuntimeParams["application_name"] = actor
-		return pgx.ConnectConfig(ctx, cfg)
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err == nil {
+			p.connMu.Lock()
+			p.conns = append(p.conns, actorConn{c, actor})
+			p.connMu.Unlock()
+		}
+		return c, err
 	}
 }
 
@@ -254,14 +264,59 @@ func (g poisonGuard) Publish(ctx context.Context, msg engine.Message) error {
 	return g.p.broker.Publish(ctx, msg)
 }
 
-// waitingOnLock reports whether the actor's connection waits for a lock.
-func (p *Pipeline) waitingOnLock(ctx context.Context, actor string) (bool, error) {
-	var n int
-	if err := p.pool.QueryRow(ctx, sqlLockWait, actor, p.db).Scan(&n); err != nil {
-		return false, fmt.Errorf("is %s waiting for a lock: %w", actor, err)
-	}
-	return n > 0, nil
+// lockState is what the lock-wait checks read of a pipeline's database:
+// the actors (by connection name) waiting for a lock, and how many client
+// backends run (active and waiting for no lock).
+type lockState struct {
+	waits   map[string]bool
+	running int
 }
+
+func (p *Pipeline) lockState(ctx context.Context) (lockState, error) {
+	st := lockState{waits: map[string]bool{}}
+	rows, err := p.pool.Query(ctx, sqlLockState, p.db)
+	if err != nil {
+		return st, fmt.Errorf("who waits for a lock: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var waits, runs bool
+		if err := rows.Scan(&name, &waits, &runs); err != nil {
+			return st, fmt.Errorf("who waits for a lock: %w", err)
+		}
+		st.waits[name] = st.waits[name] || waits
+		if runs {
+			st.running++
+		}
+	}
+	return st, rows.Err()
+}
+
+// stillState is lockState once the database is still: no client backend
+// runs, so each waits for a lock that a parked actor holds or is idle, and
+// which actor waits no longer changes by itself. A waiter whose lock was
+// released runs until its statement ends (its actor then reports), a
+// crashed actor's backend until it has gone. After quietWait it gives what
+// it reads (a psql of the learner's running a long query).
+func (p *Pipeline) stillState(ctx context.Context) (lockState, error) {
+	deadline := time.Now().Add(quietWait)
+	pause := 500 * time.Microsecond
+	for {
+		st, err := p.lockState(ctx)
+		if err != nil || st.running == 0 || time.Now().After(deadline) {
+			return st, err
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+		pause = min(2*pause, 10*time.Millisecond)
+	}
+}
+
+const quietWait = 2 * time.Second
 
 // closeActors closes every actor's connections; their goroutines have
 // stopped (Sim.Close waits for them first), so nothing uses them any more.
@@ -282,4 +337,54 @@ func (p *Pipeline) Actors() []string {
 		names[i] = r.name
 	}
 	return names
+}
+
+// awaitClosed waits until the backends of the connections opened for actor
+// that it closed (a crash, a dropped COMMIT) have ended. The server finishes
+// such a session on its own time: it rolls back what was open, releasing
+// its locks, or carries out the COMMIT written before the socket closed.
+// Until it has, what the next actor finds (a row still locked, a payment
+// committed or not yet) would depend on the machine's timing; after it,
+// only on the schedule. A backend ends its transaction before it leaves
+// pg_stat_activity. Only the actor's own connections are looked at: it has
+// just reported, so its goroutine does not use them, while another actor's
+// may be inside PostgreSQL. Errors are not the caller's: a server that is
+// gone has no backends to wait for, and says so on its next statement.
+func (p *Pipeline) awaitClosed(ctx context.Context, actor string) {
+	p.connMu.Lock()
+	var pids []int32
+	open := p.conns[:0]
+	for _, l := range p.conns {
+		if l.actor == actor && l.conn.IsClosed() {
+			pids = append(pids, int32(l.conn.PgConn().PID()))
+		} else {
+			open = append(open, l)
+		}
+	}
+	clear(p.conns[len(open):])
+	p.conns = open
+	p.connMu.Unlock()
+	if len(pids) == 0 {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	pause := 200 * time.Microsecond
+	for time.Now().Before(deadline) {
+		var n int
+		if err := p.pool.QueryRow(ctx, sqlBackendsOf, pids).Scan(&n); err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return
+		}
+		pause = min(2*pause, 5*time.Millisecond)
+	}
+}
+
+// actorConn is a connection and the actor it was opened for.
+type actorConn struct {
+	conn  *pgx.Conn
+	actor string
 }

@@ -68,6 +68,9 @@ type runner struct {
 	armed   map[engine.Checkpoint]fault
 	crashes int
 	lastIDs []uuid.UUID // the messages of its latest checkpoint, for explaining a crash there
+	// published are the messages a relay published since its latest
+	// claim, in order: what its mark asks for.
+	published []uuid.UUID
 
 	closeConns func(context.Context) error
 }
@@ -141,9 +144,13 @@ func (r *runner) await(ctx context.Context) (actorMsg, error) {
 				// A probe that fails (PostgreSQL gone) cannot say the actor
 				// waits for a lock; the actor is still mid-step and will
 				// report its own failure, which must be received here, or
-				// its goroutine would be left sending to nobody.
-				waiting, err := r.pipe.waitingOnLock(ctx, r.name)
-				if err == nil && waiting {
+				// its goroutine would be left sending to nobody. It waits
+				// for good only once no backend runs: one that does may
+				// yet release the lock (a crashed actor's backend going
+				// away), or be the waiter, granted the lock and not yet
+				// woken (see Sim.settleBlocked).
+				st, err := r.pipe.lockState(ctx)
+				if err == nil && st.waits[r.name] && st.running == 0 {
 					return actorMsg{}, errLockWait
 				}
 				probeErr = err

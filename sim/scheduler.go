@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
 )
 
@@ -64,6 +65,7 @@ func (s *Sim) follow(ctx context.Context, r *runner) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	r.pipe.awaitClosed(ctx, r.name)
 	return s.handle(ctx, r, m)
 }
 
@@ -118,6 +120,14 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 func (s *Sim) arrive(ctx context.Context, r *runner, p *park) error {
 	s.version++
 	r.parked, r.state, r.at = p, Paused, p.ev.Checkpoint
+	switch p.ev.Checkpoint {
+	case engine.RelayClaimed:
+		r.published = r.published[:0]
+	case engine.RelayPublished:
+		r.published = append(r.published, p.ev.MessageIDs...)
+	case engine.RelayMarked:
+		p.ev.MessageIDs = inOrderOf(p.ev.MessageIDs, r.published)
+	}
 	r.lastIDs = p.ev.MessageIDs
 	s.record(s.entryFor(r, p.ev))
 	f, ok := r.armed[p.ev.Checkpoint]
@@ -126,6 +136,26 @@ func (s *Sim) arrive(ctx context.Context, r *runner, p *park) error {
 	}
 	delete(r.armed, p.ev.Checkpoint)
 	return s.fire(ctx, r, f)
+}
+
+// inOrderOf is ids in the order they come in order (those not in it last,
+// as they were). A relay's mark returns the rows it marked in RETURNING's
+// order, which is no order: it follows the plan PostgreSQL chose, and that
+// may change with the statistics or with how often the connection ran the
+// statement before. The timeline lists them as they were published.
+func inOrderOf(ids, order []uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(ids))
+	for _, id := range order {
+		if slices.Contains(ids, id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // fire applies a fault to an actor parked at a checkpoint.
@@ -143,20 +173,26 @@ func (s *Sim) fire(ctx context.Context, r *runner, f fault) error {
 }
 
 // settleBlocked follows actors that were waiting on a lock and no longer
-// are: their statement went on, so they will report. Checking the lock wait
-// in PostgreSQL (not a timer) keeps the order deterministic.
+// are: their statement went on, so they will report. Which ones is read
+// from PostgreSQL (not a timer) once its backends are still, one actor at a
+// time in a fixed order, which keeps the order deterministic: a lock
+// released by the actor that just moved is already granted to its waiter
+// (PostgreSQL grants it before the releasing COMMIT returns), and a waiter
+// let go runs to the end of its statement, where it may wait again, before
+// the next is judged.
 func (s *Sim) settleBlocked(ctx context.Context) error {
 	for again := true; again; {
 		again = false
 		for _, p := range s.pipes {
+			if !slices.ContainsFunc(p.runners, func(r *runner) bool { return r.state == Blocked }) {
+				continue
+			}
+			st, err := p.stillState(ctx)
+			if err != nil {
+				return err
+			}
 			for _, r := range p.runners {
-				if r.state != Blocked {
-					continue
-				}
-				if waiting, err := p.waitingOnLock(ctx, r.name); err != nil || waiting {
-					if err != nil {
-						return err
-					}
+				if r.state != Blocked || st.waits[r.name] {
 					continue
 				}
 				r.state = Idle
@@ -164,6 +200,10 @@ func (s *Sim) settleBlocked(ctx context.Context) error {
 					return err
 				}
 				again = true
+				break
+			}
+			if again {
+				break
 			}
 		}
 	}
