@@ -174,3 +174,28 @@ func runRecord(t *testing.T, se *sim.Session) string {
 	}
 	return b.String()
 }
+
+// A worker renews one session from run to run (the databases emptied in
+// place, the actors' connections kept, the settings those of each
+// schedule); every run must be the run a session of its own makes: the
+// same timeline entry for entry, the same figures.
+func TestAWorkerRunsAsAFreshSessionDoes(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Server(t)
+	w := NewWorker(srv, "chaosworker")
+	defer w.Close()
+	shapes := map[string]bool{}
+	for i := range 24 {
+		sc := Schedule(5, i, Options{})
+		if out := w.Run(ctx, sc); out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		if got, want := runRecord(t, w.se), freshRecord(t, srv, sc); got != want {
+			t.Fatalf("run %d after %d others differs from the same run alone:\n%s\n---\n%s", i, i, got, want)
+		}
+		shapes[fmt.Sprintf("relays %d workers %d", sc.Settings.Relays, sc.Settings.Workers)] = true
+	}
+	if len(shapes) < 3 {
+		t.Fatalf("the settings changed too little from run to run to show anything: %v", shapes)
+	}
+}

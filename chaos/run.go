@@ -26,6 +26,7 @@ type Outcome struct {
 	Payments                int64 // committed payments (the outbox's, else the naive's)
 	Err                     error // the run could not be carried out (not a violation)
 	Took                    time.Duration
+	phases                  phases
 }
 
 // Violated reports whether the outbox chain broke a guarantee.
@@ -37,16 +38,84 @@ func (o Outcome) Violated() bool { return len(o.Broken) > 0 }
 // everything is let go and drained until nothing is held: stalled actors
 // resumed, the broker up. Outcome.Scene is what ran, which `run` replays to
 // the same timeline.
-func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string) (out Outcome) {
+func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string) Outcome {
+	w := NewWorker(srv, prefix)
+	defer w.Close()
+	return w.Run(ctx, sc)
+}
+
+// A Worker runs schedules one after another on databases of its own
+// (prefix): the first builds its session, each next one renews it (the
+// databases emptied in place, the actors' connections kept, see
+// sim.Sim.Renew), which is what a run would otherwise spend most of its
+// time on. A run is the same either way: the same timeline, the same
+// figures. A Worker is for one goroutine at a time.
+type Worker struct {
+	srv    *pg.Server
+	prefix string
+	se     *sim.Session
+}
+
+// NewWorker returns a worker on databases named after prefix.
+func NewWorker(srv *pg.Server, prefix string) *Worker { return &Worker{srv: srv, prefix: prefix} }
+
+// Close closes the worker's session: nothing it opened stays behind.
+func (w *Worker) Close() {
+	if w.se != nil {
+		w.se.Close()
+		w.se = nil
+	}
+}
+
+// phases is where a run's time went (BenchmarkChaos reports them).
+type phases struct {
+	build, commands, drain, oracle time.Duration
+}
+
+// session is a session for sc: the worker's own, renewed, or a new one. A
+// session that failed to renew (PostgreSQL went away, say) is closed and
+// built again.
+func (w *Worker) session(ctx context.Context, sc *scenes.Scene) (*sim.Session, error) {
+	if w.se != nil {
+		err := w.se.Renew(ctx, sc.Settings, 0)
+		if err == nil {
+			return w.se, nil
+		}
+		w.Close()
+		if ctx.Err() != nil {
+			return nil, err
+		}
+	}
+	se, err := sim.NewSession(ctx, w.config(sc))
+	if err != nil {
+		return nil, err
+	}
+	w.se = se
+	return se, nil
+}
+
+func (w *Worker) config(sc *scenes.Scene) sim.Config {
+	return sim.Config{Server: w.srv, Settings: sc.Settings, DBPrefix: w.prefix}
+}
+
+// Run runs a scene as RunOne does, on the worker's databases.
+func (w *Worker) Run(ctx context.Context, sc *scenes.Scene) (out Outcome) {
 	start := time.Now()
 	out.Scene = sc
 	defer func() { out.Took = time.Since(start) }()
-	se, err := sim.NewSession(ctx, sim.Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix})
+	se, err := w.session(ctx, sc)
 	if err != nil {
 		out.Err = err
 		return out
 	}
-	defer se.Close()
+	t1 := time.Now()
+	out.phases.build = t1.Sub(start)
+	defer func() {
+		if out.Err != nil {
+			// Whatever state the failure left is not built on.
+			w.Close()
+		}
+	}()
 	do := func(st scenes.Step) error {
 		_, err := se.Do(ctx, st)
 		var script *sim.ScriptError
@@ -60,21 +129,22 @@ func RunOne(ctx context.Context, srv *pg.Server, sc *scenes.Scene, prefix string
 			return out
 		}
 	}
+	t2 := time.Now()
+	out.phases.commands = t2.Sub(t1)
 	if out.Err = settle(ctx, se, do); out.Err != nil {
 		return out
 	}
-	ran, err := se.Scene(ctx, sc)
-	if err != nil {
-		out.Err = err
-		return out
-	}
-	ran.Expects = Expects(sc.Settings)
-	out.Scene = ran
+	t3 := time.Now()
+	out.phases.drain = t3.Sub(t2)
+	defer func() { out.phases.oracle = time.Since(t3) }()
 	oracles, err := se.Sim().Oracles(ctx)
 	if err != nil {
 		out.Err = err
 		return out
 	}
+	ran := se.SceneOf(sc, oracles)
+	ran.Expects = Expects(sc.Settings)
+	out.Scene = ran
 	for _, o := range oracles {
 		switch o.Pipeline {
 		case string(scenes.Naive):
@@ -167,12 +237,14 @@ func Run(ctx context.Context, srv *pg.Server, seed uint64, from, to, parallel in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			wk := NewWorker(srv, fmt.Sprintf("%s_%d", prefix, w))
+			defer wk.Close()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= to {
 					return
 				}
-				out := RunOne(ctx, srv, Schedule(seed, i, o), fmt.Sprintf("%s_%d", prefix, w))
+				out := wk.Run(ctx, Schedule(seed, i, o))
 				out.Index = i
 				if ctx.Err() != nil && out.Err != nil {
 					return // cancelled under it: not an outcome

@@ -44,15 +44,18 @@ func (o Outcome) Violations(mode scenes.Mode) []Violation {
 // it drops commands (halves, then quarters, down to single commands, as
 // delta debugging does), then makes numbers small (a run of n presses, an
 // amount, a clock advance). Each try is a real run on the databases of
-// prefix. The result expects v's figure to be 0, the line it breaks; the
-// violation is the shrunk run's own (its count may be smaller).
+// prefix (one Worker renewed from try to try). The result expects v's
+// figure to be 0, the line it breaks; the violation is the shrunk run's own
+// (its count may be smaller).
 func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.Mode, v Violation, prefix string) (*scenes.Scene, Violation, int, error) {
+	w := NewWorker(srv, prefix)
+	defer w.Close()
 	tries := 0
 	fails := func(steps []scenes.Step) (bool, error) {
 		tries++
 		try := *sc
 		try.Steps = steps
-		out := RunOne(ctx, srv, &try, prefix)
+		out := w.Run(ctx, &try)
 		if out.Err != nil {
 			return false, out.Err
 		}
@@ -107,7 +110,7 @@ func Shrink(ctx context.Context, srv *pg.Server, sc *scenes.Scene, mode scenes.M
 	// What ran, with the settle at the end, is what `run` replays.
 	small := *sc
 	small.Steps = steps
-	final := RunOne(ctx, srv, &small, prefix)
+	final := w.Run(ctx, &small)
 	tries++
 	if final.Err != nil {
 		return nil, Violation{}, tries, final.Err

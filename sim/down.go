@@ -60,6 +60,9 @@ func (s *Sim) back(why Text) {
 	for _, p := range s.pipes {
 		p.pool.Reset()
 	}
+	for _, d := range s.dbs {
+		d.forget()
+	}
 	s.version++
 	s.record(Entry{Actor: "postgres", Kind: "restart"}.with(why))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,16 +22,14 @@ type Pipeline struct {
 	Kind string // "naive" or "outbox"
 
 	sim      *Sim
+	dbh      *database
 	db       string
-	url      string
 	pool     *pgxpool.Pool // the simulator's own connections: oracle, tables, maintenance
 	broker   *engine.Broker
 	counters *engine.Counters
 	runners  []*runner
 	byName   map[string]*runner
 
-	connMu   sync.Mutex
-	conns    []actorConn        // the actors' connections not yet seen closed
 	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
 	keyed    map[string]request // the latest request sent with each Idempotency-Key
@@ -61,22 +58,11 @@ var consumerNames = []string{"accounting", "notifications"}
 
 func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, keyed: map[string]request{}}
-	p.db = s.dbPrefix + "_" + kind
-	if err := s.srv.ResetDatabase(ctx, p.db); err != nil {
-		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
-	}
-	p.url = s.srv.DatabaseURL(p.db)
-	pool, err := s.srv.Pool(ctx, p.db)
+	d, err := s.database(ctx, kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
 	}
-	p.pool = pool
-	if kind == "outbox" {
-		if _, err := pool.Exec(ctx, sqlWatchLeases); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("%s pipeline: install the lease witness: %w", kind, err)
-		}
-	}
+	p.dbh, p.db, p.pool = d, d.name, d.pool
 	set := s.settings
 	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey})
 	for _, c := range consumerNames {
@@ -87,11 +73,9 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	for _, name := range set.Actors(kind) {
 		switch {
 		case name == "api":
-			unit, closeConns := p.apiUnit()
-			p.add(name, unit, closeConns)
+			p.add(name, p.apiUnit())
 		case name == "naive":
-			unit, closeConns := p.naiveUnit()
-			p.add(name, unit, closeConns)
+			p.add(name, p.naiveUnit())
 		case strings.HasPrefix(name, "relay-"):
 			p.addRelay(name)
 		case name == "accounting-2":
@@ -104,11 +88,10 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	return p, nil
 }
 
-// add starts an actor's goroutine; closeConns closes the connections of the
-// engine object it drives now (a restart replaces that object).
-func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, error), closeConns func(context.Context) error) *runner {
+// add starts an actor's goroutine. Its connections are the database's to
+// take back when the run ends (database.reclaim).
+func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, error)) *runner {
 	r := newRunner(p, name, unit)
-	r.closeConns = closeConns
 	p.runners = append(p.runners, r)
 	p.byName[name] = r
 	p.sim.actors.Add(1)
@@ -119,26 +102,14 @@ func (p *Pipeline) add(name string, unit func(context.Context) (unitResult, erro
 	return r
 }
 
-// connect opens an actor's own connection, named after the actor so that
-// pg_stat_activity (and the lock-wait check) can tell actors apart.
+// connect gives an actor a connection of its own, named after the actor so
+// that pg_stat_activity (and the lock-wait check) can tell actors apart:
+// one an actor of an earlier run left idle, or a new one.
 func (p *Pipeline) connect(actor string) engine.Connect {
-	return func(ctx context.Context) (*pgx.Conn, error) {
-		cfg, err := pgx.ParseConfig(p.url)
-		if err != nil {
-			return nil, err
-		}
-		cfg.RuntimeParams["application_name"] = actor
-		c, err := pgx.ConnectConfig(ctx, cfg)
-		if err == nil {
-			p.connMu.Lock()
-			p.conns = append(p.conns, actorConn{c, actor})
-			p.connMu.Unlock()
-		}
-		return c, err
-	}
+	return func(ctx context.Context) (*pgx.Conn, error) { return p.dbh.lend(ctx, actor) }
 }
 
-func (p *Pipeline) apiUnit() (func(context.Context) (unitResult, error), func(context.Context) error) {
+func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
 	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
@@ -156,10 +127,10 @@ func (p *Pipeline) apiUnit() (func(context.Context) (unitResult, error), func(co
 		resp, err := w.CreatePayment(ctx, rq.req)
 		p.replies = append(p.replies, response{resp, err})
 		return unitResult{summary: answer("api", resp, err)}, err
-	}, w.Close
+	}
 }
 
-func (p *Pipeline) naiveUnit() (func(context.Context) (unitResult, error), func(context.Context) error) {
+func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
 	n := engine.NewNaiveWriter(engine.NaiveWriterConfig{Name: "naive", Connect: p.connect("naive"), Clock: p.sim.clock, Hook: hook, Publisher: p.publisher()})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
@@ -180,7 +151,7 @@ func (p *Pipeline) naiveUnit() (func(context.Context) (unitResult, error), func(
 		}
 		p.replies = append(p.replies, response{resp, err})
 		return unitResult{summary: answer("naive", resp, err)}, err
-	}, n.Close
+	}
 }
 
 func answer(actor string, resp engine.PaymentResponse, err error) Text {
@@ -217,7 +188,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			return unitResult{idle: true}, nil
 		}
 		return unitResult{}, err
-	}, func(ctx context.Context) error { return relay.Close(ctx) })
+	})
 	p.sim.restarters[p.Kind+"/"+name] = build
 	return r
 }
@@ -242,7 +213,7 @@ func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 			return unitResult{idle: true}, nil
 		}
 		return unitResult{}, err
-	}, func(ctx context.Context) error { return c.Close(ctx) })
+	})
 	p.sim.restarters[p.Kind+"/"+actor] = build
 	return r
 }
@@ -318,18 +289,6 @@ func (p *Pipeline) stillState(ctx context.Context) (lockState, error) {
 
 const quietWait = 2 * time.Second
 
-// closeActors closes every actor's connections; their goroutines have
-// stopped (Sim.Close waits for them first), so nothing uses them any more.
-func (p *Pipeline) closeActors(ctx context.Context) error {
-	var errs []error
-	for _, r := range p.runners {
-		if err := r.closeConns(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("close %s: %w", r.name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Actors lists the pipeline's actors in display order.
 func (p *Pipeline) Actors() []string {
 	names := make([]string, len(p.runners))
@@ -337,54 +296,4 @@ func (p *Pipeline) Actors() []string {
 		names[i] = r.name
 	}
 	return names
-}
-
-// awaitClosed waits until the backends of the connections opened for actor
-// that it closed (a crash, a dropped COMMIT) have ended. The server finishes
-// such a session on its own time: it rolls back what was open, releasing
-// its locks, or carries out the COMMIT written before the socket closed.
-// Until it has, what the next actor finds (a row still locked, a payment
-// committed or not yet) would depend on the machine's timing; after it,
-// only on the schedule. A backend ends its transaction before it leaves
-// pg_stat_activity. Only the actor's own connections are looked at: it has
-// just reported, so its goroutine does not use them, while another actor's
-// may be inside PostgreSQL. Errors are not the caller's: a server that is
-// gone has no backends to wait for, and says so on its next statement.
-func (p *Pipeline) awaitClosed(ctx context.Context, actor string) {
-	p.connMu.Lock()
-	var pids []int32
-	open := p.conns[:0]
-	for _, l := range p.conns {
-		if l.actor == actor && l.conn.IsClosed() {
-			pids = append(pids, int32(l.conn.PgConn().PID()))
-		} else {
-			open = append(open, l)
-		}
-	}
-	clear(p.conns[len(open):])
-	p.conns = open
-	p.connMu.Unlock()
-	if len(pids) == 0 {
-		return
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	pause := 200 * time.Microsecond
-	for time.Now().Before(deadline) {
-		var n int
-		if err := p.pool.QueryRow(ctx, sqlBackendsOf, pids).Scan(&n); err != nil || n == 0 {
-			return
-		}
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-			return
-		}
-		pause = min(2*pause, 5*time.Millisecond)
-	}
-}
-
-// actorConn is a connection and the actor it was opened for.
-type actorConn struct {
-	conn  *pgx.Conn
-	actor string
 }

@@ -71,8 +71,6 @@ type runner struct {
 	// published are the messages a relay published since its latest
 	// claim, in order: what its mark asks for.
 	published []uuid.UUID
-
-	closeConns func(context.Context) error
 }
 
 type runnerKey struct{}

@@ -65,7 +65,7 @@ func (s *Sim) follow(ctx context.Context, r *runner) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r.pipe.awaitClosed(ctx, r.name)
+	r.pipe.dbh.awaitClosed(ctx, r.name)
 	return s.handle(ctx, r, m)
 }
 

@@ -43,6 +43,19 @@ func NewSession(ctx context.Context, cfg Config) (*Session, error) {
 	return &Session{sim: s, forked: -1}, nil
 }
 
+// Renew starts the session over on a simulation of other settings and seed
+// (0: the settings' own), as NewSession would, on the databases and
+// connections the simulation keeps (Sim.Renew): an empty log, no script, no
+// fork.
+func (se *Session) Renew(ctx context.Context, set scenes.Settings, seed uint64) error {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	se.log, se.marks, se.at = nil, nil, 0
+	se.forked, se.dropped = -1, future{}
+	se.control = control{}
+	return se.sim.Renew(ctx, set, seed)
+}
+
 // Sim is the session's simulation: read it (timeline, oracles, tables);
 // change it through the session only, or the log no longer reproduces it.
 func (se *Session) Sim() *Sim { return se.sim }
@@ -226,11 +239,17 @@ func (se *Session) Forward(ctx context.Context) (bool, error) {
 // `next N`), and one expectation per figure of each pipeline, as the oracle
 // reads the database now. `run` replays it to the same timeline.
 func (se *Session) Scene(ctx context.Context, base *scenes.Scene) (*scenes.Scene, error) {
-	steps := se.Log()
 	oracles, err := se.sim.Oracles(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return se.SceneOf(base, oracles), nil
+}
+
+// SceneOf is Scene with the oracles already read (Sim.Oracles, nothing
+// done since), for a caller that reads them anyway.
+func (se *Session) SceneOf(base *scenes.Scene, oracles []Oracle) *scenes.Scene {
+	steps := se.Log()
 	set := se.sim.Settings()
 	set.Seed = se.sim.Seed()
 	sc := &scenes.Scene{Name: base.Name, Title: base.Title, Teaches: base.Teaches, Translations: maps.Clone(base.Translations),
@@ -241,7 +260,7 @@ func (se *Session) Scene(ctx context.Context, base *scenes.Scene) (*scenes.Scene
 			sc.Expects = append(sc.Expects, scenes.Expect{Pipeline: o.Pipeline, Figure: f.Name, Op: "==", Value: f.Value})
 		}
 	}
-	return sc, nil
+	return sc
 }
 
 // compact writes consecutive Next presses as one `next N`: Do runs it the

@@ -44,6 +44,7 @@ type Sim struct {
 	settings scenes.Settings
 	seed     uint64
 	dbPrefix string
+	dbs      map[string]*database // by pipeline kind, kept across resets
 	clock    *Clock
 	rng      *rand.Rand
 	pipes    []*Pipeline
@@ -67,21 +68,14 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	if cfg.Server == nil {
 		return nil, errors.New("sim: no server")
 	}
-	set := cfg.Settings
-	if set.Mode == "" {
-		set = scenes.DefaultSettings()
-	}
-	seed := cfg.Seed
-	if seed == 0 {
-		seed = set.Seed
-	}
 	if cfg.DBPrefix == "" {
 		cfg.DBPrefix = "sim"
 	}
+	set, seed := settingsOf(cfg.Settings, cfg.Seed)
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Sim{
 		ctx: sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
-		clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		dbs: map[string]*database{}, clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
 	if err := s.build(ctx); err != nil {
@@ -91,19 +85,59 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	return s, nil
 }
 
+// settingsOf are the settings and seed a Config asks for: the default
+// settings if it names no mode, the settings' seed if it gives none.
+func settingsOf(set scenes.Settings, seed uint64) (scenes.Settings, uint64) {
+	if set.Mode == "" {
+		set = scenes.DefaultSettings()
+	}
+	if seed == 0 {
+		seed = set.Seed
+	}
+	return set, seed
+}
+
 // Close stops every actor, waits for their goroutines, closes each actor's
 // connections and then the simulator's own: nothing it opened stays behind.
-func (s *Sim) Close() { s.stop() }
+func (s *Sim) Close() {
+	s.stop()
+	for _, d := range s.dbs {
+		d.close()
+	}
+	s.dbs = map[string]*database{}
+}
 
-// Reset puts the simulation back where New left it: every actor stopped and
-// its connections closed, each pipeline's database reset, the clock, the
-// seeded source and the timeline at their start. A Session rewinds this way
-// and replays its log: the same Sim, so whoever watches it goes on watching.
+// Reset puts the simulation back where New left it: every actor stopped,
+// each pipeline's database reset, the clock, the seeded source and the
+// timeline at their start. The databases are emptied in place and the
+// actors' connections kept for the actors to come (see database). A Session
+// rewinds this way and replays its log: the same Sim, so whoever watches it
+// goes on watching.
 func (s *Sim) Reset(ctx context.Context) error {
 	s.op.Lock()
 	defer s.op.Unlock()
+	return s.reset(ctx, s.settings, s.seed)
+}
+
+// Renew is Reset to other settings and seed (0: the settings' own): the
+// simulation New would build for them, on the databases and connections
+// this one keeps. chaos runs one schedule after another this way.
+func (s *Sim) Renew(ctx context.Context, set scenes.Settings, seed uint64) error {
+	s.op.Lock()
+	defer s.op.Unlock()
+	set, seed = settingsOf(set, seed)
+	return s.reset(ctx, set, seed)
+}
+
+func (s *Sim) reset(ctx context.Context, set scenes.Settings, seed uint64) error {
 	defer s.notify()
 	s.stop()
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	for _, d := range s.dbs {
+		d.reclaim(rctx)
+	}
+	cancel()
+	s.settings, s.seed = set, seed
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.clock.reset()
 	s.rng = rand.New(rand.NewPCG(s.seed, s.seed^0x9e3779b97f4a7c15))
@@ -116,7 +150,8 @@ func (s *Sim) Reset(ctx context.Context) error {
 	return s.build(ctx)
 }
 
-// build makes the pipelines the settings ask for, each on a fresh database.
+// build makes the pipelines the settings ask for, each on a database
+// emptied for it.
 func (s *Sim) build(ctx context.Context) error {
 	for _, kind := range s.settings.Pipelines() {
 		p, err := newPipeline(ctx, s, kind)
@@ -128,20 +163,36 @@ func (s *Sim) build(ctx context.Context) error {
 	return nil
 }
 
-// stop ends every actor's goroutine and closes the connections.
+// database is the pipeline kind's database, emptied: the one kept from
+// before, reset in place, or (the first time, or if that reset failed) one
+// ResetDatabase makes ready.
+func (s *Sim) database(ctx context.Context, kind string) (*database, error) {
+	if d := s.dbs[kind]; d != nil {
+		err := d.reset(ctx)
+		if err == nil {
+			return d, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		d.close()
+		delete(s.dbs, kind)
+	}
+	d, err := openDatabase(ctx, s.srv, s.dbPrefix+"_"+kind, kind)
+	if err != nil {
+		return nil, err
+	}
+	s.dbs[kind] = d
+	return d, nil
+}
+
+// stop ends every actor's goroutine; their connections stay with the
+// databases (reclaimed by a reset, closed by Close).
 func (s *Sim) stop() {
 	s.cancel()
 	// A parked actor's hook returns the cancellation and one inside
 	// PostgreSQL has its statement cancelled, so every goroutine ends.
 	s.actors.Wait()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, p := range s.pipes {
-		// A connection the server already cut closes with an error that
-		// changes nothing: the backend is gone either way.
-		_ = p.closeActors(ctx)
-		p.pool.Close()
-	}
 }
 
 // Seed is the seed the run replays from.

@@ -1,0 +1,274 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// database is one pipeline's database, kept by the simulator across its
+// resets: its pool (the simulator's own connections) and the actors'
+// connections of the run before, put back idle. A reset then empties the
+// tables in place, on connections already open, instead of ending every
+// session and connecting each actor again: opening a connection (a new
+// backend, a SCRAM exchange, cold catalog caches) costs milliseconds of CPU,
+// and a run opens a dozen. What the run can see is the same: every table
+// empty, identities restarted, every actor on a connection of its own, named
+// after it, with no transaction open and its settings as a new session's.
+// What a connection keeps from an earlier run is its prepared statements,
+// which spare a round trip each; PostgreSQL may plan them otherwise after
+// many runs (a generic plan), which changes no result, only the order of
+// rows a query gives in no order (a relay's mark: the timeline puts them in
+// the order they were published).
+type database struct {
+	name     string
+	url      string
+	kind     string
+	pool     *pgxpool.Pool
+	poolName string // the pool's application_name, this database's own
+
+	mu   sync.Mutex
+	idle []*pgx.Conn // open, idle, named idleName: lent to actors first
+	lent []lent      // handed to actors since the last reset
+}
+
+// lent is a connection and the actor it was handed to.
+type lent struct {
+	conn  *pgx.Conn
+	actor string
+}
+
+// idleName names the actors' connections waiting idle for the next run,
+// and poolName the simulator's own (one name a database, so that a reset
+// spares this simulator's pool and no other's). Neither is an actor's name,
+// so the lock-wait probe and crash now (both find an actor by its
+// application_name) never take one for an actor.
+const idleName = "outboxlab-idle"
+
+var pools atomic.Int64
+
+func poolName() string { return fmt.Sprintf("outboxlab-sim %d.%d", os.Getpid(), pools.Add(1)) }
+
+// openDatabase gives the simulator a database as ResetDatabase leaves it
+// (created from the template or emptied, every other session ended) with
+// the lease witness installed in an outbox's.
+func openDatabase(ctx context.Context, srv *pg.Server, name, kind string) (*database, error) {
+	if err := srv.ResetDatabase(ctx, name); err != nil {
+		return nil, err
+	}
+	d := &database{name: name, url: srv.DatabaseURL(name), kind: kind, poolName: poolName()}
+	cfg, err := pgxpool.ParseConfig(d.url)
+	if err != nil {
+		return nil, fmt.Errorf("pool config: %w", err)
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = d.poolName
+	if d.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("open pool on %s: %w", name, err)
+	}
+	if kind == "outbox" {
+		if _, err := d.pool.Exec(ctx, sqlWatchLeases); err != nil {
+			d.close()
+			return nil, fmt.Errorf("install the lease witness: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// tables are the tables a reset empties: every table a run writes (the
+// list pg.Reset empties) and, in an outbox's database, the lease witness.
+func (d *database) tables() string {
+	t := "payments, idempotency_keys, outbox_messages, inbox_messages, consumer_positions, ledger_entries, notifications"
+	if d.kind == "outbox" {
+		t += ", outboxlab_lease_claims"
+	}
+	return t
+}
+
+// reset empties the database in place, in one round trip: every session
+// that is not the simulator's own is ended (a learner's psql inside a
+// transaction, an actor's backend of another simulation), as ResetDatabase
+// ends them, then the tables are truncated (a TRUNCATE waits for the locks
+// of a backend still exiting). TRUNCATE, not DELETE: the tables are new
+// files again, so rows go where they went in the first run, and a replay
+// reads them in the same order.
+func (d *database) reset(ctx context.Context) error {
+	d.mu.Lock()
+	keep := make([]string, 0, len(d.idle))
+	for _, c := range d.idle {
+		keep = append(keep, strconv.FormatUint(uint64(c.PgConn().PID()), 10))
+	}
+	d.mu.Unlock()
+	sql := `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ` + quote(d.poolName) + `
+  AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]));
+TRUNCATE ` + d.tables() + ` RESTART IDENTITY`
+	if _, err := d.pool.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("reset database %s: %w", d.name, err)
+	}
+	return nil
+}
+
+// lend gives an actor a connection of its own, named after it: an idle one
+// kept from an earlier run if one still answers, else a new one. Every
+// connection lent is reclaimed (or closed) by the next reset.
+func (d *database) lend(ctx context.Context, actor string) (*pgx.Conn, error) {
+	for {
+		d.mu.Lock()
+		var c *pgx.Conn
+		if n := len(d.idle); n > 0 {
+			c, d.idle = d.idle[n-1], d.idle[:n-1]
+		}
+		d.mu.Unlock()
+		if c == nil {
+			break
+		}
+		// The name is how pg_stat_activity tells actors apart; setting it
+		// also proves the connection still answers (a server restarted
+		// since has cut it).
+		if _, err := c.Exec(ctx, "SET application_name = "+quote(actor)); err != nil {
+			_ = c.Close(context.Background())
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			continue
+		}
+		d.mu.Lock()
+		d.lent = append(d.lent, lent{c, actor})
+		d.mu.Unlock()
+		return c, nil
+	}
+	cfg, err := pgx.ParseConfig(d.url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["application_name"] = actor
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.lent = append(d.lent, lent{c, actor})
+	d.mu.Unlock()
+	return c, nil
+}
+
+// reclaim takes back the connections lent in the run that ended (every
+// actor's goroutine has stopped): one that is open, outside a transaction
+// and done with its last statement goes back idle, its session state reset
+// and its name given up; any other is closed (a crashed actor's is closed
+// already). A connection an engine object still points at is not used by
+// it again: the objects go with the run.
+func (d *database) reclaim(ctx context.Context) {
+	d.mu.Lock()
+	all := d.lent
+	d.lent = nil
+	d.mu.Unlock()
+	var keep []*pgx.Conn
+	for _, l := range all {
+		c := l.conn
+		if c.IsClosed() {
+			continue
+		}
+		if pc := c.PgConn(); pc.TxStatus() != 'I' || pc.IsBusy() {
+			_ = c.Close(ctx)
+			continue
+		}
+		// RESET ALL goes back to the values the connection started with,
+		// UNLISTEN * forgets a relay's listener; prepared statements stay,
+		// which is the point.
+		if _, err := c.Exec(ctx, "RESET ALL; UNLISTEN *; SET application_name = "+quote(idleName)); err != nil {
+			_ = c.Close(ctx)
+			continue
+		}
+		keep = append(keep, c)
+	}
+	d.mu.Lock()
+	d.idle = append(d.idle, keep...)
+	d.mu.Unlock()
+}
+
+// awaitClosed waits until the backends of the connections lent to actor
+// that it closed (a crash, a dropped COMMIT) have ended. The server finishes
+// such a session on its own time: it rolls back what was open, releasing
+// its locks, or carries out the COMMIT written before the socket closed.
+// Until it has, what the next actor finds (a row still locked, a payment
+// committed or not yet) would depend on the machine's timing; after it,
+// only on the schedule. A backend ends its transaction before it leaves
+// pg_stat_activity. Only the actor's own connections are looked at: it has
+// just reported, so its goroutine does not use them, while another actor's
+// may be inside PostgreSQL. Errors are not the caller's: a server that is
+// gone has no backends to wait for, and says so on its next statement.
+func (d *database) awaitClosed(ctx context.Context, actor string) {
+	d.mu.Lock()
+	var pids []int32
+	open := d.lent[:0]
+	for _, l := range d.lent {
+		if l.actor == actor && l.conn.IsClosed() {
+			pids = append(pids, int32(l.conn.PgConn().PID()))
+		} else {
+			open = append(open, l)
+		}
+	}
+	clear(d.lent[len(open):])
+	d.lent = open
+	d.mu.Unlock()
+	if len(pids) == 0 {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	pause := 200 * time.Microsecond
+	for time.Now().Before(deadline) {
+		var n int
+		if err := d.pool.QueryRow(ctx, sqlBackendsOf, pids).Scan(&n); err != nil || n == 0 {
+			return
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return
+		}
+		pause = min(2*pause, 5*time.Millisecond)
+	}
+}
+
+// close closes every connection: idle, lent and the pool's.
+func (d *database) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d.mu.Lock()
+	conns := d.idle
+	for _, l := range d.lent {
+		conns = append(conns, l.conn)
+	}
+	d.idle, d.lent = nil, nil
+	d.mu.Unlock()
+	for _, c := range conns {
+		// A connection the server already cut closes with an error that
+		// changes nothing: the backend is gone either way.
+		_ = c.Close(ctx)
+	}
+	d.pool.Close()
+}
+
+// forget drops the idle connections after PostgreSQL restarted: they were
+// cut with every other session.
+func (d *database) forget() {
+	d.mu.Lock()
+	idle := d.idle
+	d.idle = nil
+	d.mu.Unlock()
+	for _, c := range idle {
+		_ = c.Close(context.Background())
+	}
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
