@@ -43,7 +43,7 @@ type Command struct {
 
 // Commands are the scene commands, in the order the documentation lists them.
 var Commands = []Command{
-	{"request [amount=N] [client=C] [key=K] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
+	{"request [amount=N] [client=C] [key=K] [currency=CUR] [trace=TRACEPARENT] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
 	{"capture", "the API captures the last payment: a second event of the same aggregate (version 2)", noArgs},
 	{"resend [key=K]", "send the last request (or the last with Idempotency-Key K) again, same key and body", checkKeyOnly},
 	{"resend-other [key=K]", "send the last request's Idempotency-Key (or K) with another body (rejected: 422)", checkKeyOnly},
@@ -393,6 +393,15 @@ func checkRequest(s *Step) error {
 		case "client", "key":
 			if v == "" {
 				return fmt.Errorf("%s= is empty", k)
+			}
+		case "currency":
+			if len(v) != 3 || strings.ToUpper(v) != v {
+				return fmt.Errorf("currency=%q is not a 3-letter code", v)
+			}
+		case "trace":
+			// A W3C traceparent: version-traceid-parentid-flags.
+			if p := strings.Split(v, "-"); len(p) != 4 || len(p[1]) != 32 || len(p[2]) != 16 {
+				return fmt.Errorf("trace=%q is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)", v)
 			}
 		default:
 			return fmt.Errorf("unknown argument %s=", k)

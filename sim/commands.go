@@ -262,11 +262,19 @@ func (s *Sim) request(st scenes.Step) error {
 	if client == "" {
 		client = "acme"
 	}
-	req := engine.PaymentRequest{
-		ClientID: client, IdempotencyKey: st.KV["key"], AmountCents: amount, Currency: "EUR",
-		TraceParent: s.traceParent(), PaymentID: s.newID(), EventID: s.newID(),
+	currency := st.KV["currency"]
+	if currency == "" {
+		currency = "EUR"
 	}
-	rq := request{req: req}
+	trace := st.KV["trace"]
+	if trace == "" {
+		trace = s.traceParent()
+	}
+	req := engine.PaymentRequest{
+		ClientID: client, IdempotencyKey: st.KV["key"], AmountCents: amount, Currency: currency,
+		TraceParent: trace, PaymentID: s.newID(), EventID: s.newID(),
+	}
+	rq := request{req: req, ticket: s.takeTicket()}
 	for _, a := range st.Args {
 		if a == "poison" {
 			rq.poison = true
@@ -308,6 +316,7 @@ func (s *Sim) resend(other bool, key string) error {
 	if len(s.pipes) == 0 || s.pipes[0].lastReq == nil {
 		return scriptf("no earlier request to resend: send one first")
 	}
+	ticket := s.takeTicket() // a retry is a request of its own: its own client waits, or none
 	rq := *s.pipes[0].lastReq
 	if key != "" {
 		keyed, ok := s.pipes[0].keyed[key]
@@ -316,6 +325,7 @@ func (s *Sim) resend(other bool, key string) error {
 		}
 		rq = keyed
 	}
+	rq.ticket = ticket
 	what := text("the client retries the same request with Idempotency-Key %s", rq.req.IdempotencyKey)
 	if rq.req.IdempotencyKey == "" {
 		what = text("the client retries the same request (no Idempotency-Key: the server cannot tell it is a retry)")

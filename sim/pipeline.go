@@ -40,6 +40,7 @@ type Pipeline struct {
 // earlier one (a second event of the same aggregate).
 type request struct {
 	req          engine.PaymentRequest
+	ticket       int // the HTTP request waiting for the answer (0: none)
 	poison       bool
 	capture      uuid.UUID
 	captureEvent uuid.UUID
@@ -126,6 +127,7 @@ func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
 		}
 		resp, err := w.CreatePayment(ctx, rq.req)
 		p.replies = append(p.replies, response{resp, err})
+		p.answerHTTP(rq.ticket, resp, err)
 		return unitResult{summary: answer("api", resp, err)}, err
 	}
 }
@@ -150,6 +152,7 @@ func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
 			resp, err = n.CommitThenPublish(ctx, rq.req)
 		}
 		p.replies = append(p.replies, response{resp, err})
+		p.answerHTTP(rq.ticket, resp, err)
 		return unitResult{summary: answer("naive", resp, err)}, err
 	}
 }

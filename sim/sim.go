@@ -40,6 +40,12 @@ type Sim struct {
 	cancel context.CancelFunc
 	op     sync.Mutex // one operation at a time
 
+	// HTTP requests (http.go): the ticket the next request command
+	// carries, and the answers given since TakeAnswers.
+	httpMu  sync.Mutex
+	ticket  int
+	answers []Answer
+
 	srv      *pg.Server
 	settings scenes.Settings
 	seed     uint64
