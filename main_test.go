@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,9 @@ func TestBadInput(t *testing.T) {
 		{"missing binaries", []string{"doctor", "--pg-bin", "/nonexistent/pg", "--data-dir", tempDataDir(t)}, exitUsage, "--pg-bin /nonexistent/pg: no such directory"},
 		{"bad database url", []string{"doctor", "--database-url", "mysql://x"}, exitUsage, "want postgres://"},
 		{"unreachable database url", []string{"doctor", "--database-url", "postgres://u:secret@127.0.0.1:1/db"}, exitUsage, "127.0.0.1:1"},
+		{"http port in use", []string{"--http", busyPort(t), "--data-dir", tempDataDir(t)}, exitUsage, "another program listens there; choose another port"},
+		{"http address without a port", []string{"--http", "localhost", "--data-dir", tempDataDir(t)}, exitUsage, "want HOST:PORT"},
+		{"http with play", []string{"play", "dual-write-crash", "--http", "127.0.0.1:0", "--data-dir", tempDataDir(t)}, exitUsage, "flag provided but not defined: -http"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -417,4 +421,15 @@ func TestChaos(t *testing.T) {
 	if code := run([]string{"run", "--scenes", dir, "--data-dir", data, name}, &rout, &rerr); code != exitFail {
 		t.Fatalf("the shrunk scene %s does not fail when run: exit %d\n%s%s", name, code, rout.String(), rerr.String())
 	}
+}
+
+// busyPort is an address something already listens on, for the test's life.
+func busyPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
 }

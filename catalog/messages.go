@@ -260,8 +260,8 @@ var messages = []struct{ en, es string }{
 	{"Chaos run", "Ejecución de caos"},
 	{"%d schedules in %s mode", "%d planes en modo %s"},
 	{"%d/%d schedules · %.1f/s · outbox broke %d · naive lost in %d, phantoms in %d", "%d/%d planes · %.1f/s · outbox rompió %d · la ingenua perdió en %d, fantasmas en %d"},
-	{"each schedule plays on databases of its own, drains and is checked by the oracle; esc stops", "cada plan se juega en bases de datos propias, se drena y lo comprueba el oráculo; esc para"},
-	{"stopped: %d of the %d schedules asked for ran", "parada: se ejecutaron %d de los %d planes pedidos"},
+	{"each schedule plays on databases of its own, drains and is checked by the oracle; esc stops", "cada plan se ejecuta en bases de datos propias, se drena y lo comprueba el oráculo; esc lo detiene"},
+	{"stopped: %d of the %d schedules asked for ran", "detenida: se ejecutaron %d de los %d planes pedidos"},
 	{"%d schedules of seed %d, mode %s: %.1f s, %d payments", "%d planes de la semilla %d, modo %s: %.1f s, %d pagos"},
 	{"it lost, invented and repeated nothing", "no perdió, ni inventó, ni repitió nada"},
 	{"it broke a guarantee", "rompió una garantía"},
@@ -270,6 +270,9 @@ var messages = []struct{ en, es string }{
 	{"naive write: phantom effects in %d of %d runs (%s, 95%% CI %s), %d effects in all", "escritura ingenua: efectos fantasma en %d de %d ejecuciones (%s, IC 95 %% %s), %d efectos en total"},
 	{"the same from a shell: outboxlab chaos --runs %d --seed %d --mode %s", "lo mismo desde una shell: outboxlab chaos --runs %d --seed %d --mode %s"},
 	{"no chaos run yet", "aún no hay ejecución de caos"},
+
+	// The HTTP API (--http).
+	{"HTTP API at http://%s (? shows a curl command)", "API HTTP en http://%s (? muestra un comando curl)"},
 	{"this entry is about no message: choose one that names an event id", "esta entrada no trata de ningún mensaje: elige una que nombre un id de evento"},
 	// The metrics that matter (S24); outbox_pending_total is a metric's name.
 	{"oldest pending message age", "edad del pendiente más viejo"},

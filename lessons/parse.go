@@ -314,6 +314,7 @@ func (p *parser) directive(key, val string) error {
 			return p.fail(p.n, "chaos: want the number of schedules to run, 1 to 10000, once in a step")
 		}
 		st.Chaos = n
+		p.cont = nil // no continuation lines: an indented line after it is an error, not the task's
 	}
 	return nil
 }

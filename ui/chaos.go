@@ -16,7 +16,7 @@ import (
 )
 
 // chaosRuns is how many schedules X runs outside a lesson: enough for the
-// naive write's loss rate to show, a few seconds a core.
+// naive write's loss rate to show (under a minute on two cores).
 const chaosRuns = 200
 
 type chaosKeys struct {
@@ -24,7 +24,7 @@ type chaosKeys struct {
 }
 
 func defaultChaosKeys(w *catalog.Printer) chaosKeys {
-	return chaosKeys{Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", w.T("stop or close")))}
+	return chaosKeys{Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("stop or close")))}
 }
 
 func (k chaosKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Close} }
@@ -49,8 +49,10 @@ type closeChaosMsg struct{}
 // chaosRun runs a chaos step's schedules on the server, off the UI's
 // goroutine: each schedule's end and then the table come back as messages
 // through events, which waitChaosCmd reads one at a time.
-func chaosRun(parent, ctx context.Context, srv *pg.Server, st *lessons.Step, prefix string, id int, events chan tea.Msg) tea.Cmd {
+func chaosRun(parent, ctx context.Context, res *resources, srv *pg.Server, st *lessons.Step, prefix string, id int, events chan tea.Msg) tea.Cmd {
+	res.chaos.Add(1) // now, not in the command: shutdown must see it even before it starts
 	return func() tea.Msg {
+		defer res.chaos.Done()
 		rep, err := st.RunChaos(ctx, srv, prefix, func(done int, o chaos.Outcome) {
 			select {
 			case events <- chaosProgressMsg{id: id, done: done, out: o}:
@@ -131,6 +133,7 @@ func (p chaosPane) Update(msg tea.Msg) (chaosPane, tea.Cmd) {
 		if msg.err == nil {
 			p.report = &msg.report
 		}
+		p.cancel() // the run is over: its context goes
 		return p, nil
 	case tea.KeyPressMsg:
 		if key.Matches(msg, p.keys.Close) {
@@ -220,12 +223,16 @@ func (m *Model) startChaos() tea.Cmd {
 	m.chaos = newChaosPane(m.st, m.chaosID, st.Chaos, string(st.Settings.Mode), cancel)
 	m.showChaos = true
 	m.stopAutoplay()
-	run := chaosRun(m.ctx, ctx, m.srv, st, m.opts.DBPrefix+"_chaos", m.chaosID, m.chaos.events)
+	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, m.opts.DBPrefix+"_chaos", m.chaosID, m.chaos.events)
 	return tea.Batch(run, waitChaosCmd(m.chaos.events), m.resize())
 }
 
 // freeChaosStep is X outside a lesson: chaosRuns schedules of the scene's
 // mode and seed.
 func freeChaosStep(m Model) *lessons.Step {
-	return &lessons.Step{Title: m.scene.Name, Chaos: chaosRuns, Settings: m.settings}
+	set := m.settings
+	if m.opts.Seed != 0 {
+		set.Seed = m.opts.Seed // the seed the status line shows
+	}
+	return &lessons.Step{Title: m.scene.Name, Chaos: chaosRuns, Settings: set}
 }

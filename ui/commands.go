@@ -32,6 +32,10 @@ type resources struct {
 	// dropOnExit are databases of this TUI's own on a server another
 	// outboxlab owns: dropped when it quits, since no reset ever reuses them.
 	dropOnExit []string
+	// chaos counts chaos runs going on: shutdown waits for them (their
+	// context is cancelled first) so each drops its databases while the
+	// server is still up.
+	chaos sync.WaitGroup
 }
 
 func newResources() *resources {
@@ -59,6 +63,12 @@ func (r *resources) closeSim(s *sim.Sim) {
 
 // shutdown closes every simulation and stops the server if this TUI booted it.
 func (r *resources) shutdown() error {
+	waited := make(chan struct{})
+	go func() { r.chaos.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(time.Minute):
+	}
 	r.mu.Lock()
 	sims := make([]*sim.Sim, 0, len(r.sims))
 	for s := range r.sims {
@@ -201,10 +211,11 @@ type action struct {
 	inRun  bool // a step of a scripted run or drain
 	user   bool // the learner asked for it
 
-	check *lessons.Step    // actEval: the step whose checks run
-	mark  bool             // actEval: the step begins now (since = the timeline's length)
-	since int              // actEval: timeline entries before the step began
-	found lessons.Findings // actEval: what the step found outside the simulator
+	check  *lessons.Step    // actEval: the step whose checks run
+	mark   bool             // actEval: the step begins now (since = the timeline's length)
+	since  int              // actEval: timeline entries before the step began
+	found  lessons.Findings // actEval: what the step found outside the simulator
+	ticket int              // actDo: the HTTP client waiting for this request's answer
 
 	save  saveTo        // actSave: where, and the scene it starts from
 	steps []scenes.Step // actScript: the script
@@ -231,7 +242,8 @@ type actionDoneMsg struct {
 	entries []sim.Entry // what the action added to the timeline
 	eval    *evalResult // actEval's result
 	pos     sim.Position
-	saved   string // actSave: the file written
+	saved   string       // actSave: the file written
+	answers []sim.Answer // the api's answers to HTTP clients this action gave
 }
 
 func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
@@ -264,7 +276,11 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 		case actStep:
 			moved, err = se.Do(ctx, scenes.Next)
 		case actDo:
+			if a.ticket != 0 {
+				s.SetTicket(a.ticket)
+			}
 			moved, err = se.Do(ctx, a.step)
+			s.SetTicket(0) // a refused request took no ticket
 		case actBack:
 			moved, err = se.Back(ctx)
 		case actForward:
@@ -277,7 +293,7 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 		case actSave:
 			saved, err = a.save.write(ctx, se)
 		}
-		msg := actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(), saved: saved}
+		msg := actionDoneMsg{id: id, act: a, moved: moved, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(), saved: saved, answers: s.TakeAnswers()}
 		if a.kind != actBack && a.kind != actForward && a.kind != actSeek && a.kind != actOther {
 			msg.entries = s.Timeline(before)
 		}

@@ -53,9 +53,14 @@ func (m Model) helpView() string {
 	}
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
 	if m.help.ShowAll && len(m.lesson.psql) > 0 {
-		// The full help also says how to look at the same tables with psql.
+		// The full help also says how to look at the same tables with psql,
+		// and how to reach the HTTP API.
 		lead := m.st.Words.T("from another terminal: ")
-		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(m.lesson.psql, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
+		lines := m.lesson.psql
+		if m.http != nil {
+			lines = append(slices.Clip(lines), m.http.curl()...)
+		}
+		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(lines, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
 	}
 	return v
 }

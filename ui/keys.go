@@ -44,6 +44,10 @@ type KeyMap struct {
 	Help      key.Binding
 	Quit      key.Binding
 
+	// chaosFirst puts X first in the one-line help: a lesson's step whose
+	// task is a chaos run (elsewhere X is in the full help only).
+	chaosFirst bool
+
 	// A guided lesson's keys, enabled only with a lesson open.
 	Hint   key.Binding
 	Next   key.Binding
@@ -92,7 +96,11 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 
 // ShortHelp is the one-line help: what a learner reaches for first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Hint, k.Choose, k.Play, k.Step, k.Payment, k.Crash, k.Advance, k.Scenes, k.Help, k.Quit}
+	out := []key.Binding{k.Next, k.Hint, k.Choose, k.Play, k.Step, k.Payment, k.Crash, k.Advance, k.Scenes, k.Help, k.Quit}
+	if k.chaosFirst {
+		out = append([]key.Binding{k.Chaos}, out...)
+	}
+	return out
 }
 
 // FullHelp is every global key, in columns: drive, break, view.

@@ -43,6 +43,14 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 						if !strings.Contains(d.m.lesson.keyHint, "X") {
 							t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
 						}
+						if foot := plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
+							t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
+						}
+						press("p") // an action first: the hint keeps its X
+						d.settle()
+						if !strings.Contains(d.m.lesson.keyHint, "X") {
+							t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.keyHint)
+						}
 						press("X")
 						d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
 						if d.m.chaos.err != nil {

@@ -300,7 +300,6 @@ func (l *lessonPane) nextQuestion() bool {
 	return true
 }
 
-// current is the step on screen.
 // setActors follows the actors on screen: the hint's keys number them
 // (drawn while a fresh simulation was still being built, they are drawn
 // again now), and a step carried over reads their states.
@@ -309,7 +308,7 @@ func (l *lessonPane) setActors(actors []sim.ActorView, set scenes.Settings) {
 		return
 	}
 	if st := l.current(); st != nil && l.showHint {
-		if h := keyHint(st.Solution, actors, set); h != l.keyHint {
+		if h := l.stepKeyHint(st, actors, set); h != l.keyHint {
 			l.keyHint = h
 			l.render()
 		}
@@ -317,6 +316,16 @@ func (l *lessonPane) setActors(actors []sim.ActorView, set scenes.Settings) {
 	l.refreshCarried(actors)
 }
 
+// stepKeyHint is the keys line of a step's hint: its solution's keys, or
+// X for a step whose task is a chaos run.
+func (l lessonPane) stepKeyHint(st *lessons.Step, actors []sim.ActorView, set scenes.Settings) string {
+	if st.Chaos > 0 {
+		return "X " + l.st.Words.T("chaos run")
+	}
+	return keyHint(st.Solution, actors, set)
+}
+
+// current is the step on screen.
 func (l lessonPane) current() *lessons.Step {
 	if l.lesson == nil || l.step >= len(l.lesson.Steps) {
 		return nil

@@ -323,10 +323,7 @@ func (p *lessonPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Hint):
 		if st := m.lesson.current(); st != nil {
-			m.lesson.keyHint = keyHint(st.Solution, m.actors, m.settings)
-			if st.Chaos > 0 {
-				m.lesson.keyHint = "X " + m.st.Words.T("chaos run")
-			}
+			m.lesson.keyHint = m.lesson.stepKeyHint(st, m.actors, m.settings)
 		}
 		m.lesson.toggleHint()
 		m.updateKeys()

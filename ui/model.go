@@ -65,7 +65,8 @@ type Model struct {
 	page  page // the mode of the screen: the free simulator, a lesson, play
 
 	err   error
-	first tea.Cmd // the first command, prepared by NewModel
+	first tea.Cmd   // the first command, prepared by NewModel
+	http  *httpEdge // the HTTP API (--http), nil without it
 }
 
 func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes.Scene, res *resources) Model {
@@ -152,6 +153,11 @@ func (m *Model) buildSim() tea.Cmd {
 	m.settings, script = m.page.prepare(m)
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
 	old := m.sim
+	if m.http != nil {
+		// Requests queued in the old simulation die with it.
+		m.http.simulating(nil, nil, "")
+		m.http.abandon()
+	}
 	m.sim, m.simDone, m.session, m.pos = nil, nil, nil, sim.Position{Forked: -1}
 	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
 	m.tickTag++
@@ -249,6 +255,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd, _ := m.page.message(&m, msg)
 		m.updateKeys()
 		return m, cmd
+	case httpRequestMsg:
+		if m.sim == nil {
+			m.http.answer(sim.Answer{Ticket: msg.ticket, Err: errNoSimulation})
+			return m, nil
+		}
+		return m, m.enqueue(action{kind: actDo, step: requestStep(msg.req), user: true, ticket: msg.ticket})
 	case closeChaosMsg:
 		m.showChaos = false
 		return m, m.resize()
@@ -287,9 +299,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.simErr, m.notice = msg.err, ""
-			return m, nil
+			cmd, _ := m.page.message(&m, buildFailedMsg{msg.err})
+			return m, cmd
 		}
 		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
+		if m.http != nil {
+			m.http.simulating(msg.sim, m.srv, m.opts.DBPrefix)
+			if !m.http.said {
+				m.http.said = true
+				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.addr)
+			}
+		}
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()

@@ -50,3 +50,7 @@ func newPage(opts Options) page {
 	}
 	return &simulatorPage{}
 }
+
+// buildFailedMsg tells the page a simulation could not be built (the
+// status line says why).
+type buildFailedMsg struct{ err error }

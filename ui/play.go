@@ -146,10 +146,20 @@ func (p *playPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 	case progressSavedMsg:
 		return nil, true // a played lesson saves no progress
 	case chaosDoneMsg:
+		var cmd tea.Cmd
 		if p.lesson != nil {
-			return p.lesson.message(m, msg)
+			cmd, _ = p.lesson.message(m, msg)
 		}
-		return nil, true
+		if msg.err != nil {
+			// No table to check: next says the step did not pass, and ends.
+			cmd = tea.Batch(cmd, p.schedule())
+		}
+		return cmd, true
+	case buildFailedMsg:
+		// No simulation to play: say why and end, rather than wait.
+		p.play.err = msg.err
+		p.play.caption = "✗ " + oneLine(msg.err.Error())
+		return p.end(m), true
 	}
 	return nil, false
 }
@@ -158,6 +168,8 @@ func (p *playPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
 	var cmd tea.Cmd
 	if p.lesson != nil {
 		cmd = p.lesson.done(m, msg)
+	} else {
+		cmd = (&simulatorPage{}).done(m, msg) // the scene's script is done: said as before
 	}
 	if a := msg.act; msg.eval == nil && a.kind != actEval && a.kind != actScript {
 		p.captionFor(*m, a, msg.entries)

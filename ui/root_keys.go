@@ -38,7 +38,8 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.story, cmd = m.story.Update(msg)
 		return m, cmd
 	}
-	if m.showChaos {
+	if _, play := m.page.(*playPage); m.showChaos && !play {
+		// play keeps its own two keys over the run it plays.
 		var cmd tea.Cmd
 		m.chaos, cmd = m.chaos.Update(msg)
 		return m, cmd
@@ -158,7 +159,7 @@ func failCommitStep(kind string, set scenes.Settings) scenes.Step {
 }
 
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.phase != phaseRunning || m.showPicker || m.showChooser {
+	if m.phase != phaseRunning || m.showPicker || m.showChooser || m.showChaos {
 		return m, nil
 	}
 	l := m.layout()
@@ -219,6 +220,7 @@ func (m *Model) updateKeys() {
 	}
 	m.compareHelp()
 	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))
+	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(*m) != nil
 	m.page.enable(m)
 }
 

@@ -57,6 +57,11 @@ type Options struct {
 	// Record writes an asciicast v2 recording of the terminal output to
 	// this file ("" = none).
 	Record string
+
+	// HTTP serves the simulator's HTTP API at this address (HOST:PORT; no
+	// host: loopback): POST /payments as the api actor's work, GET
+	// /payments/{id}, GET /metrics. "" = none; play takes none.
+	HTTP string
 }
 
 // DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.
@@ -172,6 +177,17 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	}
 	res.bootDone = make(chan struct{})
 	m.stages = make(chan pg.Progress, 8)
+	if opts.HTTP != "" {
+		if opts.Play {
+			return &UsageError{errors.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")}
+		}
+		edge, err := listenHTTP(opts.HTTP)
+		if err != nil {
+			return err
+		}
+		m.http = edge
+		defer edge.close()
+	}
 
 	// 30 frames a second is plenty for a stepped simulation and halves the
 	// renderer's idle wake-ups.
@@ -207,6 +223,9 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		}))
 	}
 	p := tea.NewProgram(m, popts...)
+	if m.http != nil {
+		m.http.serve(p.Send, nil)
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
