@@ -34,7 +34,8 @@ type database struct {
 	url      string
 	kind     string
 	pool     *pgxpool.Pool
-	poolName string // the pool's application_name, this database's own
+	poolName string           // the pool's application_name, this database's own
+	empty    map[string]int64 // each table's size on disk (with its indexes) when empty
 
 	mu   sync.Mutex
 	idle []*pgx.Conn // open, idle, named idleName: lent to actors first
@@ -80,27 +81,73 @@ func openDatabase(ctx context.Context, srv *pg.Server, name, kind string) (*data
 			return nil, fmt.Errorf("install the lease witness: %w", err)
 		}
 	}
+	sizes, err := d.sizes(ctx)
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	d.empty = map[string]int64{}
+	for _, t := range sizes {
+		d.empty[t.name] = t.size
+	}
 	return d, nil
 }
 
 // tables are the tables a reset empties: every table a run writes (the
 // list pg.Reset empties) and, in an outbox's database, the lease witness.
-func (d *database) tables() string {
-	t := "payments, idempotency_keys, outbox_messages, inbox_messages, consumer_positions, ledger_entries, notifications"
+func (d *database) tables() []string {
+	t := []string{"payments", "idempotency_keys", "outbox_messages", "inbox_messages", "consumer_positions", "ledger_entries", "notifications"}
 	if d.kind == "outbox" {
-		t += ", outboxlab_lease_claims"
+		t = append(t, "outboxlab_lease_claims")
 	}
 	return t
 }
 
-// reset empties the database in place, in one round trip: every session
-// that is not the simulator's own is ended (a learner's psql inside a
-// transaction, an actor's backend of another simulation), as ResetDatabase
-// ends them, then the tables are truncated (a TRUNCATE waits for the locks
-// of a backend still exiting). TRUNCATE, not DELETE: the tables are new
-// files again, so rows go where they went in the first run, and a replay
-// reads them in the same order.
+// tableSize is a table's size on disk with its indexes and TOAST, and
+// whether a sequence it owns (an identity) was drawn from.
+type tableSize struct {
+	name  string
+	size  int64
+	drawn bool
+}
+
+func (d *database) sizes(ctx context.Context) ([]tableSize, error) {
+	rows, err := d.pool.Query(ctx, sqlTableSizes, d.tables())
+	if err != nil {
+		return nil, fmt.Errorf("table sizes in %s: %w", d.name, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (t tableSize, err error) {
+		return t, row.Scan(&t.name, &t.size, &t.drawn)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table sizes in %s: %w", d.name, err)
+	}
+	return out, nil
+}
+
+// reset empties the database in place: every session that is not the
+// simulator's own is ended (a learner's psql inside a transaction, an
+// actor's backend of another simulation), as ResetDatabase ends them, then
+// the tables a run wrote are truncated, identities restarted (a TRUNCATE
+// waits for the locks of a backend still exiting). TRUNCATE, not DELETE:
+// the tables are new files again, so rows go where they went in the first
+// run, and a replay reads them in the same order. A table is left alone
+// only if nothing was ever written to it: its size on disk, indexes
+// included, is what it was empty (a row inserted, even rolled back, grows
+// it) and its identity was not drawn from. A TRUNCATE costs a few
+// milliseconds of CPU a table (new files for it, its indexes and TOAST),
+// and the naive pipeline's database never has outbox rows nor keys.
 func (d *database) reset(ctx context.Context) error {
+	sizes, err := d.sizes(ctx)
+	if err != nil {
+		return fmt.Errorf("reset database %s: %w", d.name, err)
+	}
+	var written []string
+	for _, t := range sizes {
+		if empty, ok := d.empty[t.name]; !ok || t.size != empty || t.drawn {
+			written = append(written, t.name)
+		}
+	}
 	d.mu.Lock()
 	keep := make([]string, 0, len(d.idle))
 	for _, c := range d.idle {
@@ -109,8 +156,10 @@ func (d *database) reset(ctx context.Context) error {
 	d.mu.Unlock()
 	sql := `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ` + quote(d.poolName) + `
-  AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]));
-TRUNCATE ` + d.tables() + ` RESTART IDENTITY`
+  AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]))`
+	if len(written) > 0 {
+		sql += ";\nTRUNCATE " + strings.Join(written, ", ") + " RESTART IDENTITY"
+	}
 	if _, err := d.pool.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("reset database %s: %w", d.name, err)
 	}

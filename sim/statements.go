@@ -35,5 +35,6 @@ var (
 	sqlBlockedByDeadLetter = statement("blocked_by_dead_letter")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
+	sqlTableSizes          = statement("table_sizes")
 	sqlProgress            = statement("progress")
 )
