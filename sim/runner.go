@@ -122,37 +122,45 @@ func hook(ctx context.Context, ev engine.Event) error {
 // errLockWait means the actor is inside PostgreSQL waiting for a lock.
 var errLockWait = errors.New("waiting for a lock")
 
+// probeEvery is how often await asks whether an actor that has not
+// reported waits for a lock: seldom enough that an actor merely slow (a
+// busy machine) is rarely asked about.
+const probeEvery = 20 * time.Millisecond
+
 // await waits for the actor's next message. An actor that does not report
 // may be waiting on a lock another (parked) actor holds — an INSERT behind an
 // uncommitted duplicate key, say: then it is Blocked, and the scheduler goes
 // on with others.
+//
+// The probe asks PostgreSQL every probeEvery, from the first: when it asks
+// changes nothing of a run, since an actor is taken for blocked only once it
+// waits for a lock and no backend runs, a state nothing but a parked
+// actor's next step (or the learner) changes. (The first probe came at 60 ms
+// when asking too early could be wrong.)
 func (r *runner) await(ctx context.Context) (actorMsg, error) {
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(probeEvery)
 	defer tick.Stop()
 	deadline := time.Now().Add(2 * time.Minute)
 	var probeErr error
-	for n := 0; ; n++ {
+	for {
 		select {
 		case m := <-r.msgs:
 			return m, nil
 		case <-ctx.Done():
 			return actorMsg{}, ctx.Err()
 		case <-tick.C:
-			if n >= 2 {
-				// A probe that fails (PostgreSQL gone) cannot say the actor
-				// waits for a lock; the actor is still mid-step and will
-				// report its own failure, which must be received here, or
-				// its goroutine would be left sending to nobody. It waits
-				// for good only once no backend runs: one that does may
-				// yet release the lock (a crashed actor's backend going
-				// away), or be the waiter, granted the lock and not yet
-				// woken (see Sim.settleBlocked).
-				st, err := r.pipe.lockState(ctx)
-				if err == nil && st.waits[r.name] && st.running == 0 {
-					return actorMsg{}, errLockWait
-				}
-				probeErr = err
+			// A probe that fails (PostgreSQL gone) cannot say the actor
+			// waits for a lock; the actor is still mid-step and will
+			// report its own failure, which must be received here, or
+			// its goroutine would be left sending to nobody. It waits for
+			// good only once no backend runs: one that does may yet
+			// release the lock, or be the waiter, granted the lock and not
+			// yet woken (see Sim.settleBlocked).
+			st, err := r.pipe.lockState(ctx)
+			if err == nil && st.waits[r.name] && st.running == 0 {
+				return actorMsg{}, errLockWait
 			}
+			probeErr = err
 			if time.Now().After(deadline) {
 				return actorMsg{}, errors.Join(fmt.Errorf("%s did not reach a checkpoint in 2 minutes", r.name), probeErr)
 			}
