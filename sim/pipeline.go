@@ -111,7 +111,7 @@ func (p *Pipeline) connect(actor string) engine.Connect {
 }
 
 func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
-	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook})
+	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook, TracerProvider: p.sim.tracing.Provider})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
 			return unitResult{idle: true}, nil
@@ -133,7 +133,7 @@ func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
 }
 
 func (p *Pipeline) naiveUnit() func(context.Context) (unitResult, error) {
-	n := engine.NewNaiveWriter(engine.NaiveWriterConfig{Name: "naive", Connect: p.connect("naive"), Clock: p.sim.clock, Hook: hook, Publisher: p.publisher()})
+	n := engine.NewNaiveWriter(engine.NaiveWriterConfig{Name: "naive", Connect: p.connect("naive"), Clock: p.sim.clock, Hook: hook, Publisher: p.publisher(), TracerProvider: p.sim.tracing.Provider})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
 			return unitResult{idle: true}, nil
@@ -181,7 +181,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
 			Rand: rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())), Counters: p.counters,
 			WorkerID: p.sim.newID(), BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
-			HoldTransaction: set.HoldTx,
+			HoldTransaction: set.HoldTx, TracerProvider: p.sim.tracing.Provider,
 		})
 	}
 	build()
@@ -206,7 +206,7 @@ func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 		c = engine.NewConsumer(engine.ConsumerConfig{
 			Name: consumer, Actor: actor, Connect: p.connect(actor), Subscriber: p.broker,
 			Clock: p.sim.clock, Hook: hook, Counters: p.counters, Strategy: strategy,
-			IgnoreVersions: p.sim.settings.IgnoreVersions,
+			IgnoreVersions: p.sim.settings.IgnoreVersions, TracerProvider: p.sim.tracing.Provider,
 		})
 	}
 	build()

@@ -20,6 +20,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Config says what to simulate.
@@ -31,6 +32,18 @@ type Config struct {
 	Seed uint64
 	// DBPrefix names the pipelines' databases (<prefix>_outbox, <prefix>_naive).
 	DBPrefix string
+	// Tracing is where the actors' spans go (S22); the zero value traces
+	// nothing.
+	Tracing Tracing
+}
+
+// Tracing hands every actor one OpenTelemetry TracerProvider. Restart is
+// called with the seed whenever a run starts (a new simulation, a reset, a
+// rewind's replay), so a replay makes the same trace ids and the recorder
+// forgets the spans of the run it replaces.
+type Tracing struct {
+	Provider trace.TracerProvider // nil traces nothing
+	Restart  func(seed uint64)
 }
 
 // Sim is one running simulation. Its methods are safe to call from several
@@ -47,6 +60,7 @@ type Sim struct {
 	answers []Answer
 
 	srv      *pg.Server
+	tracing  Tracing
 	settings scenes.Settings
 	seed     uint64
 	dbPrefix string
@@ -80,7 +94,8 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	set, seed := settingsOf(cfg.Settings, cfg.Seed)
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Sim{
-		ctx: sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
+		tracing: cfg.Tracing,
+		ctx:     sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
 		dbs: map[string]*database{}, clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
@@ -159,6 +174,9 @@ func (s *Sim) reset(ctx context.Context, set scenes.Settings, seed uint64) error
 // build makes the pipelines the settings ask for, each on a database
 // emptied for it.
 func (s *Sim) build(ctx context.Context) error {
+	if s.tracing.Restart != nil {
+		s.tracing.Restart(s.seed)
+	}
 	for _, kind := range s.settings.Pipelines() {
 		p, err := newPipeline(ctx, s, kind)
 		if err != nil {
