@@ -238,6 +238,7 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 	lesson := fs.String("lesson", "", "open this guided lesson (`outboxlab lessons` lists them)")
 	lang := fs.String("lang", "", "the lessons' language: en or es (default: from LC_ALL or LANG)")
 	record := fs.String("record", "", "write an asciicast v2 recording of the terminal to this file (.cast)")
+	otlp := fs.String("otlp", "", "also send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT` (host:port, e.g. 127.0.0.1:4318, or a URL)")
 	httpAddr := fs.String("http", "", "serve the HTTP API at `HOST:PORT` (no host: loopback): POST /payments as the api actor's work, GET /payments/{id}, GET /metrics")
 	if err := parse(fs, args); err != nil {
 		return exitUsage
@@ -254,7 +255,7 @@ func simulator(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := signalContext()
 	defer cancel()
 	return uiExit("outboxlab", ui.Run(ctx, ui.Options{PG: pf.options(nil), ScenesDir: sf.dir, Scene: *scene, Seed: sf.seed, Mode: sf.mode,
-		Autoplay: *autoplay, Lesson: *lesson, Lang: l, Record: *record, HTTP: *httpAddr}), stderr)
+		Autoplay: *autoplay, Lesson: *lesson, Lang: l, Record: *record, HTTP: *httpAddr, OTLP: *otlp}), stderr)
 }
 
 // uiExit reports ui.Run's error: bad input exits 2, anything else 1.

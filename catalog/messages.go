@@ -273,6 +273,13 @@ var messages = []struct{ en, es string }{
 
 	// The HTTP API (--http).
 	{"HTTP API at http://%s (? shows a curl command)", "API HTTP en http://%s (? muestra un comando curl)"},
+
+	// A message's trace (OpenTelemetry), in the story pane.
+	{"trace / sequence", "traza / secuencia"},
+	{"Trace of %s", "Traza de %s"},
+	{"trace %s · %d spans · %s in virtual time", "traza %s · %d spans · %s en tiempo virtual"},
+	{"not ended (crashed)", "sin terminar (caída)"},
+	{"duplicate (the inbox knew it)", "duplicado (el inbox ya lo tenía)"},
 	{"this entry is about no message: choose one that names an event id", "esta entrada no trata de ningún mensaje: elige una que nombre un id de evento"},
 	// The metrics that matter (S24); outbox_pending_total is a metric's name.
 	{"oldest pending message age", "edad del pendiente más viejo"},

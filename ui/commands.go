@@ -36,6 +36,8 @@ type resources struct {
 	// context is cancelled first) so each drops its databases while the
 	// server is still up.
 	chaos sync.WaitGroup
+	// tracing is flushed once every simulation closed.
+	tracing *tracing
 }
 
 func newResources() *resources {
@@ -78,6 +80,9 @@ func (r *resources) shutdown() error {
 	for _, s := range sims {
 		r.closeSim(s)
 	}
+	// A collector that is gone loses spans, not the session: its error
+	// is not the learner's to see at exit.
+	_ = r.tracing.shutdown()
 	r.mu.Lock()
 	srv, owns, drop := r.srv, r.ownsSrv, r.dropOnExit
 	r.srv = nil

@@ -67,6 +67,9 @@ type Model struct {
 	err   error
 	first tea.Cmd   // the first command, prepared by NewModel
 	http  *httpEdge // the HTTP API (--http), nil without it
+	// tracing is OpenTelemetry for every simulation built (the story's
+	// trace view, --otlp); nil traces nothing.
+	tracing *tracing
 }
 
 func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes.Scene, res *resources) Model {
@@ -151,7 +154,7 @@ func (m *Model) buildSim() tea.Cmd {
 	m.simID++
 	var script []scenes.Step
 	m.settings, script = m.page.prepare(m)
-	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix}
+	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix, Tracing: m.tracing.sim()}
 	old := m.sim
 	if m.http != nil {
 		// Requests queued in the old simulation die with it.
@@ -233,13 +236,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.sim == nil {
 			return m, nil
 		}
-		return m, storyCmd(m.sim, msg.entry)
+		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.entry)
 	case storyMsg:
 		if msg.err != nil {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
 			return m, nil
 		}
-		m.story, m.showStory = newStoryPane(m.st, msg.story), true
+		m.story, m.showStory = newStoryPane(m.st, msg.story, msg.trace), true
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()

@@ -62,6 +62,9 @@ type Options struct {
 	// host: loopback): POST /payments as the api actor's work, GET
 	// /payments/{id}, GET /metrics. "" = none; play takes none.
 	HTTP string
+	// OTLP sends the actors' spans to a collector's OTLP/HTTP endpoint
+	// (host:port or a URL); "" = none (the story pane shows them anyway).
+	OTLP string
 }
 
 // DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.
@@ -141,6 +144,11 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 		return Model{}, &UsageError{fmt.Errorf("--speed %g: want a positive number", opts.Speed)}
 	}
 	m := newModel(ctx, opts, all, sc, res)
+	tr, err := newTracing(ctx, opts.OTLP)
+	if err != nil {
+		return Model{}, err
+	}
+	m.tracing, res.tracing = tr, tr
 	if l != nil {
 		lp := &lessonPage{course: courseState{all: course}}
 		if pp, ok := m.page.(*playPage); ok {

@@ -11,7 +11,7 @@ import (
 )
 
 type storyKeys struct {
-	Up, Down, PageUp, PageDown, Close key.Binding
+	Up, Down, PageUp, PageDown, Trace, Close key.Binding
 }
 
 func defaultStoryKeys(w *catalog.Printer) storyKeys {
@@ -20,13 +20,16 @@ func defaultStoryKeys(w *catalog.Printer) storyKeys {
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
 		PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", w.T("page down"))),
+		Trace:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", w.T("trace / sequence"))),
 		Close:    key.NewBinding(key.WithKeys("esc", "o", "q"), key.WithHelp("esc", w.T("close"))),
 	}
 }
 
-func (k storyKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.PageDown, k.Close} }
+func (k storyKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageDown, k.Trace, k.Close}
+}
 func (k storyKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Close}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Trace, k.Close}}
 }
 
 // storyOfMsg asks the root for the story of the message a timeline entry
@@ -36,12 +39,13 @@ type storyOfMsg struct{ entry int }
 // storyMsg is a message's story, built from the simulation's timeline.
 type storyMsg struct {
 	story story.Story
+	trace []string // the message's trace as a tree of spans (none: not traced)
 	err   error
 }
 
 // storyCmd builds the story of the message entry names (its first one), in
 // that entry's pipeline, from the whole timeline.
-func storyCmd(s *sim.Sim, entry int) tea.Cmd {
+func storyCmd(s *sim.Sim, tr *tracing, w *catalog.Printer, entry int) tea.Cmd {
 	return func() tea.Msg {
 		tl := s.Timeline(0)
 		if entry < 0 || entry >= len(tl) || len(tl[entry].MessageIDs) == 0 {
@@ -49,7 +53,7 @@ func storyCmd(s *sim.Sim, entry int) tea.Cmd {
 		}
 		e := tl[entry]
 		st, err := story.Build(tl, e.Pipeline, e.MessageIDs[0])
-		return storyMsg{story: st, err: err}
+		return storyMsg{story: st, trace: tr.traceLines(st.Message, w), err: err}
 	}
 }
 
@@ -69,12 +73,16 @@ type storyPane struct {
 	keys  storyKeys
 	w, h  int
 	story story.Story
+	trace []string // the message's spans, drawn instead of the diagram with t
+	spans bool
 	lines []string
 	top   int
 }
 
-func newStoryPane(st *Styles, s story.Story) storyPane {
-	return storyPane{st: st, keys: defaultStoryKeys(st.Words), story: s}
+func newStoryPane(st *Styles, s story.Story, trace []string) storyPane {
+	p := storyPane{st: st, keys: defaultStoryKeys(st.Words), story: s, trace: trace}
+	p.keys.Trace.SetEnabled(len(trace) > 0)
+	return p
 }
 
 // SetSize draws the diagram again at the new width, in the learner's
@@ -82,6 +90,9 @@ func newStoryPane(st *Styles, s story.Story) storyPane {
 func (p *storyPane) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.lines = strings.Split(strings.TrimRight(story.RenderIn(p.story, max(40, w-2), p.st.Words), "\n"), "\n")
+	if p.spans {
+		p.lines = p.trace
+	}
 	p.top = min(p.top, p.maxTop())
 }
 
@@ -96,6 +107,9 @@ func (p storyPane) Update(msg tea.Msg) (storyPane, tea.Cmd) {
 		switch {
 		case key.Matches(msg, p.keys.Close):
 			return p, func() tea.Msg { return closeStoryMsg{} }
+		case key.Matches(msg, p.keys.Trace):
+			p.spans, p.top = !p.spans, 0
+			p.SetSize(p.w, p.h)
 		case key.Matches(msg, p.keys.Up):
 			p.top = max(0, p.top-1)
 		case key.Matches(msg, p.keys.Down):
@@ -115,7 +129,11 @@ func (p storyPane) View() string {
 	if p.maxTop() > 0 {
 		detail += " · " + w.T("lines %d–%d of %d", p.top+1, min(len(p.lines), p.top+p.h-1), len(p.lines))
 	}
-	lines := []string{paneTitle(p.st, true, w.T("Story of %s", story.Short(p.story.Message)), detail, p.w)}
+	title := w.T("Story of %s", story.Short(p.story.Message))
+	if p.spans {
+		title = w.T("Trace of %s", story.Short(p.story.Message))
+	}
+	lines := []string{paneTitle(p.st, true, title, detail, p.w)}
 	end := min(len(p.lines), p.top+p.h-1)
 	for _, l := range p.lines[p.top:end] {
 		lines = append(lines, " "+l)
