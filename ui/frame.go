@@ -58,7 +58,7 @@ func (m Model) helpView() string {
 		lead := m.st.Words.T("from another terminal: ")
 		lines := m.lesson.psql
 		if m.http != nil {
-			lines = append(slices.Clip(lines), m.http.curl()...)
+			lines = append(slices.Clip(lines), m.http.Curl()...)
 		}
 		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(lines, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
 	}

@@ -1,205 +1,22 @@
 package ui
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"net/http"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
+	"errors"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/google/uuid"
-	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/httpapi"
-	"github.com/outboxlab/outboxlab/pg"
-	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/telemetry"
+	"github.com/outboxlab/outboxlab/edge"
 )
 
-// httpEdge is the simulator's HTTP API while the TUI runs (--http): POST
-// /payments is the api actor's work like a keyed request — it waits in the
-// api's queue, is paused, stepped and crashed at its checkpoints, and its
-// client gets the answer or, when the api dies with it, a reset connection
-// (httpapi.Backend); GET /payments/{id} reads the database at the virtual
-// now; GET /metrics is Prometheus' (telemetry). Handlers run on the HTTP
-// server's goroutines: a request reaches the model as a message (send), and
-// the model hands the api's answers back through the edge.
-type httpEdge struct {
-	addr    string // where it listens, host:port
-	said    bool   // the status line said where, once
-	ln      net.Listener
-	server  *http.Server
-	send    func(tea.Msg) // the program's Send, set before it serves
-	current atomic.Pointer[sim.Sim]
-	srv     atomic.Pointer[pg.Server]
-	prefix  atomic.Pointer[string]
+// httpRequestMsg is a POST /payments (--http) waiting for the api: the
+// model makes it a request command the session logs, with its ticket.
+type httpRequestMsg edge.Request
 
-	mu      sync.Mutex
-	next    int
-	waiting map[int]chan sim.Answer
+// listenHTTP opens --http's listener before the screen opens: a bad address
+// or a port in use is bad input.
+func listenHTTP(addr string) (*edge.Edge, error) {
+	e, err := edge.Listen(addr)
+	var input *edge.InputError
+	if errors.As(err, &input) {
+		return nil, &UsageError{input.Err}
+	}
+	return e, err
 }
-
-// httpRequestMsg is a POST /payments waiting for the api.
-type httpRequestMsg struct {
-	ticket int
-	req    engine.PaymentRequest
-}
-
-// listenHTTP opens the listener at once, so a port in use is said before
-// the screen opens. An address with no host listens on loopback only.
-func listenHTTP(addr string) (*httpEdge, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, &UsageError{fmt.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8080 (%v)", addr, err)}
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, &UsageError{fmt.Errorf("--http %s: %w: another program listens there; choose another port, e.g. --http 127.0.0.1:0 for any free one", addr, err)}
-	}
-	return &httpEdge{addr: ln.Addr().String(), ln: ln, waiting: map[int]chan sim.Answer{}}, nil
-}
-
-// serve starts answering; send delivers a request to the model.
-func (e *httpEdge) serve(send func(tea.Msg), onError func(error)) {
-	e.send = send
-	col := telemetry.NewCollector(telemetry.Config{
-		Sim: e.current.Load,
-		DatabaseURL: func(pipeline string) string {
-			srv, prefix := e.srv.Load(), e.prefix.Load()
-			if srv == nil || prefix == nil {
-				return ""
-			}
-			return srv.DatabaseURL(*prefix + "_" + pipeline)
-		},
-		OnError: onError,
-	})
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", telemetry.Handler(col))
-	mux.Handle("/", httpapi.NewHandler(e))
-	e.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = e.server.Serve(e.ln) }()
-}
-
-// close stops the server; a client still waiting gets a reset.
-func (e *httpEdge) close() {
-	e.abandon()
-	if e.server == nil {
-		_ = e.ln.Close()
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = e.server.Shutdown(ctx)
-}
-
-// simulating follows the simulation the screen runs (nil while none).
-func (e *httpEdge) simulating(s *sim.Sim, srv *pg.Server, prefix string) {
-	e.current.Store(s)
-	if srv != nil {
-		e.srv.Store(srv)
-		e.prefix.Store(&prefix)
-	}
-}
-
-// CreatePayment hands the request to the model and waits for the api's
-// answer, or for the client to give up.
-func (e *httpEdge) CreatePayment(ctx context.Context, req engine.PaymentRequest) (engine.PaymentResponse, error) {
-	// The request becomes a line of the session's log, in the scene
-	// language: a value with a space could not be written there.
-	if err := req.Validate(); err != nil {
-		return engine.PaymentResponse{}, err
-	}
-	for name, v := range map[string]string{"client_id": req.ClientID, "Idempotency-Key": req.IdempotencyKey, "currency": req.Currency} {
-		if strings.ContainsAny(v, " \t\r\n#=") || name == "currency" && strings.ToUpper(v) != v {
-			return engine.PaymentResponse{}, fmt.Errorf("%w: %s: the simulator logs each request as a scene command, which holds no spaces, '#' or '=' in a value", engine.ErrInvalidRequest, name)
-		}
-	}
-	e.mu.Lock()
-	e.next++
-	ticket, ch := e.next, make(chan sim.Answer, 1)
-	e.waiting[ticket] = ch
-	e.mu.Unlock()
-	e.send(httpRequestMsg{ticket: ticket, req: req})
-	select {
-	case a := <-ch:
-		switch {
-		case a.Reset:
-			return engine.PaymentResponse{}, httpapi.ErrResetConnection
-		case a.Err != nil:
-			return engine.PaymentResponse{}, a.Err
-		}
-		return a.Resp, nil
-	case <-ctx.Done():
-		e.mu.Lock()
-		delete(e.waiting, ticket)
-		e.mu.Unlock()
-		return engine.PaymentResponse{}, ctx.Err()
-	}
-}
-
-// Payment reads the payment from the simulation's database.
-func (e *httpEdge) Payment(ctx context.Context, id uuid.UUID) (engine.PaymentStatus, error) {
-	s := e.current.Load()
-	if s == nil {
-		return engine.PaymentStatus{}, fmt.Errorf("the simulation is being built: %w", engine.ErrConnection)
-	}
-	return s.PaymentStatus(ctx, id)
-}
-
-// answer hands answers to the clients waiting for them.
-func (e *httpEdge) answer(answers ...sim.Answer) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, a := range answers {
-		if ch, ok := e.waiting[a.Ticket]; ok {
-			delete(e.waiting, a.Ticket)
-			ch <- a
-		}
-	}
-}
-
-// abandon resets every waiting client: the simulation they were queued in
-// is gone (another scene, a reset, a rewind), as a restarted server drops
-// its connections.
-func (e *httpEdge) abandon() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for t, ch := range e.waiting {
-		delete(e.waiting, t)
-		ch <- sim.Answer{Ticket: t, Reset: true}
-	}
-}
-
-// curl are the commands a workshop types to reach the API.
-func (e *httpEdge) curl() []string {
-	return []string{
-		fmt.Sprintf(`curl -i http://%s/payments -H 'Idempotency-Key: k-1' -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`, e.addr),
-		fmt.Sprintf("curl -s http://%s/metrics | grep ^outboxlab_outbox", e.addr),
-	}
-}
-
-// requestStep is the scene command a POST /payments is: the session's log
-// keeps it, so a saved session replays it.
-func requestStep(req engine.PaymentRequest) scenes.Step {
-	st := scenes.Step{Cmd: scenes.CmdRequest, KV: map[string]string{
-		"amount": strconv.FormatInt(req.AmountCents, 10), "client": req.ClientID, "currency": req.Currency,
-	}}
-	if req.IdempotencyKey != "" {
-		st.KV["key"] = req.IdempotencyKey
-	}
-	if req.TraceParent != "" {
-		st.KV["trace"] = req.TraceParent
-	}
-	return st
-}
-
-// errNoSimulation answers a request that came while no simulation ran.
-var errNoSimulation = fmt.Errorf("no simulation runs yet (it is being built): %w", engine.ErrConnection)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -29,15 +29,15 @@ type reply struct {
 // and GET /metrics read the simulation's database.
 func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
-	edge, err := listenHTTP("127.0.0.1:0")
+	e, err := listenHTTP("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.m.http = edge
-	edge.simulating(d.m.sim, d.m.srv, d.m.opts.DBPrefix)
-	edge.serve(func(msg tea.Msg) { d.msgs <- msg }, nil)
-	t.Cleanup(edge.close)
-	base := "http://" + edge.addr
+	d.m.http = e
+	e.Simulating(d.m.sim, d.m.srv, d.m.opts.DBPrefix)
+	e.Serve(func(r edge.Request) { d.msgs <- httpRequestMsg(r) }, nil)
+	t.Cleanup(e.Close)
+	base := "http://" + e.Addr
 
 	// Each request on a connection of its own: Go's transport would
 	// otherwise retry a request with an Idempotency-Key on a reset by itself.

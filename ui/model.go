@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -65,8 +66,8 @@ type Model struct {
 	page  page // the mode of the screen: the free simulator, a lesson, play
 
 	err   error
-	first tea.Cmd   // the first command, prepared by NewModel
-	http  *httpEdge // the HTTP API (--http), nil without it
+	first tea.Cmd    // the first command, prepared by NewModel
+	http  *edge.Edge // the HTTP API (--http), nil without it
 	// tracing is OpenTelemetry for every simulation built (the story's
 	// trace view, --otlp); nil traces nothing.
 	tracing *tracing
@@ -158,8 +159,8 @@ func (m *Model) buildSim() tea.Cmd {
 	old := m.sim
 	if m.http != nil {
 		// Requests queued in the old simulation die with it.
-		m.http.simulating(nil, nil, "")
-		m.http.abandon()
+		m.http.Simulating(nil, nil, "")
+		m.http.Abandon()
 	}
 	m.sim, m.simDone, m.session, m.pos = nil, nil, nil, sim.Position{Forked: -1}
 	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
@@ -260,10 +261,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case httpRequestMsg:
 		if m.sim == nil {
-			m.http.answer(sim.Answer{Ticket: msg.ticket, Err: errNoSimulation})
+			m.http.Answer(sim.Answer{Ticket: msg.Ticket, Err: edge.ErrNoSimulation})
 			return m, nil
 		}
-		return m, m.enqueue(action{kind: actDo, step: requestStep(msg.req), user: true, ticket: msg.ticket})
+		return m, m.enqueue(action{kind: actDo, step: edge.Step(msg.Req), user: true, ticket: msg.Ticket})
 	case closeChaosMsg:
 		m.showChaos = false
 		return m, m.resize()
@@ -307,10 +308,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
 		if m.http != nil {
-			m.http.simulating(msg.sim, m.srv, m.opts.DBPrefix)
-			if !m.http.said {
-				m.http.said = true
-				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.addr)
+			m.http.Simulating(msg.sim, m.srv, m.opts.DBPrefix)
+			if !m.http.Said {
+				m.http.Said = true
+				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.Addr)
 			}
 		}
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())

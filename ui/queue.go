@@ -54,10 +54,10 @@ func (m *Model) startNext() tea.Cmd {
 func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	m.busy = false
 	if m.http != nil {
-		m.http.answer(msg.answers...)
+		m.http.Answer(msg.answers...)
 		if msg.act.ticket != 0 && msg.err != nil {
 			// The request was refused before the api saw it.
-			m.http.answer(sim.Answer{Ticket: msg.act.ticket, Err: msg.err})
+			m.http.Answer(sim.Answer{Ticket: msg.act.ticket, Err: msg.err})
 		}
 	}
 	var cmds []tea.Cmd
@@ -107,7 +107,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 		m.tickTag++
 		if m.http != nil {
 			// The replay has no client waiting: those queued are reset.
-			m.http.abandon()
+			m.http.Abandon()
 		}
 		// The learner's payments are numbered by their keys: after a
 		// rewind the next p is the one that came next then.

@@ -16,6 +16,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -189,12 +190,12 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		if opts.Play {
 			return &UsageError{errors.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")}
 		}
-		edge, err := listenHTTP(opts.HTTP)
+		e, err := listenHTTP(opts.HTTP)
 		if err != nil {
 			return err
 		}
-		m.http = edge
-		defer edge.close()
+		m.http = e
+		defer e.Close()
 	}
 
 	// 30 frames a second is plenty for a stepped simulation and halves the
@@ -232,7 +233,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	}
 	p := tea.NewProgram(m, popts...)
 	if m.http != nil {
-		m.http.serve(p.Send, nil)
+		m.http.Serve(func(r edge.Request) { p.Send(httpRequestMsg(r)) }, nil)
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
