@@ -15,13 +15,17 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/live"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
+	"github.com/outboxlab/outboxlab/telemetry"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
@@ -38,7 +42,9 @@ Usage:
                                 play a scene or a lesson by itself, with captions, then exit
   outboxlab doctor [flags]      boot the embedded PostgreSQL, report, stop (exit 0 ok,
                                 1 it failed, 2 bad flags or no PostgreSQL to use)
-  outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C
+  outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C;
+                                with --http HOST:PORT also a simulation live, in real time, behind
+                                its HTTP API (POST /payments, GET /payments/{id}, GET /metrics)
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
@@ -605,23 +611,114 @@ func bootExit(err error) int {
 // serve keeps the server up for a look with psql, and stops it cleanly on
 // SIGINT, SIGTERM or SIGHUP.
 func serve(args []string, stdout, stderr io.Writer) int {
-	srv, ctx, stop, code := bootCommand("serve", args, stdout, stderr)
-	if srv == nil {
+	fs := newFlagSet("serve", stderr)
+	var pf pgFlags
+	pf.register(fs)
+	httpAddr := fs.String("http", "", "also run a simulation live, in real time, and serve its HTTP API at `HOST:PORT` (no host: loopback): POST /payments, GET /payments/{id}, GET /metrics")
+	scene := fs.String("scene", "two-consumers", "with --http: the scene whose settings the live simulation runs (its actors; never its script)")
+	var sf sceneFlags
+	sf.register(fs)
+	otlp := fs.String("otlp", "", "with --http: send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT`")
+	if err := parse(fs, args); err != nil {
+		return exitUsage
+	}
+	fail := func(err error, code int) int {
+		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return code
 	}
-	defer stop()
-	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
-	// The simulator's tables are in databases of their own, one per
-	// pipeline, as its last session left them.
-	for _, kind := range []string{"outbox", "naive"} {
-		fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(ui.DefaultDBPrefix+"_"+kind))
+	var set scenes.Settings
+	var e *edge.Edge
+	if *httpAddr != "" {
+		// Bad input is said before anything boots: the scene, the mode, the
+		// address (a port in use), the collector's endpoint.
+		all, err := scenes.Load(sf.dir)
+		if err != nil {
+			return fail(err, exitUsage)
+		}
+		sc, err := scenes.Find(all, *scene)
+		if err != nil {
+			return fail(err, exitUsage)
+		}
+		set = sc.Settings
+		if sf.mode != "" {
+			mode, err := scenes.ParseMode(sf.mode)
+			if err != nil {
+				return fail(fmt.Errorf("--mode %w", err), exitUsage)
+			}
+			set.Mode = mode
+		}
+		if e, err = edge.Listen(*httpAddr); err != nil {
+			return fail(err, exitUsage)
+		}
+		defer e.Close()
+	} else if *otlp != "" || sf.mode != "" {
+		return fail(errors.New("--otlp and --mode go with --http: without it serve only keeps PostgreSQL up"), exitUsage)
 	}
-	fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
-	<-ctx.Done()
+	ctx, stop := signalContext()
+	defer stop()
+	srv, err := pg.Boot(ctx, pf.options(nil))
+	if err != nil {
+		return fail(err, bootExit(err))
+	}
+	for _, f := range srv.Facts() {
+		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
+	}
+	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
+	if e == nil {
+		// The simulator's tables are in databases of their own, one per
+		// pipeline, as its last session left them.
+		for _, kind := range []string{"outbox", "naive"} {
+			fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(ui.DefaultDBPrefix+"_"+kind))
+		}
+		fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
+		<-ctx.Done()
+	} else if code := serveLive(ctx, srv, e, set, sf.seed, *otlp, stdout, stderr); code != exitOK {
+		_ = srv.Stop()
+		return code
+	}
 	if err := srv.Stop(); err != nil {
-		fmt.Fprintf(stderr, "outboxlab serve: stop: %v\n", err)
-		return exitFail
+		return fail(fmt.Errorf("stop: %w", err), exitFail)
 	}
 	fmt.Fprintln(stdout, "stopped")
+	return exitOK
+}
+
+// serveLive runs a simulation of set in real time behind e until ctx ends.
+func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Settings, seed uint64, otlp string, stdout, stderr io.Writer) int {
+	prefix := "live"
+	if srv.SharedWith != "" || srv.External() {
+		prefix = fmt.Sprintf("live%d", os.Getpid()) // a server outboxlab did not boot here: databases of this run's own
+		defer func() {
+			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for _, kind := range set.Pipelines() {
+				_ = srv.DropDatabase(dctx, prefix+"_"+kind)
+			}
+		}()
+	}
+	opts := live.Options{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix, Edge: e}
+	if otlp != "" {
+		exp, err := telemetry.NewOTLPExporter(ctx, otlp, func(err error) { fmt.Fprintf(stderr, "outboxlab serve: otlp: %v\n", err) })
+		if err != nil {
+			fmt.Fprintf(stderr, "outboxlab serve: --otlp %s: %v\n", otlp, err)
+			return exitUsage
+		}
+		tp := telemetry.NewTracerProvider(telemetry.TracingConfig{Exporter: exp})
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			_ = tp.Shutdown(sctx)
+		}()
+		opts.Tracing = sim.Tracing{Provider: tp}
+	}
+	fmt.Fprintf(stdout, "%-10s http://%s (mode %s: the api answers at once; the relay and consumers run as time passes)\n", "api:", e.Addr, set.Mode)
+	for _, c := range e.Curl() {
+		fmt.Fprintf(stdout, "%-10s %s\n", "try:", c)
+	}
+	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
+	if err := live.Run(ctx, opts); err != nil {
+		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
+		return exitFail
+	}
 	return exitOK
 }

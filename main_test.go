@@ -55,6 +55,9 @@ func TestBadInput(t *testing.T) {
 		{"http port in use", []string{"--http", busyPort(t), "--data-dir", tempDataDir(t)}, exitUsage, "another program listens there; choose another port"},
 		{"http address without a port", []string{"--http", "localhost", "--data-dir", tempDataDir(t)}, exitUsage, "want HOST:PORT"},
 		{"http with play", []string{"play", "dual-write-crash", "--http", "127.0.0.1:0", "--data-dir", tempDataDir(t)}, exitUsage, "flag provided but not defined: -http"},
+		{"serve on a port in use", []string{"serve", "--http", busyPort(t), "--data-dir", tempDataDir(t)}, exitUsage, "another program listens there"},
+		{"serve with an unknown scene", []string{"serve", "--http", "127.0.0.1:0", "--scene", "nope", "--data-dir", tempDataDir(t)}, exitUsage, `unknown scene "nope"`},
+		{"serve --otlp without --http", []string{"serve", "--otlp", "127.0.0.1:4318", "--data-dir", tempDataDir(t)}, exitUsage, "go with --http"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,82 @@
+// Package live runs a simulation in real time with no screen, for
+// `outboxlab serve --http`: HTTP requests are the api actor's work as in the
+// TUI, and the relay and consumers run on their own as wall time passes, so
+// a workshop's curl and load see a deployment, and /metrics its backlog.
+package live
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// Options say what to run.
+type Options struct {
+	Server   *pg.Server
+	Settings scenes.Settings
+	Seed     uint64
+	DBPrefix string
+	Tracing  sim.Tracing
+	// Edge is the HTTP API, listening already; Run serves it.
+	Edge *edge.Edge
+	// Tick is how often the clock follows wall time; default 100 ms.
+	Tick time.Duration
+}
+
+// Run builds the simulation and drives it until ctx ends: each request the
+// moment it arrives (the api answers at once), and every tick the virtual
+// clock moved on by the wall time that passed, every actor run until quiet.
+// It is the simulation's only driver: the edge's handlers reach it through
+// a channel.
+func Run(ctx context.Context, o Options) error {
+	if o.Tick <= 0 {
+		o.Tick = 100 * time.Millisecond
+	}
+	s, err := sim.New(ctx, sim.Config{Server: o.Server, Settings: o.Settings, Seed: o.Seed, DBPrefix: o.DBPrefix, Tracing: o.Tracing})
+	if err != nil {
+		return fmt.Errorf("live: %w", err)
+	}
+	defer s.Close()
+	requests := make(chan edge.Request, 64)
+	o.Edge.Simulating(s, o.Server, o.DBPrefix)
+	o.Edge.Serve(func(r edge.Request) {
+		select {
+		case requests <- r:
+		case <-ctx.Done():
+		}
+	}, nil)
+	defer o.Edge.Close()
+
+	tick := time.NewTicker(o.Tick)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return nil
+		case r := <-requests:
+			s.SetTicket(r.Ticket)
+			err = s.Do(ctx, edge.Step(r.Req))
+			s.SetTicket(0)
+			if err != nil {
+				o.Edge.Answer(sim.Answer{Ticket: r.Ticket, Err: err})
+				err = nil
+				break
+			}
+			err = s.Do(ctx, scenes.Run) // a live api answers now, not at the next tick
+		case now := <-tick.C:
+			err = s.Elapse(ctx, now.Sub(last))
+			last = now
+		}
+		o.Edge.Answer(s.TakeAnswers()...)
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("live: %w", err)
+		}
+	}
+}

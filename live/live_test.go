@@ -1,0 +1,114 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// serve --http, over a real listener: payments posted at once by several
+// clients are each answered 201 by the api, and with nobody stepping
+// anything the relay and both consumers carry every event through as wall
+// time passes — GET shows each published and applied by both, /metrics no
+// pending row. Ending the context ends Run.
+func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
+	srv := pgtest.Server(t)
+	e, err := edge.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	prefix := fmt.Sprintf("livetest%d", os.Getpid())
+	t.Cleanup(func() {
+		for _, k := range []string{"outbox", "naive"} {
+			_ = srv.DropDatabase(context.Background(), prefix+"_"+k)
+		}
+	})
+	set := scenes.Settings{Mode: scenes.Outbox, Relays: 1, Lease: 30 * time.Second, Batch: 10, MaxAttempts: 5, Seed: 1}
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Server: srv, Settings: set, DBPrefix: prefix, Edge: e, Tick: 20 * time.Millisecond})
+	}()
+	base := "http://" + e.Addr
+
+	const clients = 8
+	ids := make([]string, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", base+"/payments", strings.NewReader(fmt.Sprintf(`{"client_id":"c%d","amount_cents":%d,"currency":"EUR"}`, i, 100+i)))
+			req.Header.Set("Idempotency-Key", fmt.Sprintf("live-%d", i))
+			resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+			if err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			var body struct {
+				PaymentID string `json:"payment_id"`
+			}
+			if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&body) != nil {
+				t.Errorf("client %d: %s", i, resp.Status)
+			}
+			ids[i] = body.PaymentID
+		}()
+	}
+	wg.Wait()
+	for i, id := range ids {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			resp, err := http.Get(base + "/payments/" + id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st struct {
+				Events []struct {
+					State     string            `json:"state"`
+					AppliedBy []json.RawMessage `json:"applied_by"`
+				} `json:"events"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if err == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("payment %d (%s) not published and applied by both consumers: %+v", i, id, st)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if m := string(body); err != nil || !strings.Contains(m, `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`) {
+		t.Errorf("/metrics: want no pending row:\n%s", m)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end with its context")
+	}
+}
