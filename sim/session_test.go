@@ -61,7 +61,16 @@ func session(t *testing.T, sc *scenes.Scene) *Session {
 		t.Fatal(err)
 	}
 	t.Cleanup(se.Close)
-	for _, st := range sc.Steps {
+	playSteps(t, se, sc.Steps)
+	return se
+}
+
+// playSteps does a scene's commands on the session, a run as the TUI's n
+// does it: one step at a time until nothing moves.
+func playSteps(t *testing.T, se *Session, steps []scenes.Step) {
+	t.Helper()
+	ctx := context.Background()
+	for _, st := range steps {
 		if st.Cmd != "run" {
 			if _, err := se.Do(ctx, st); err != nil {
 				t.Fatalf("%s: %v", st, err)
@@ -78,7 +87,6 @@ func session(t *testing.T, sc *scenes.Scene) *Session {
 			}
 		}
 	}
-	return se
 }
 
 // Going back to any point of a session and forward again gives the tables,

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/pg/pgtest"
-	"github.com/outboxlab/outboxlab/scenes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -27,23 +26,7 @@ func TestTracingLeavesTheRunAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(se.Close)
-	for _, st := range sc.Steps {
-		if st.Cmd == "run" {
-			for {
-				moved, err := se.Do(ctx, scenes.Next)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !moved {
-					break
-				}
-			}
-			continue
-		}
-		if _, err := se.Do(ctx, st); err != nil {
-			t.Fatalf("%s: %v", st, err)
-		}
-	}
+	playSteps(t, se, sc.Steps)
 	if traced := timelineJSON(t, se.Sim().Timeline(0)); traced != plain {
 		t.Errorf("tracing changed the timeline: %s", firstDiff(plain, traced))
 	}
