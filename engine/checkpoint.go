@@ -58,6 +58,9 @@ type Event struct {
 	Delivery   int       // broker delivery count (1 = first delivery)
 	Detail     Phrase    // short human text, e.g. "lease until 12:00:30"
 	LeaseUntil time.Time // RelayClaimed: the lease the claim wrote (zero when a transaction holds the rows instead)
+	// InboxKey is a consumer's inbox key when it is not the message id (the
+	// wrong StrategyTraceID keys on the trace id); uuid.Nil otherwise.
+	InboxKey uuid.UUID
 }
 
 // Hook is called synchronously by an actor at each checkpoint. It may block

@@ -28,15 +28,31 @@ const (
 	// of failing the transaction. It skips the version check too: it is the
 	// "AlreadyProcessed(id) then Process(id)" code of the design, nothing more.
 	StrategySelectThenInsert Strategy = "select-then-insert"
+	// StrategyTraceID is the deliberately wrong one of S22: the inbox, right
+	// in every way (the primary key decides, in the effect's transaction,
+	// versions are checked) but for its key, which is the trace id the
+	// delivery carries instead of the event id. A trace id is 16 bytes, so it
+	// fits inbox_messages.message_id (a uuid) without complaint, and every
+	// redelivery carries the same one, so real duplicates are absorbed and
+	// a duplicate test passes. But a trace correlates, it does not
+	// identify: it follows one request through every process it touches,
+	// and one request can make several events. A payment and its capture
+	// share a trace (the capture continues the payment's request), so the
+	// capture's marker collides with the payment's: the inbox takes a new
+	// event for a duplicate, commits and ACKs it, and its effect is
+	// suppressed — silently, with no error, although the broker delivered
+	// nothing twice. Only the event id, made once and kept by every retry,
+	// says "the same event".
+	StrategyTraceID Strategy = "trace-id"
 )
 
 // ParseStrategy returns the strategy with that name.
 func ParseStrategy(name string) (Strategy, error) {
 	switch s := Strategy(name); s {
-	case StrategyInbox, StrategySelectThenInsert:
+	case StrategyInbox, StrategySelectThenInsert, StrategyTraceID:
 		return s, nil
 	}
-	return "", fmt.Errorf("unknown consumer strategy %q (want %q or %q)", name, StrategyInbox, StrategySelectThenInsert)
+	return "", fmt.Errorf("unknown consumer strategy %q (want %q, %q or %q)", name, StrategyInbox, StrategySelectThenInsert, StrategyTraceID)
 }
 
 // Effect is the business effect a consumer applies.
@@ -220,7 +236,7 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error
 	if !fresh {
 		return c.duplicate(ctx, d, res)
 	}
-	if c.cfg.Strategy == StrategyInbox && !c.cfg.IgnoreVersions {
+	if c.cfg.Strategy != StrategySelectThenInsert && !c.cfg.IgnoreVersions {
 		if stop, err := c.checkVersion(ctx, db, d, &res); stop || err != nil {
 			return res, err
 		}
@@ -264,12 +280,18 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 		}
 		return n == 0, nil
 	}
-	tag, err := c.exec(ctx, db, stmtInsertInboxMessage, c.consumer, d.ID, now)
+	key, traced := c.inboxKey(d)
+	tag, err := c.exec(ctx, db, stmtInsertInboxMessage, c.consumer, key, now)
 	if err != nil {
 		return false, err
 	}
 	detail := Say("inbox marker inserted: first time this consumer sees the message")
-	if tag.RowsAffected() == 0 {
+	switch {
+	case traced && tag.RowsAffected() == 0:
+		detail = Say("inbox key is trace %s, already there: taken for a duplicate", trace.TraceID(key))
+	case traced:
+		detail = Say("inbox key is trace %s, not the message id", trace.TraceID(key))
+	case tag.RowsAffected() == 0:
 		detail = Say("inbox marker already there: a duplicate")
 	}
 	ev := c.event(d, ConsumerInboxInserted, detail)
@@ -278,6 +300,20 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 		return false, err
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// inboxKey is what the inbox marker is keyed on: the event id; for
+// StrategyTraceID, the trace id the delivery carries (its "traceparent"
+// header, else the envelope's stored one), and traced is true. A delivery
+// that carries no valid trace is keyed on its event id: the wrong strategy
+// is wrong in that one way only.
+func (c *Consumer) inboxKey(d Delivery) (key uuid.UUID, traced bool) {
+	if c.cfg.Strategy == StrategyTraceID {
+		if sc := carried(d); sc.IsValid() {
+			return uuid.UUID(sc.TraceID()), true
+		}
+	}
+	return d.ID, false
 }
 
 // duplicate commits the (empty) transaction and ACKs: an expected outcome, not an error.
@@ -391,7 +427,11 @@ func (c *Consumer) event(d Delivery, at Checkpoint, detail Phrase) Event {
 	if json.Unmarshal(d.Payload, &p) == nil {
 		pid = p.PaymentID
 	}
-	return Event{Checkpoint: at, MessageIDs: []uuid.UUID{d.ID}, PaymentID: pid, Delivery: d.Count, Detail: detail}
+	ev := Event{Checkpoint: at, MessageIDs: []uuid.UUID{d.ID}, PaymentID: pid, Delivery: d.Count, Detail: detail}
+	if key, traced := c.inboxKey(d); traced {
+		ev.InboxKey = key
+	}
+	return ev
 }
 
 // changeNotifier is implemented by subscribers that can wake a waiting consumer.

@@ -52,11 +52,11 @@ type batchItem struct {
 // guarantees (inbox marker, version check, effect, commit, then ACK), one
 // set-based statement per step instead of one per delivery. Deliveries
 // refused for their version have their markers removed inside the
-// transaction and are NACKed (gap) or rejected (stale) after it. The
-// select-then-insert strategy has no batch form: its deliveries are handled
-// one by one. With tracing on, the transaction is one span linked to every
-// delivery's context, and each delivery's ACK (NACK, reject) a child span
-// carrying its outcome.
+// transaction and are NACKed (gap) or rejected (stale) after it. The wrong
+// strategies (select-then-insert, trace-id) have no batch form: their
+// deliveries are handled one by one. With tracing on, the transaction is
+// one span linked to every delivery's context, and each delivery's ACK
+// (NACK, reject) a child span carrying its outcome.
 func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) (results []ConsumeResult, err error) {
 	if c.cfg.Strategy != StrategyInbox {
 		out := make([]ConsumeResult, 0, len(ds))

@@ -280,8 +280,81 @@ func (b *bundle) envelope(t *testing.T, id uuid.UUID) (Envelope, error) {
 	return e, err
 }
 
+// S22, the wrong way: an inbox keyed on the trace id takes a payment's
+// capture, a second event of the same trace, for a duplicate of the payment
+// and suppresses its effect (here, moving the consumer's position to version
+// 2), although the broker delivered nothing twice. Keyed on the event id,
+// both events are applied. A delivery that carries no trace is keyed on its
+// event id.
+func TestTraceIDKeySuppressesASecondEventOfTheTrace(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	w := b.writer(t, nil)
+	created := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("c1")))
+	tp := payment("c1").TraceParent // the capture continues its trace: same trace id, another span
+	captured := must[Envelope](t)(w.CapturePayment(ctx, created.PaymentID, uuid.Nil, tp[:36]+"b7ad6b7169203331-01"))
+	untraced := must[PaymentResponse](t)(w.CreatePayment(ctx, PaymentRequest{ClientID: "c2", AmountCents: 700, Currency: "EUR"}))
+	if res := must[RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx)); res.Marked != 3 {
+		t.Fatalf("relay: %+v", res)
+	}
+	traceID := uuid.MustParse(tp[3:35])
+	var keys []uuid.UUID
+	hook := func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == ConsumerInboxInserted {
+			keys = append(keys, ev.InboxKey)
+		}
+		return nil
+	}
+	right := b.consumer(t, "accounting", StrategyInbox, nil)
+	wrong := NewConsumer(ConsumerConfig{Name: "notifications", Strategy: StrategyTraceID, Connect: b.connect, Subscriber: b.broker,
+		Clock: b.clock, Hook: hook, Counters: b.counters})
+	t.Cleanup(func() { _ = wrong.Close(context.Background()) })
+	ids := []uuid.UUID{created.EventID, captured.ID, untraced.EventID}
+	for _, tc := range []struct {
+		c    *Consumer
+		want []Outcome
+	}{
+		{right, []Outcome{OutcomeApplied, OutcomeApplied, OutcomeApplied}},
+		{wrong, []Outcome{OutcomeApplied, OutcomeDuplicate, OutcomeApplied}},
+	} {
+		for i, want := range tc.want {
+			res := must[ConsumeResult](t)(tc.c.Step(ctx))
+			if res.MessageID != ids[i] || res.Outcome != want {
+				t.Errorf("%s, delivery %d: %s of %s, want %s of %s", tc.c.consumer, i+1, res.Outcome, res.MessageID, want, ids[i])
+			}
+		}
+	}
+	if want := []uuid.UUID{traceID, traceID, uuid.Nil}; len(keys) != 3 || keys[0] != want[0] || keys[1] != want[1] || keys[2] != want[2] {
+		t.Errorf("inbox keys the checkpoints name %v, want %v (the trace, twice; none for the untraced event)", keys, want)
+	}
+	for _, c := range []struct {
+		sql  string
+		args []any
+		want int64
+	}{
+		{"SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting' AND message_id = ANY($1)", []any{ids}, 3},
+		{"SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications' AND message_id = $1", []any{traceID}, 1},
+		{"SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications' AND message_id = $1", []any{untraced.EventID}, 1},
+		{"SELECT last_version FROM consumer_positions WHERE consumer_name = 'accounting' AND aggregate_id = $1", []any{created.PaymentID.String()}, 2},
+		{"SELECT last_version FROM consumer_positions WHERE consumer_name = 'notifications' AND aggregate_id = $1", []any{created.PaymentID.String()}, 1},
+		{"SELECT count(*) FROM notifications", nil, 2},
+	} {
+		if n := b.count(t, c.sql, c.args...); n != c.want {
+			t.Errorf("%s: %d, want %d", c.sql, n, c.want)
+		}
+	}
+	st := b.broker.Stats()
+	if st.Duplicated != 0 || st.Redelivered != 0 || st.InFlight["notifications"] != 0 || st.Queued["notifications"] != 0 {
+		t.Errorf("broker %+v: no delivery twice, and everything settled", st)
+	}
+	if n := b.counters.DuplicatesIgnored.Load(); n != 1 {
+		t.Errorf("duplicates ignored %d, want 1: the capture, taken for one", n)
+	}
+}
+
 func TestParseStrategy(t *testing.T) {
-	for _, name := range []string{"inbox", "select-then-insert"} {
+	for _, name := range []string{"inbox", "select-then-insert", "trace-id"} {
 		if s, err := ParseStrategy(name); err != nil || string(s) != name {
 			t.Errorf("ParseStrategy(%q) = %q, %v", name, s, err)
 		}

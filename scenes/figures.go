@@ -26,6 +26,7 @@ var FigureTable = []Figure{
 	{"lost_events", "lost events", "committed payments a consumer never heard of, with nothing left in flight"},
 	{"phantom_effects", "phantom effects", "effects for payments that do not exist"},
 	{"duplicate_effects", "duplicate effects", "effects applied more than once for one message and consumer"},
+	{"suppressed_effects", "suppressed effects", "published events a consumer was handed and settled without their effect (taken for a duplicate of another event: S22's inbox keyed on the trace id); outbox rows against each consumer's effects, less what the broker still holds for it"},
 	{"dead_lettered", "dead-lettered", "outbox rows dead-lettered after their last attempt"},
 	{"pending", "pending", "outbox rows neither published nor dead-lettered"},
 	{"max_attempts", "max attempts", "the most attempts any outbox row took"},

@@ -262,7 +262,7 @@ func (s *Settings) set(key, val string) error {
 	case "naive":
 		err, s.Naive = oneOf("commit-then-publish", "publish-then-commit"), val
 	case "consumer":
-		err, s.Consumer = oneOf("inbox", "select-then-insert"), val
+		err, s.Consumer = oneOf("inbox", "select-then-insert", "trace-id"), val
 	case "relay":
 		err, s.HoldTx = oneOf("claim-then-publish", "hold-transaction"), val == "hold-transaction"
 	case "order":

@@ -9,7 +9,7 @@
 //	title.es: La escritura doble pierde un evento  optional: title and teaches.LANG: in a language by its two-letter code
 //	mode: compare                                  naive | outbox | compare (default outbox)
 //	naive: commit-then-publish                     or publish-then-commit
-//	consumer: inbox                                or select-then-insert (the wrong way, S18)
+//	consumer: inbox                                or select-then-insert (the wrong way, S18), or trace-id (the inbox keyed on the trace id, S22)
 //	relays: 2                                      1 or 2
 //	lease: 30s  ack-timeout: 30s  max-attempts: 12  batch: 10   (one per line)
 //	variant: select-then-insert consumer: select-then-insert     a named variant overriding settings
@@ -71,7 +71,7 @@ func (sc *Scene) TeachesIn(lang string) string {
 type Settings struct {
 	Mode        Mode   // naive | outbox | compare
 	Naive       string // commit-then-publish | publish-then-commit
-	Consumer    string // inbox | select-then-insert
+	Consumer    string // inbox | select-then-insert | trace-id
 	Relays      int
 	Workers     int // accounting workers (2 shows concurrent deliveries, S18)
 	Lease       time.Duration

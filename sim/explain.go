@@ -101,11 +101,22 @@ func explain(who string, ev engine.Event) Text {
 			// The wrong way (S18): a SELECT decides, holding no lock.
 			return text("%s SELECTs for an earlier effect of %s and finds %d: with no lock and no unique key, a concurrent duplicate finds nothing either", who, m, ev.Rows)
 		}
+		if ev.InboxKey != uuid.Nil {
+			// The wrong way (S22): the key is the trace id, which every
+			// event of one request shares.
+			if ev.Rows == 0 {
+				return text("%s's inbox insert of %s under its trace id %s hit the unique key: 0 rows, because an earlier event of the same trace is there, not this message", who, m, short(ev.InboxKey))
+			}
+			return text("%s recorded %s in its inbox under its trace id %s (1 row), not its message id: a later event of the same trace will collide with it", who, m, short(ev.InboxKey))
+		}
 		if ev.Rows == 0 {
 			return text("%s's inbox insert of %s hit the unique key: 0 rows, it has seen this message", who, m)
 		}
 		return text("%s recorded %s in its inbox (1 row), in the same transaction as the effect to come", who, m)
 	case engine.ConsumerDuplicate:
+		if ev.InboxKey != uuid.Nil {
+			return text("%s takes %s, a new event, for a duplicate of trace %s: it commits and ACKs with no effect, so this event's effect is suppressed", who, m, short(ev.InboxKey))
+		}
 		return text("%s ignores duplicate %s: it commits and ACKs, no second effect", who, m)
 	case engine.ConsumerVersionGap:
 		return text("%s refuses %s: unexpected aggregate_version%s; not applied out of order", who, m, detail(ev))

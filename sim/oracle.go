@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
@@ -28,6 +29,7 @@ type Oracle struct {
 	LostEvents          int64 // committed payments a consumer never heard of, with nothing left in flight
 	PhantomEffects      int64 // effects for payments that do not exist
 	DuplicateEffects    int64 // effects applied more than once for one message and consumer
+	SuppressedEffects   int64 // published events a consumer settled without their effect (S22)
 	DeadLettered        int64
 	Pending             int64 // outbox rows not yet published nor dead-lettered
 	MaxAttempts         int64
@@ -41,7 +43,12 @@ type Oracle struct {
 
 	// Examples name a message id for each violation, so the UI can point at it.
 	LostExample, PhantomExample, DuplicateExample, DoubleLeaseExample string
+	SuppressedExample                                                 string
 }
+
+// sqlSuppressedEffects lists the published events a consumer lacks the
+// effect of (suppressed_effects).
+var sqlSuppressedEffects = statement("suppressed_effects")
 
 // figures is the one table of the oracle's figures: the name an `expect`
 // line and `run --json` use, and where its value is. scenes.Figures lists the
@@ -63,6 +70,7 @@ var figures = []struct {
 	{"lost_events", func(o *Oracle) int64 { return o.LostEvents }},
 	{"phantom_effects", func(o *Oracle) int64 { return o.PhantomEffects }},
 	{"duplicate_effects", func(o *Oracle) int64 { return o.DuplicateEffects }},
+	{"suppressed_effects", func(o *Oracle) int64 { return o.SuppressedEffects }},
 	{"dead_lettered", func(o *Oracle) int64 { return o.DeadLettered }},
 	{"pending", func(o *Oracle) int64 { return o.Pending }},
 	{"max_attempts", func(o *Oracle) int64 { return o.MaxAttempts }},
@@ -176,6 +184,9 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 		return o, fmt.Errorf("missing effects: %w", err)
 	}
 	o.LostEvents = int64(len(lost))
+	if err := p.suppressedEffects(ctx, &o); err != nil {
+		return o, err
+	}
 
 	c := p.counters
 	o.DuplicatesIgnored = c.DuplicatesIgnored.Load()
@@ -220,3 +231,48 @@ func (p *Pipeline) inFlightPayments() map[string]map[string]bool {
 }
 
 func paymentOf(m engine.Message) string { return m.AggregateID }
+
+// suppressedEffects counts, per consumer, the published events whose effect
+// it lacks although the broker holds them for it no longer: delivered,
+// ACKed, and never applied — an inbox keyed on something other than the
+// event id (S22's trace id) took them for duplicates. lost_events, per
+// payment, cannot see it: the payment's first effect is there. An event the
+// broker still holds for the consumer (queued, unACKed, rejected to its dead
+// letters) is not counted: its effect may still come, or an operator has it.
+func (p *Pipeline) suppressedEffects(ctx context.Context, o *Oracle) error {
+	rows, err := p.pool.Query(ctx, sqlSuppressedEffects)
+	if err != nil {
+		return fmt.Errorf("suppressed effects: %w", err)
+	}
+	type pair struct{ consumer, id string }
+	var missing []pair
+	for rows.Next() {
+		var m pair
+		if err := rows.Scan(&m.id, &m.consumer); err != nil {
+			rows.Close()
+			return fmt.Errorf("suppressed effects: %w", err)
+		}
+		missing = append(missing, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("suppressed effects: %w", err)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	held := map[pair]bool{}
+	for _, u := range p.broker.Unsettled() {
+		held[pair{u.Subscription, u.Message.ID.String()}] = true
+	}
+	for _, m := range missing {
+		if held[m] || slices.ContainsFunc(p.broker.DeadLetters(m.consumer), func(dl engine.DeadLetter) bool { return dl.Delivery.ID.String() == m.id }) {
+			continue
+		}
+		if o.SuppressedEffects == 0 {
+			o.SuppressedExample = m.id
+		}
+		o.SuppressedEffects++
+	}
+	return nil
+}

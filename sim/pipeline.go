@@ -198,8 +198,8 @@ func (p *Pipeline) addRelay(name string) *runner {
 
 func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 	strategy := engine.StrategyInbox
-	if p.sim.settings.Consumer == "select-then-insert" {
-		strategy = engine.StrategySelectThenInsert
+	if s, err := engine.ParseStrategy(p.sim.settings.Consumer); err == nil {
+		strategy = s // the scene's parser accepted only these names
 	}
 	var c *engine.Consumer
 	build := func() {
