@@ -110,7 +110,8 @@ func fixtureOracles() []sim.Oracle {
 func fixtureBadOracle() []sim.Oracle {
 	return []sim.Oracle{{Pipeline: "outbox", Payments: 2, OutboxRows: 2, Published: 2, Publishes: 3, Deliveries: 6,
 		DuplicatesDelivered: 2, Effects: 5, DuplicateEffects: 1, DuplicateExample: "0190f5a2-7c1e-7000-8000-0000000000bb",
-		PhantomEffects: 2, PhantomExample: "0190f5a2-7c1e-7000-8000-0000000000cc"}}
+		PhantomEffects: 2, PhantomExample: "0190f5a2-7c1e-7000-8000-0000000000cc",
+		SuppressedEffects: 1, SuppressedExample: "0190f5a2-7c1e-7000-8000-0000000000dd"}}
 }
 
 func fixtureEntries() []sim.Entry {

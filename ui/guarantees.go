@@ -115,7 +115,11 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	// The three labels line up, one space past the longest in this
 	// language ("efectos duplicados" is 18 wide).
 	col := 18
-	for _, l := range []string{scenes.FigureLabel("lost_events"), scenes.FigureLabel("phantom_effects"), scenes.FigureLabel("duplicate_effects")} {
+	labels := []string{scenes.FigureLabel("lost_events"), scenes.FigureLabel("phantom_effects"), scenes.FigureLabel("duplicate_effects")}
+	if o.SuppressedEffects > 0 {
+		labels = append(labels, scenes.FigureLabel("suppressed_effects"))
+	}
+	for _, l := range labels {
 		col = max(col, ansi.StringWidth(w8.Word(l))+1)
 	}
 	violation := func(label string, n int64, example, what string) string {
@@ -134,6 +138,11 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 		violation(scenes.FigureLabel("phantom_effects"), o.PhantomEffects, o.PhantomExample, "message"),
 		violation(scenes.FigureLabel("duplicate_effects"), o.DuplicateEffects, o.DuplicateExample, "message"),
 	)
+	if o.SuppressedEffects > 0 {
+		// Only where it happens (S22's inbox keyed on the trace id): an
+		// effect a consumer settled without applying is a broken guarantee.
+		lines = append(lines, violation(scenes.FigureLabel("suppressed_effects"), o.SuppressedEffects, o.SuppressedExample, "message"))
+	}
 	figs := []figure{
 		{scenes.FigureLabel("payments"), num(o.Payments), false},
 		{scenes.FigureLabel("effects"), num(o.Effects), false},
@@ -335,9 +344,14 @@ func (g guaranteesPane) compactView() string {
 		return fs.Label.Render(w.Word(label)+" ") + fs.Value.Render(num(n))
 	}
 	for _, o := range g.oracles {
+		broken := v("lost", o.LostEvents, o.LostExample) + "  " +
+			v("phantom", o.PhantomEffects, o.PhantomExample) + "  " + v("duplicate effects", o.DuplicateEffects, o.DuplicateExample)
+		if o.SuppressedEffects > 0 {
+			// S22, only where it happens; first, so a narrow pane keeps it.
+			broken = v("suppressed effects", o.SuppressedEffects, o.SuppressedExample) + "  " + broken
+		}
 		lines = append(lines,
-			" "+fs.Heading.Render(pad(o.Pipeline, 7))+v("lost", o.LostEvents, o.LostExample)+"  "+
-				v("phantom", o.PhantomEffects, o.PhantomExample)+"  "+v("duplicate effects", o.DuplicateEffects, o.DuplicateExample),
+			" "+fs.Heading.Render(pad(o.Pipeline, 7))+broken,
 			"        "+f("payments", o.Payments)+"  "+f("published", o.Published)+"  "+f("publishes", o.Publishes)+"  "+
 				f("deliveries", o.Deliveries)+"  "+f("dup. ignored", o.DuplicatesIgnored)+"  "+f("effects", o.Effects),
 		)
