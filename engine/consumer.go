@@ -319,7 +319,7 @@ func (c *Consumer) inboxKey(d Delivery) (key uuid.UUID, traced bool) {
 // duplicate commits the (empty) transaction and ACKs: an expected outcome, not an error.
 func (c *Consumer) duplicate(ctx context.Context, d Delivery, res ConsumeResult) (ConsumeResult, error) {
 	res.Outcome = OutcomeDuplicate
-	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, 1)
+	c.cfg.Counters.duplicates(c.cfg.Name, 1)
 	ev := c.event(d, ConsumerDuplicate, Say("delivery %d already processed: no effect", d.Count))
 	if err := c.finish(ctx, ConsumerDuplicate, c.checkpoint(ctx, ev)); err != nil {
 		return res, fmt.Errorf("%s: duplicate %s: %w", c.name, d.ID, err)

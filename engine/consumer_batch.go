@@ -188,7 +188,7 @@ func (c *Consumer) batchInTx(ctx context.Context, db *pgx.Conn, items []*batchIt
 		it.res.Outcome = OutcomeDuplicate
 	}
 	dups := len(items) - len(candidates)
-	c.cfg.Counters.add(&c.cfg.Counters.DuplicatesIgnored, dups)
+	c.cfg.Counters.duplicates(c.cfg.Name, dups)
 	ev := Event{Checkpoint: ConsumerInboxInserted, Rows: int64(len(fresh)), MessageIDs: ids,
 		Detail: Say("%d new inbox markers, %d duplicates", len(fresh), dups)}
 	if err := c.stopAt(ctx, ConsumerInboxInserted, c.checkpoint(ctx, ev)); err != nil {

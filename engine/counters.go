@@ -25,6 +25,31 @@ type Counters struct {
 
 	OccurredToPublished  Latency
 	PublishedToProcessed Latency
+
+	// duplicatesBy splits DuplicatesIgnored by consumer (name → *atomic.Int64).
+	duplicatesBy sync.Map
+}
+
+// duplicates counts deliveries consumer's inbox recognised, in all and
+// for that consumer.
+func (c *Counters) duplicates(consumer string, n int) {
+	if n == 0 {
+		return
+	}
+	c.DuplicatesIgnored.Add(int64(n))
+	v, _ := c.duplicatesBy.LoadOrStore(consumer, new(atomic.Int64))
+	v.(*atomic.Int64).Add(int64(n))
+}
+
+// DuplicatesIgnoredBy is DuplicatesIgnored by consumer: the consumers that
+// recognised at least one.
+func (c *Counters) DuplicatesIgnoredBy() map[string]int64 {
+	out := map[string]int64{}
+	c.duplicatesBy.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return out
 }
 
 // CounterValues are the Counters read at one moment.
@@ -40,6 +65,8 @@ type CounterValues struct {
 	Processed         int64 // deliveries whose effect committed
 	DuplicatesIgnored int64 // deliveries the inbox recognised
 	VersionGaps       int64 // deliveries refused for an unexpected aggregate_version
+	// DuplicatesIgnoredBy is DuplicatesIgnored by consumer.
+	DuplicatesIgnoredBy map[string]int64
 }
 
 // Values reads every counter. Each only grows while the actors that share
@@ -51,6 +78,7 @@ func (c *Counters) Values() CounterValues {
 		Marked: c.Marked.Load(), RetriesScheduled: c.RetriesScheduled.Load(), DeadLettered: c.DeadLettered.Load(),
 		LeasesRecovered: c.LeasesRecovered.Load(), LostLeases: c.LostLeases.Load(), Processed: c.Processed.Load(),
 		DuplicatesIgnored: c.DuplicatesIgnored.Load(), VersionGaps: c.VersionGaps.Load(),
+		DuplicatesIgnoredBy: c.DuplicatesIgnoredBy(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -46,10 +47,11 @@ func TestCounterValues(t *testing.T) {
 	c.add(&c.LeasesRecovered, 7)
 	c.add(&c.LostLeases, 8)
 	c.add(&c.Processed, 9)
-	c.add(&c.DuplicatesIgnored, 10)
+	c.duplicates("accounting", 4)
+	c.duplicates("notifications", 6)
 	c.add(&c.VersionGaps, 11)
-	want := CounterValues{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
-	if got := c.Values(); got != want {
+	want := CounterValues{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, map[string]int64{"accounting": 4, "notifications": 6}}
+	if got := c.Values(); !reflect.DeepEqual(got, want) {
 		t.Errorf("values %+v\nwant %+v", got, want)
 	}
 }

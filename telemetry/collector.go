@@ -126,7 +126,7 @@ var (
 	descLeasesRecovered = prometheus.NewDesc(namespace+"_outbox_expired_leases_recovered_total",
 		"Relay claims of rows whose earlier lease had expired: a relay died or stalled holding them.", pipelineLabel, nil)
 	descDuplicatesIgnored = prometheus.NewDesc(namespace+"_inbox_duplicates_ignored_total",
-		"Deliveries a consumer's inbox recognised as already processed: committed and ACKed, no second effect. Per pipeline only: the engine counts its consumers together.", pipelineLabel, nil)
+		"Deliveries a consumer's inbox recognised as already processed: committed and ACKed, no second effect.", consumerLabel, nil)
 
 	descOccurredToPublished = prometheus.NewDesc(namespace+"_occurred_to_published_seconds",
 		"Virtual seconds from an event's occurred_at to the broker accepting its publish; a republish observes again. Virtual time: the simulator's clock.", pipelineLabel, nil)
@@ -165,12 +165,11 @@ var figures = []figure{
 	{descPublishedMessages, prometheus.CounterValue, func(r pipelineRead) float64 { return float64(r.m.Counted.Marked) }},
 	{descDeadLetters, prometheus.CounterValue, func(r pipelineRead) float64 { return float64(r.m.Counted.DeadLettered) }},
 	{descLeasesRecovered, prometheus.CounterValue, func(r pipelineRead) float64 { return float64(r.m.Counted.LeasesRecovered) }},
-	{descDuplicatesIgnored, prometheus.CounterValue, func(r pipelineRead) float64 { return float64(r.m.Counted.DuplicatesIgnored) }},
 }
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descVirtualTime, descRunStart, descRunResets,
+	for _, d := range []*prometheus.Desc{descUp, descVirtualTime, descRunStart, descRunResets, descDuplicatesIgnored,
 		descOccurredToPublished, descPublishedToProcessed, descInboxMessages, descEffects} {
 		ch <- d
 	}
@@ -235,6 +234,17 @@ func (c *Collector) read(ctx context.Context, s *sim.Sim, start time.Time) ([]pr
 			} else {
 				out = append(out, prometheus.MustNewConstMetric(f.desc, f.kind, f.of(r), m.Pipeline))
 			}
+		}
+		// Every consumer of the pipeline, one that recognised nothing yet at 0.
+		dups := m.Counted.DuplicatesIgnoredBy
+		names := append([]string(nil), consumers...)
+		for name := range dups {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		for _, name := range names {
+			out = append(out, prometheus.MustNewConstMetricWithCreatedTimestamp(descDuplicatesIgnored, prometheus.CounterValue, float64(dups[name]), start, m.Pipeline, name))
 		}
 		out = append(out,
 			histogram(descOccurredToPublished, m.OccurredToPublished, start, m.Pipeline),
