@@ -102,7 +102,7 @@ func Expects(set scenes.Settings) []scenes.Expect {
 }
 
 // Invariants are the outbox figures that must be 0 after every drain.
-var Invariants = []string{"lost_events", "phantom_effects", "duplicate_effects", "double_leases", "pending"}
+var Invariants = []string{"lost_events", "phantom_effects", "duplicate_effects", "suppressed_effects", "double_leases", "pending"}
 
 type gen struct {
 	r        *rand.Rand
