@@ -713,7 +713,11 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 	}
 	fmt.Fprintf(stdout, "%-10s http://%s (mode %s: the api answers at once; the relay and consumers run as time passes)\n", "api:", e.Addr, set.Mode)
 	for _, c := range e.Curl() {
-		fmt.Fprintf(stdout, "%-10s %s\n", "try:", c)
+		lead := "try:"
+		if strings.HasPrefix(c, " ") {
+			lead = "" // a continuation of the command above
+		}
+		fmt.Fprintf(stdout, "%-10s %s\n", lead, c)
 	}
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
 	if err := live.Run(ctx, opts); err != nil {

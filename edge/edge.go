@@ -187,9 +187,12 @@ func (e *Edge) Abandon() {
 
 // Curl are the commands a workshop types to reach the API.
 func (e *Edge) Curl() []string {
+	// Short lines: the help draws them beside a lead, and a cut command
+	// cannot be copied.
 	return []string{
-		fmt.Sprintf(`curl -i http://%s/payments -H 'Idempotency-Key: k-1' -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`, e.Addr),
-		fmt.Sprintf("curl -s http://%s/metrics | grep ^outboxlab_outbox", e.Addr),
+		fmt.Sprintf(`curl -i %s/payments -H 'Idempotency-Key: k-1' \`, e.Addr),
+		`  -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`,
+		fmt.Sprintf("curl -s %s/metrics | grep ^outboxlab_outbox", e.Addr),
 	}
 }
 
