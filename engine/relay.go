@@ -50,6 +50,12 @@ type RelayConfig struct {
 	// simulator can show it: the claim's transaction stays open while
 	// publishing and the marks commit in it (see Relay.stepHoldingTx).
 	HoldTransaction bool
+	// SeqCursor is the wrong way of issue 16 (Watermill #311), kept so the
+	// simulator can show it: poll WHERE seq > last ORDER BY seq, publish,
+	// move last (see Relay.stepBySeq). It loses events: seq is drawn at
+	// INSERT, so a transaction holding a lower seq that commits after a
+	// higher one was polled is behind the cursor for ever.
+	SeqCursor bool
 	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
 	// nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
@@ -161,6 +167,10 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	}
 	if r.cfg.HoldTransaction {
 		err := r.stepHoldingTx(ctx, c, &res)
+		return res, err
+	}
+	if r.cfg.SeqCursor {
+		err := r.stepBySeq(ctx, c, &res)
 		return res, err
 	}
 	var msgs []ClaimedMessage

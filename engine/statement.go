@@ -37,6 +37,8 @@ var (
 	stmtFindKeysBatch            = load("find_idempotency_keys_batch")
 	stmtBumpPaymentVersion       = load("bump_payment_version")
 	stmtClaimBatch               = load("claim_batch")
+	stmtPollBySeq                = load("poll_by_seq")
+	stmtAdvanceCursor            = load("advance_cursor")
 	stmtRelaxCommit              = load("relax_commit")
 	stmtMarkPublished            = load("mark_published")
 	stmtReleaseLeases            = load("release_leases")
