@@ -15,6 +15,9 @@ func (s Settings) Headers() []string {
 	if s.HoldTx {
 		relay = "hold-transaction"
 	}
+	if s.SeqCursor {
+		relay = "seq-cursor"
+	}
 	if s.OrderByKey {
 		order = "by-aggregate"
 	}
@@ -30,6 +33,7 @@ func (s Settings) Headers() []string {
 		"versions: " + versions,
 		fmt.Sprintf("relays: %d", s.Relays),
 		fmt.Sprintf("workers: %d", s.Workers),
+		fmt.Sprintf("writers: %d", s.Writers),
 		"lease: " + Duration(s.Lease),
 		"ack-timeout: " + Duration(s.AckTimeout),
 		fmt.Sprintf("max-attempts: %d", s.MaxAttempts),

@@ -24,7 +24,7 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
 
 // Actors are the names a scene may give to crash, stall, step or restart.
-var Actors = []string{"api", "naive", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}
+var Actors = []string{"api", "api-2", "naive", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}
 
 // Checkpoints are the names a fault may be armed at.
 var Checkpoints = []engine.Checkpoint{
@@ -264,7 +264,8 @@ func (s *Settings) set(key, val string) error {
 	case "consumer":
 		err, s.Consumer = oneOf("inbox", "select-then-insert", "trace-id"), val
 	case "relay":
-		err, s.HoldTx = oneOf("claim-then-publish", "hold-transaction"), val == "hold-transaction"
+		err = oneOf("claim-then-publish", "hold-transaction", "seq-cursor")
+		s.HoldTx, s.SeqCursor = val == "hold-transaction", val == "seq-cursor"
 	case "order":
 		err, s.OrderByKey = oneOf("none", "by-aggregate"), val == "by-aggregate"
 	case "versions":
@@ -273,6 +274,8 @@ func (s *Settings) set(key, val string) error {
 		s.Relays, err = atoiIn(val, 1, 2)
 	case "workers":
 		s.Workers, err = atoiIn(val, 1, 2)
+	case "writers":
+		s.Writers, err = atoiIn(val, 1, 2)
 	case "max-attempts":
 		s.MaxAttempts, err = atoiIn(val, 1, 100)
 	case "batch":
@@ -284,7 +287,7 @@ func (s *Settings) set(key, val string) error {
 	case "seed":
 		s.Seed, err = strconv.ParseUint(val, 10, 64)
 	default:
-		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, versions, relays, workers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, versions, relays, workers, writers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)

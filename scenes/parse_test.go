@@ -15,7 +15,7 @@ func TestBuiltinScenesParse(t *testing.T) {
 	}
 	want := []string{"dual-write-crash", "dual-write-phantom", "rollback", "crash-after-commit", "two-relays",
 		"crash-after-publish", "concurrent-duplicate", "crash-before-ack", "broker-down", "poison-message",
-		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id"}
+		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id", "commit-order"}
 	have := map[string]*Scene{}
 	for _, s := range all {
 		have[s.Name] = s
@@ -35,6 +35,9 @@ func TestBuiltinScenesParse(t *testing.T) {
 	}
 	if v, ok := have["trace-is-not-an-id"].Variants["trace-id"]; !ok || v.Consumer != "trace-id" {
 		t.Errorf("trace-is-not-an-id lacks its trace-id variant: %+v", v)
+	}
+	if v, ok := have["commit-order"].Variants["seq-cursor"]; !ok || !v.SeqCursor || v.Writers != 2 {
+		t.Errorf("commit-order lacks its seq-cursor variant with two writers: %+v", v)
 	}
 }
 

@@ -83,6 +83,11 @@ type Settings struct {
 	// show what the inbox alone does (and does not) protect (S23).
 	IgnoreVersions bool
 	HoldTx         bool // the wrong relay that keeps its transaction open while publishing (S8)
+	// SeqCursor is the wrong relay that polls WHERE seq > last (issue 16,
+	// Watermill #311): a transaction that commits after a higher seq was
+	// polled is never published.
+	SeqCursor bool
+	Writers   int // api writers (2 lets one commit while the other waits before its COMMIT)
 	Seed           uint64
 }
 
@@ -90,7 +95,7 @@ type Settings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		Mode: "outbox", Naive: "commit-then-publish", Consumer: "inbox",
-		Relays: 1, Workers: 1, Lease: 30 * time.Second, AckTimeout: 30 * time.Second,
+		Relays: 1, Workers: 1, Writers: 1, Lease: 30 * time.Second, AckTimeout: 30 * time.Second,
 		MaxAttempts: 12, Batch: 10, Seed: 1,
 	}
 }

@@ -36,6 +36,9 @@ func (s Settings) Actors(pipeline string) []string {
 	var names []string
 	if pipeline == string(Outbox) {
 		names = append(names, "api")
+		if s.Writers > 1 {
+			names = append(names, "api-2")
+		}
 		for i := 1; i <= s.Relays; i++ {
 			names = append(names, fmt.Sprintf("relay-%d", i))
 		}
@@ -57,7 +60,7 @@ func (s Settings) AllActors() []string {
 	for _, p := range s.Pipelines() {
 		for _, a := range s.Actors(p) {
 			switch {
-			case a == "api" || a == "naive" || strings.HasPrefix(a, "relay-"):
+			case a == "api" || a == "api-2" || a == "naive" || strings.HasPrefix(a, "relay-"):
 				writers = append(writers, a)
 			case !slices.Contains(consumers, a):
 				consumers = append(consumers, a)
@@ -76,6 +79,8 @@ func CheckpointsOf(actor string) []engine.Checkpoint {
 	switch {
 	case actor == "api" || actor == "naive":
 		prefixes = []string{actor + "."}
+	case actor == "api-2":
+		prefixes = []string{"api."} // a second process of the same API
 	case strings.HasPrefix(actor, "relay-"):
 		prefixes = []string{"relay."}
 	default:

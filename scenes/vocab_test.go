@@ -25,11 +25,11 @@ func TestParseMode(t *testing.T) {
 // language knows.
 func TestActorsFollowTheSettings(t *testing.T) {
 	set := DefaultSettings()
-	set.Mode, set.Relays, set.Workers = Compare, 2, 2
-	if got, want := set.Actors("outbox"), []string{"api", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
+	set.Mode, set.Relays, set.Workers, set.Writers = Compare, 2, 2, 2
+	if got, want := set.Actors("outbox"), []string{"api", "api-2", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
 		t.Errorf("outbox actors %v, want %v", got, want)
 	}
-	if got, want := set.AllActors(), []string{"naive", "api", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
+	if got, want := set.AllActors(), []string{"naive", "api", "api-2", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}; !slices.Equal(got, want) {
 		t.Errorf("all actors %v, want %v", got, want)
 	}
 	for _, a := range set.AllActors() {
@@ -40,6 +40,9 @@ func TestActorsFollowTheSettings(t *testing.T) {
 	one := DefaultSettings()
 	if got := one.AllActors(); !slices.Equal(got, []string{"api", "relay-1", "accounting", "notifications"}) {
 		t.Errorf("default actors %v", got)
+	}
+	if got := CheckpointsOf("api-2"); !slices.Equal(got, CheckpointsOf("api")) {
+		t.Errorf("api-2 reaches %v, want api's %v", got, CheckpointsOf("api"))
 	}
 }
 

@@ -80,10 +80,16 @@ func explain(who string, ev engine.Event) Text {
 	case engine.NaivePublished:
 		return text("%s published event %s to the broker%s; if the commit fails now, consumers act on a payment that never existed", who, m, detail(ev))
 	case engine.RelayClaimed:
+		if ev.Statement != nil && ev.Statement.Name == "poll_by_seq" {
+			return text("%s read %d row(s) after its cursor, in seq order, with no lease and no SKIP LOCKED (%s): %s; a lower seq not committed yet is not seen", who, ev.Rows, ev.Detail, m)
+		}
 		return text("%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", who, ev.Rows, detail(ev), m)
 	case engine.RelayPublished:
 		return text("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
 	case engine.RelayMarked:
+		if ev.Statement != nil && ev.Statement.Name == "advance_cursor" {
+			return text("%s marked %d row(s) published and moved its cursor (%s): it never reads a lower seq again", who, ev.Rows, ev.Detail)
+		}
 		return text("%s marked %d row(s) published, only where it still holds the lease", who, ev.Rows)
 	case engine.RelayRetryScheduled:
 		return text("%s could not publish %s: retry scheduled with backoff and jitter%s", who, m, detail(ev))

@@ -73,8 +73,8 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	}
 	for _, name := range set.Actors(kind) {
 		switch {
-		case name == "api":
-			p.add(name, p.apiUnit())
+		case name == "api" || name == "api-2":
+			p.add(name, p.apiUnit(name))
 		case name == "naive":
 			p.add(name, p.naiveUnit())
 		case strings.HasPrefix(name, "relay-"):
@@ -110,8 +110,10 @@ func (p *Pipeline) connect(actor string) engine.Connect {
 	return func(ctx context.Context) (*pgx.Conn, error) { return p.dbh.lend(ctx, actor) }
 }
 
-func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
-	w := engine.NewWriter(engine.WriterConfig{Name: "api", Connect: p.connect("api"), Clock: p.sim.clock, Hook: hook, TracerProvider: p.sim.tracing.Provider})
+// apiUnit is an API process (api, or api-2 with `writers: 2`): each takes the
+// next request from the one queue, on a connection of its own.
+func (p *Pipeline) apiUnit(name string) func(context.Context) (unitResult, error) {
+	w := engine.NewWriter(engine.WriterConfig{Name: name, Connect: p.connect(name), Clock: p.sim.clock, Hook: hook, TracerProvider: p.sim.tracing.Provider})
 	return func(ctx context.Context) (unitResult, error) {
 		if len(p.requests) == 0 {
 			return unitResult{idle: true}, nil
@@ -128,7 +130,7 @@ func (p *Pipeline) apiUnit() func(context.Context) (unitResult, error) {
 		resp, err := w.CreatePayment(ctx, rq.req)
 		p.replies = append(p.replies, response{resp, err})
 		p.answerHTTP(rq.ticket, resp, err)
-		return unitResult{summary: answer("api", resp, err)}, err
+		return unitResult{summary: answer(name, resp, err)}, err
 	}
 }
 
@@ -181,7 +183,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
 			Rand: rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())), Counters: p.counters,
 			WorkerID: p.sim.newID(), BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
-			HoldTransaction: set.HoldTx, TracerProvider: p.sim.tracing.Provider,
+			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, TracerProvider: p.sim.tracing.Provider,
 		})
 	}
 	build()

@@ -68,7 +68,7 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 	// With every setting at its most, is it an actor of the running
 	// pipelines? Then a header leaves it out; else another mode runs it.
 	most := set
-	most.Relays, most.Workers = 2, 2
+	most.Relays, most.Workers, most.Writers = 2, 2, 2
 	inRunning, inOther := false, false
 	for _, kind := range []string{"naive", "outbox"} {
 		has := slices.Contains(most.Actors(kind), name)
@@ -84,6 +84,8 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 	switch name {
 	case "relay-2":
 		return "", fmt.Sprintf("relay-2 does not run in this scene: it has relays: %d (add the header `relays: 2`)", set.Relays)
+	case "api-2":
+		return "", fmt.Sprintf("api-2 does not run in this scene: it has writers: %d (add the header `writers: 2`)", set.Writers)
 	case "accounting-2":
 		return "", fmt.Sprintf("accounting-2 does not run in this scene: it has workers: %d (add the header `workers: 2`)", set.Workers)
 	}

@@ -137,7 +137,7 @@ const (
 
 func role(name string) actorRole {
 	switch {
-	case name == "api" || name == "naive":
+	case name == "api" || name == "api-2" || name == "naive":
 		return roleWriter
 	case strings.HasPrefix(name, "relay"):
 		return roleRelay
