@@ -45,7 +45,7 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 	}
 	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
 	ev := Event{Checkpoint: RelayClaimed, Statement: stmtPollBySeq, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
-		Detail: Say("%d read after its cursor, seq %d to %d; no lease, no SKIP LOCKED (the wrong way)", len(msgs), seqs[0], seqs[len(seqs)-1])}
+		Detail: Say("seq %d to %d", seqs[0], seqs[len(seqs)-1])}
 	if err := r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev)); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 	res.Marked += len(got)
 	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(got))
 	ev = Event{Checkpoint: RelayMarked, Statement: stmtAdvanceCursor, Rows: int64(len(got)), MessageIDs: got,
-		Detail: Say("%d marked published, cursor now seq %d: no lower seq is read again", len(got), last)}
+		Detail: Say("cursor now seq %d", last)}
 	return r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev))
 }
 
