@@ -126,20 +126,21 @@ var wrongs = map[string]struct {
 	step int // 0-based
 	cmds string
 }{
-	"dual-write": {1, "crash naive at naive.inserted; crash api at api.committed; request; drain"},
-	"phantom":    {0, "fail-commit naive at naive.inserted; request; drain"},
-	"outbox":     {1, "crash api at api.committed; request; drain"},
-	"relay":      {0, "request; request; request; request; finish api; step relay-1; step relay-1"},
-	"duplicate":  {0, "crash relay-1 at relay.marked; request; run"},
-	"inbox":      {0, "crash notifications at consumer.committed; request; run"},
-	"race":       {0, "request; finish api; finish relay-1; duplicate; finish accounting; drain"},
-	"backoff":    {0, "request; run; broker down"},
-	"poison":     {0, "request amount=666; request amount=100; drain"},
-	"lease":      {0, "stall relay-2 at relay.claimed; request; finish api; step relay-1; step relay-2"},
-	"order":      {0, "request; capture; finish api; until relay-2 relay.claimed; finish relay-1"},
-	"consumers":  {1, "request; drain"},
-	"trace":      {0, "request; request; drain"},                        // two payments, two traces: nothing collides
-	"chaos":      {0, "crash naive at naive.committed; request; drain"}, // one run by hand is no table
+	"dual-write":   {1, "crash naive at naive.inserted; crash api at api.committed; request; drain"},
+	"phantom":      {0, "fail-commit naive at naive.inserted; request; drain"},
+	"outbox":       {1, "crash api at api.committed; request; drain"},
+	"relay":        {0, "request; request; request; request; finish api; step relay-1; step relay-1"},
+	"duplicate":    {0, "crash relay-1 at relay.marked; request; run"},
+	"inbox":        {0, "crash notifications at consumer.committed; request; run"},
+	"race":         {0, "request; finish api; finish relay-1; duplicate; finish accounting; drain"},
+	"backoff":      {0, "request; run; broker down"},
+	"poison":       {0, "request amount=666; request amount=100; drain"},
+	"lease":        {0, "stall relay-2 at relay.claimed; request; finish api; step relay-1; step relay-2"},
+	"order":        {0, "request; capture; finish api; until relay-2 relay.claimed; finish relay-1"},
+	"consumers":    {1, "request; drain"},
+	"trace":        {0, "request; request; drain"},                                           // two payments, two traces: nothing collides
+	"chaos":        {0, "crash naive at naive.committed; request; drain"},                    // one run by hand is no table
+	"commit-order": {0, "request; request; finish api; finish api-2; finish relay-1; drain"}, // commits in seq order: nothing lost
 }
 
 // A wrong action leaves the step unpassed: the checks read what happened,
