@@ -401,6 +401,8 @@ var messages = []struct{ en, es string }{
 	{"aggregate %s: version %d is at or behind %d already applied: rejected to dead letters", "agregado %s: la versión %d no pasa de la %d ya aplicada: rechazada a dead letters"},
 	{"attempt %d accepted by the broker, not marked yet", "intento %d aceptado por el broker, aún sin marcar"},
 	{"seq %d to %d", "seq %d a %d"},
+	{"%s crashed at %s: its connection closed without COMMIT; it held no lease and its cursor did not move: restarted, it reads the same rows again and publishes them again (same id)", "%s cayó en %s: su conexión se cerró sin COMMIT; no tenía lease y su cursor no se movió: al reiniciarse, lee las mismas filas otra vez y las vuelve a publicar (mismo id)"},
+	{"%d committed row(s) at or below the relay's cursor (seq %d): no poll will ever read them, they are lost", "%d fila(s) confirmada(s) en o por debajo del cursor del relay (seq %d): ninguna consulta las leerá nunca, se pierden"},
 	{"seq %d accepted by the broker, cursor not moved yet", "seq %d aceptado por el broker, cursor aún sin mover"},
 	{"cursor now seq %d", "cursor ahora en seq %d"},
 	{"attempt %d accepted by the broker; the claim is not even committed yet", "intento %d aceptado por el broker; la reclamación ni siquiera está confirmada"},

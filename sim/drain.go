@@ -143,6 +143,14 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 		for _, b := range blocked {
 			add(text("aggregate …%s: version %d waits for version %d (…%s), which is dead-lettered: `requeue` it", b.aggregate, b.version, b.deadVersion, b.deadID))
 		}
+		var behind int
+		var cursor *int64
+		if err := p.pool.QueryRow(ctx, sqlBehindCursor).Scan(&behind, &cursor); err != nil {
+			return nil, fmt.Errorf("rows behind the seq cursor: %w", err)
+		}
+		if behind > 0 && cursor != nil {
+			add(text("%d committed row(s) at or below the relay's cursor (seq %d): no poll will ever read them, they are lost", behind, *cursor))
+		}
 	}
 	if st := s.moving(); len(st) > 0 {
 		add(text("the broker keeps redelivering: %s", list(st)))

@@ -33,6 +33,7 @@ var (
 	sqlAttemptsOf          = statement("attempts_of")
 	sqlLeaseEnd            = statement("lease_end")
 	sqlBlockedByDeadLetter = statement("blocked_by_dead_letter")
+	sqlBehindCursor        = statement("behind_cursor")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")
