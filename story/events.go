@@ -59,7 +59,7 @@ func (t *teller) entry(i int, e sim.Entry) {
 	switch e.Kind {
 	case "command":
 		if e.Actor == Client {
-			t.request(e)
+			t.request(i, e)
 			return
 		}
 		label := clauseOf(e)
@@ -130,7 +130,7 @@ var crashHint = map[string]string{
 	"consumer.committed":      "committed, not ACKed",
 }
 
-func (t *teller) request(e sim.Entry) {
+func (t *teller) request(i int, e sim.Entry) {
 	x := e.Explain
 	label, short := say("POST /payments"), say("POST /payments")
 	keyed := false // the label says the key already
@@ -151,7 +151,7 @@ func (t *teller) request(e sim.Entry) {
 	if m := reKey.FindStringSubmatch(x); m != nil && !keyed {
 		label = say("%s, key %s", label, m[1])
 	}
-	t.add(e, Request, Arrow, Client, t.writer, label, short)
+	t.add(e, Request, Arrow, Client, t.takerOf(i), label, short)
 }
 
 func (t *teller) answer(e sim.Entry) {

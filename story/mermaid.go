@@ -70,7 +70,7 @@ func MermaidIn(s Story, p *catalog.Printer) string {
 
 // knownAliases are the short names a slide shows in its arrows' source.
 var knownAliases = map[string]string{
-	Client: "C", "api": "API", "naive": "NAIVE", PostgreSQL: "PG", Broker: "B",
+	Client: "C", "api": "API", "api-2": "API2", "naive": "NAIVE", PostgreSQL: "PG", Broker: "B",
 	"relay-1": "R1", "relay-2": "R2", "accounting": "ACC", "accounting-2": "ACC2", "notifications": "NOTIF",
 }
 

@@ -11,7 +11,7 @@ func rank(p string) int {
 	switch {
 	case p == Client:
 		return 0
-	case p == "api" || p == "naive":
+	case p == "api" || p == "api-2" || p == "naive":
 		return 1
 	case p == PostgreSQL:
 		return 2

@@ -12,7 +12,7 @@ type builder struct {
 	tl     []sim.Entry
 	pipe   string
 	msg    string
-	writer string // api or naive: who takes the client's requests
+	writer string // api or naive: who takes the client's requests (its checkpoints' prefix)
 
 	// target is the worker that took each delivery (by timeline index);
 	// sub the consumer (broker subscription) it was addressed to.
@@ -80,7 +80,7 @@ func (b *builder) matchRequests() {
 		}
 		for j := i + 1; j < len(b.tl); j++ {
 			f := b.tl[j]
-			if !used[j] && f.Pipeline == b.pipe && f.Checkpoint == b.writer+".begin" && f.PaymentID == e.PaymentID {
+			if !used[j] && f.Pipeline == b.pipe && f.Checkpoint == b.writer+".begin" && b.isWriter(f.Actor) && f.PaymentID == e.PaymentID {
 				used[j], b.begins[i] = true, j
 				break
 			}
@@ -96,9 +96,10 @@ func (b *builder) requestOf(i int) bool {
 	if !ok {
 		return false
 	}
+	taker := b.tl[j].Actor
 	for k := j; k < len(b.tl); k++ {
 		f := b.tl[k]
-		if f.Pipeline != b.pipe || f.Actor != b.writer {
+		if f.Pipeline != b.pipe || f.Actor != taker {
 			continue
 		}
 		if k > j && f.Checkpoint == b.writer+".begin" {
@@ -109,6 +110,21 @@ func (b *builder) requestOf(i int) bool {
 		}
 	}
 	return false
+}
+
+// isWriter reports whether actor is one of the pipeline's writers: naive,
+// or api and api-2 (a second API process with `writers: 2`).
+func (b *builder) isWriter(actor string) bool {
+	return actor == b.writer || (b.writer == "api" && actor == "api-2")
+}
+
+// takerOf is the writer that took the client command at i: the actor of the
+// BEGIN matched to it, else the pipeline's writer.
+func (b *builder) takerOf(i int) string {
+	if j, ok := b.begins[i]; ok {
+		return b.tl[j].Actor
+	}
+	return b.writer
 }
 
 // consumerOf is the consumer a worker belongs to: accounting-2 is a second
