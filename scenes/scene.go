@@ -88,7 +88,7 @@ type Settings struct {
 	// polled is never published.
 	SeqCursor bool
 	Writers   int // api writers (2 lets one commit while the other waits before its COMMIT)
-	Seed           uint64
+	Seed      uint64
 }
 
 // DefaultSettings are what a scene gets for every header it leaves out.
