@@ -33,6 +33,9 @@ var DefaultFaults = FaultKinds
 var Variants = map[string]func(*scenes.Settings){
 	"select-then-insert": func(s *scenes.Settings) { s.Consumer = "select-then-insert"; s.Workers = 2 },
 	"hold-transaction":   func(s *scenes.Settings) { s.HoldTx = true },
+	// Two API processes: with one, commits follow seq order and the cursor
+	// loses nothing (issue 16 item 2).
+	"seq-cursor": func(s *scenes.Settings) { s.SeqCursor = true; s.Writers = 2 },
 }
 
 // Check validates options.
@@ -41,7 +44,7 @@ func (o Options) Check() error {
 		return fmt.Errorf("--mode %w", err)
 	}
 	if _, ok := Variants[o.Variant]; o.Variant != "" && !ok {
-		return fmt.Errorf("--variant %q: want select-then-insert or hold-transaction", o.Variant)
+		return fmt.Errorf("--variant %q: want select-then-insert, hold-transaction or seq-cursor", o.Variant)
 	}
 	if o.Variant != "" && o.Mode == scenes.Naive {
 		return fmt.Errorf("--variant %s is a wrong way of the outbox chain: use it with --mode outbox or compare", o.Variant)

@@ -25,7 +25,11 @@ import (
 //
 // No lease and no SKIP LOCKED either: two such relays publish every row
 // twice. A publish the broker refuses stops the batch; the cursor moves only
-// past what was published, so the rest is read again on the next poll.
+// past what was published, so the rest is read again on the next poll. With
+// no attempts, backoff or dead letter, a message the broker always refuses
+// holds every later one back for ever; a step that published nothing
+// reports Idle, so the caller waits for its poll interval (Run) or for
+// something to change (the simulator) instead of spinning.
 func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult) error {
 	r.note(stmtPollBySeq)
 	rows, err := c.Query(ctx, stmtPollBySeq.SQL, r.name, r.cfg.BatchSize)
@@ -71,6 +75,7 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 		}
 	}
 	if len(published) == 0 {
+		res.Idle = true
 		return nil
 	}
 	got, err := collectIDs(c.Query(ctx, stmtAdvanceCursor.SQL, published, r.name, r.clock.Now(), last))

@@ -64,3 +64,28 @@ func TestSeqCursorLosesALateCommit(t *testing.T) {
 		}
 	}
 }
+
+// A refused publish leaves the seq cursor where it was: the step reports
+// Idle (no spinning), the row stays unpublished with no attempt counted and
+// no retry scheduled, and the next poll reads it again.
+func TestSeqCursorRefusedPublishKeepsCursor(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	ids := b.seed(t, 1)
+	relay := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: failingPublisher{}, Clock: b.clock, Counters: b.counters, SeqCursor: true})
+	t.Cleanup(func() { _ = relay.Close(context.Background()) })
+	for range 2 {
+		res := must[RelayStepResult](t)(relay.Step(ctx))
+		if !res.Idle || res.Claimed != 1 || res.Published != 0 {
+			t.Fatalf("refused publish: %+v, want the row read, nothing published, idle", res)
+		}
+	}
+	if r := b.row(t, ids[0]); r.publishedAt != nil || r.attempts != 0 || r.lastError != nil {
+		t.Errorf("row after refused publishes: %+v", r)
+	}
+	var n int
+	if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM relay_offsets`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("relay_offsets rows %d (%v), want none: the cursor never moved", n, err)
+	}
+}
