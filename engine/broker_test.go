@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/engine/enginetest"
 )
 
 func testMessage(key string, version int64) Message {
@@ -17,7 +19,7 @@ func testMessage(key string, version int64) Message {
 func TestBrokerAtLeastOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := newTestClock()
+	clock := enginetest.NewClock()
 	b := NewBroker(BrokerConfig{Clock: clock, AckTimeout: 10 * time.Second})
 	if err := b.Subscribe(TopicPayments, "s"); err != nil {
 		t.Fatal(err)
@@ -58,7 +60,7 @@ func TestBrokerAtLeastOnce(t *testing.T) {
 func TestBrokerDownAndDuplicate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := NewBroker(BrokerConfig{Clock: newTestClock()})
+	b := NewBroker(BrokerConfig{Clock: enginetest.NewClock()})
 	_ = b.Subscribe(TopicPayments, "s")
 	b.SetDown(true)
 	mustErrIs(t, b.Publish(ctx, testMessage("a", 1)), ErrBrokerDown)
@@ -87,7 +89,7 @@ func TestBrokerDownAndDuplicate(t *testing.T) {
 func TestBrokerOrderByKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := NewBroker(BrokerConfig{Clock: newTestClock(), OrderByKey: true})
+	b := NewBroker(BrokerConfig{Clock: enginetest.NewClock(), OrderByKey: true})
 	_ = b.Subscribe(TopicPayments, "s")
 	a1, a2, c1 := testMessage("a", 1), testMessage("a", 2), testMessage("c", 1)
 	for _, m := range []Message{a1, a2, c1} {
@@ -113,7 +115,7 @@ func TestBrokerLogRing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const limit = logBlock + 5
-	b := NewBroker(BrokerConfig{Clock: newTestClock(), LogLimit: limit})
+	b := NewBroker(BrokerConfig{Clock: enginetest.NewClock(), LogLimit: limit})
 	_ = b.Subscribe(TopicPayments, "s")
 	const total = 2*logBlock + 7
 	for range total {
@@ -135,7 +137,7 @@ func TestBrokerLogRing(t *testing.T) {
 func TestBrokerRedeliveryOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := newTestClock()
+	clock := enginetest.NewClock()
 	b := NewBroker(BrokerConfig{Clock: clock, AckTimeout: 10 * time.Second})
 	_ = b.Subscribe(TopicPayments, "s")
 	var msgs []Message

@@ -9,39 +9,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/engine/enginetest"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// testClock is a virtual clock: time moves only when a test moves it.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // bundle is what most tests need: a fresh database, a virtual clock, a broker
 // with the two consumers' subscriptions, shared counters.
 type bundle struct {
 	pool     *pgxpool.Pool
 	connect  Connect
-	clock    *testClock
+	clock    *enginetest.Clock
 	broker   *Broker
 	counters *Counters
 }
@@ -55,7 +34,7 @@ func setup(t testing.TB) *bundle {
 // newBundle is setup on a database of any server.
 func newBundle(t testing.TB, pool *pgxpool.Pool, url string) *bundle {
 	t.Helper()
-	clock := newTestClock()
+	clock := enginetest.NewClock()
 	b := &bundle{
 		pool:     pool,
 		connect:  ConnectURL(url),

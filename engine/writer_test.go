@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/engine/enginetest"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -226,7 +227,7 @@ func TestCrashAfterCommitSurvivesRestart(t *testing.T) {
 		t.Fatalf("boot dedicated server: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
-	clock := newTestClock()
+	clock := enginetest.NewClock()
 	connect := ConnectURL(srv.URL())
 	w := NewWriter(WriterConfig{Connect: connect, Clock: clock, Hook: faultAt(APICommitted, ErrCrash)})
 	resp, err := w.CreatePayment(ctx, payment("c1"))

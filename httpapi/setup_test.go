@@ -15,38 +15,17 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/enginetest"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// testClock is a virtual clock: time moves only when a test moves it.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{now: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // bundle is an API on 127.0.0.1 over a DBBackend on a fresh database.
 type bundle struct {
 	pool   *pgxpool.Pool
 	dbURL  string
-	clock  *testClock
+	clock  *enginetest.Clock
 	base   string // http://127.0.0.1:port
 	client *http.Client
 }
@@ -54,7 +33,7 @@ type bundle struct {
 func setup(t testing.TB, cfg DBConfig) *bundle {
 	t.Helper()
 	pool, name := pgtest.DB(t)
-	clock := newTestClock()
+	clock := enginetest.NewClock()
 	if cfg.Clock == nil {
 		cfg.Clock = clock
 	}

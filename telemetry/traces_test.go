@@ -4,36 +4,18 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/enginetest"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// vclock is a virtual clock: time moves only when a test moves it.
-type vclock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *vclock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *vclock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-var t0 = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+var t0 = enginetest.Start
 
 // render draws a tree one span a line: indented by depth, "⇢" for a span
 // hung by its link, its actor, virtual offset and duration, and whether
@@ -61,7 +43,7 @@ func TestTraceTreeOfOnePayment(t *testing.T) {
 	t.Parallel()
 	_, name := pgtest.DB(t)
 	connect := engine.ConnectURL(pgtest.Server(t).DatabaseURL(name))
-	clock := &vclock{now: t0}
+	clock := enginetest.NewClock()
 	rec := NewTraceRecorder(0)
 	tp := NewTracerProvider(TracingConfig{Recorder: rec, IDs: NewIDGenerator(1)})
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
