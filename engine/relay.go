@@ -56,6 +56,13 @@ type RelayConfig struct {
 	// INSERT, so a transaction holding a lower seq that commits after a
 	// higher one was polled is behind the cursor for ever.
 	SeqCursor bool
+	// LeaseForever is the wrong way a zombie relay tempts one into (issue 16
+	// item 4), kept so the simulator can show it: a claim that never
+	// expires, as a status = 'processing' column with no deadline does. A
+	// relay that stalls holds its rows until it wakes, and one that dies
+	// holds them for ever: its restart is a new worker, and nobody else may
+	// claim a row whose lease has no end.
+	LeaseForever bool
 	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
 	// nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
@@ -234,6 +241,9 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 	if res.Recovered > 0 {
 		ev.Detail = Say("%d leased until %s, %d from expired leases", len(msgs), leaseUntil.Format("15:04:05.000"), res.Recovered)
 	}
+	if r.cfg.LeaseForever {
+		ev.Detail, ev.LeaseUntil = Say("%d leased with no end (the wrong way: nobody else may ever claim them)", len(msgs)), time.Time{}
+	}
 	return r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev))
 }
 
@@ -337,8 +347,18 @@ func (r *Relay) sendClaim(ctx context.Context, c *pgx.Conn, now, leaseUntil time
 	if !r.cfg.DurableMarks {
 		batch.Queue(stmtRelaxCommit.SQL)
 	}
-	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, leaseUntil)
+	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(leaseUntil))
 	return c.SendBatch(ctx, batch)
+}
+
+// leaseArg is the claim's locked_until: the lease's end, or NULL when the
+// lease never expires (LeaseForever): the claim reads a leased row with no
+// end as held.
+func (r *Relay) leaseArg(until time.Time) *time.Time {
+	if r.cfg.LeaseForever {
+		return nil
+	}
+	return &until
 }
 
 // readClaim reads what sendClaim's batch returned and closes it. The
@@ -658,7 +678,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 		return fmt.Errorf("relay: %w", err)
 	}
 	r.note(stmtClaimBatch)
-	rows, err := c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, now.Add(r.cfg.Lease))
+	rows, err := c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(now.Add(r.cfg.Lease)))
 	if err != nil {
 		r.rollback(ctx)
 		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))

@@ -792,3 +792,65 @@ func TestHoldTransactionStillDuplicatesAndLosesTheAttempt(t *testing.T) {
 		t.Errorf("row %+v, want published with attempts 1 (the crashed attempt was never counted)", row)
 	}
 }
+
+// The zombie's other side (issue 16 item 4): a lease with no end. A relay
+// that claims and dies holds its row for ever — no other relay, nor its own
+// restart (a new worker id), may claim it, however long the clock runs —
+// while a relay that only stalled wakes and marks what it still holds.
+func TestLeaseForeverHoldsTheRow(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		dies bool
+	}{{"the owner dies", true}, {"the owner stalls", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			id := b.seed(t, 1)[0]
+			forever := func(name string, hook Hook) *Relay {
+				r := NewRelay(RelayConfig{Name: name, Connect: b.connect, Publisher: b.broker, Clock: b.clock, Hook: hook,
+					Counters: b.counters, LeaseForever: true})
+				t.Cleanup(func() { _ = r.Close(context.Background()) })
+				return r
+			}
+			hook, reached, release := pauseAt(RelayClaimed)
+			owner := forever("relay-1", hook)
+			var ownerRes RelayStepResult
+			var ownerErr error
+			done := make(chan struct{})
+			stepCtx, kill := context.WithCancel(ctx)
+			defer kill()
+			go func() { ownerRes, ownerErr = owner.Step(stepCtx); close(done) }()
+			<-reached
+			if row := b.row(t, id); row.lockID == nil || row.lockedUntil != nil || row.attempts != 1 {
+				t.Fatalf("claimed with no end: %+v", row)
+			}
+			if tc.dies {
+				kill()
+				<-done
+				_ = owner.Close(ctx)
+			}
+			b.clock.Advance(24 * time.Hour)
+			for _, r := range []*Relay{forever("relay-1 restarted", nil), b.relay(t, "relay-2", nil)} {
+				if res := must[RelayStepResult](t)(r.Step(ctx)); !res.Idle {
+					t.Fatalf("%s claimed a row leased for ever: %+v", r.cfg.Name, res)
+				}
+			}
+			if tc.dies {
+				if row := b.row(t, id); row.publishedAt != nil || row.lockID == nil {
+					t.Errorf("a dead owner's row: %+v, want leased and unpublished", row)
+				}
+				return
+			}
+			close(release)
+			<-done
+			if ownerErr != nil || ownerRes.Published != 1 || ownerRes.Marked != 1 || ownerRes.LostLeases != 0 {
+				t.Fatalf("the stalled owner: %+v %v", ownerRes, ownerErr)
+			}
+			if b.counters.LeasesRecovered.Load() != 0 {
+				t.Errorf("recovered %d leases, want 0", b.counters.LeasesRecovered.Load())
+			}
+		})
+	}
+}

@@ -1,7 +1,10 @@
 -- Lease a batch (S9): ready rows in (occurred_at, id) order, skipping rows
 -- another worker holds locked; the claim commits on its own, so no lock is
 -- held while publishing (S8). attempts counts claims (S10). prev_lock_id is
--- not null when an expired lease is being recovered.
+-- not null when an expired lease is being recovered. A row is free when
+-- nobody leased it or its lease has ended: a lease with no end (lock_id set,
+-- locked_until NULL, the wrong way RelayConfig.LeaseForever shows) is held
+-- for ever.
 -- The UPDATE finds each candidate by its ctid, not through the primary key:
 -- the row is locked by FOR UPDATE, so it cannot move before this statement
 -- ends, and a ctid that did not match would only leave that row unclaimed.
@@ -11,7 +14,7 @@ WITH candidates AS (
     WHERE published_at IS NULL
       AND dead_lettered_at IS NULL
       AND next_attempt_at <= $1
-      AND (locked_until IS NULL OR locked_until <= $1)
+      AND (lock_id IS NULL OR locked_until <= $1)
     ORDER BY occurred_at, id
     FOR UPDATE SKIP LOCKED
     LIMIT $2

@@ -11,7 +11,7 @@ SELECT p.id, p.client_id, p.amount_cents, p.currency, p.version, p.trace_parent,
            WHEN m.id IS NULL THEN NULL
            WHEN m.dead_lettered_at IS NOT NULL THEN 'dead_lettered'
            WHEN m.published_at IS NOT NULL THEN 'published'
-           WHEN m.lock_id IS NOT NULL AND m.locked_until > $2 THEN 'leased'
+           WHEN m.lock_id IS NOT NULL AND (m.locked_until IS NULL OR m.locked_until > $2) THEN 'leased'
            WHEN m.lock_id IS NOT NULL THEN 'lease_expired'
            ELSE 'pending'
        END AS state,
