@@ -32,6 +32,7 @@ var FigureTable = []Figure{
 	{"max_attempts", "max attempts", "the most attempts any outbox row took"},
 	{"version_gaps", "version gaps", "deliveries refused for their aggregate version (out of order)"},
 	{"lost_leases", "lost leases", "marks and retries refused because another worker holds the lease now"},
+	{"leases_recovered", "leases recovered", "claims that took a row over from another worker whose lease had expired (S24's expired leases recovered; the lease witness)"},
 	{"double_leases", "double leases", "claims that took a row while another worker's lease on it was still running (the lease witness)"},
 	{"crashes", "crashes", "actors crashed by a fault"},
 	{"conflicts", "422 conflicts", "422 answers to a reused Idempotency-Key with another body"},

@@ -21,6 +21,10 @@ func (s Settings) Headers() []string {
 	if s.OrderByKey {
 		order = "by-aggregate"
 	}
+	lease := Duration(s.Lease)
+	if s.LeaseForever {
+		lease = "forever"
+	}
 	if s.IgnoreVersions {
 		versions = "ignore"
 	}
@@ -34,7 +38,7 @@ func (s Settings) Headers() []string {
 		fmt.Sprintf("relays: %d", s.Relays),
 		fmt.Sprintf("workers: %d", s.Workers),
 		fmt.Sprintf("writers: %d", s.Writers),
-		"lease: " + Duration(s.Lease),
+		"lease: " + lease,
 		"ack-timeout: " + Duration(s.AckTimeout),
 		fmt.Sprintf("max-attempts: %d", s.MaxAttempts),
 		fmt.Sprintf("batch: %d", s.Batch),

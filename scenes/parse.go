@@ -281,7 +281,12 @@ func (s *Settings) set(key, val string) error {
 	case "batch":
 		s.Batch, err = atoiIn(val, 1, 1000)
 	case "lease":
-		s.Lease, err = positiveDuration(val)
+		// forever is the wrong way the zombie-relay scene shows: no expiry.
+		if s.LeaseForever = val == "forever"; !s.LeaseForever {
+			if s.Lease, err = positiveDuration(val); err != nil {
+				err = fmt.Errorf("%w, or forever (a lease with no end, the wrong way)", err)
+			}
+		}
 	case "ack-timeout":
 		s.AckTimeout, err = positiveDuration(val)
 	case "seed":

@@ -87,8 +87,11 @@ type Settings struct {
 	// Watermill #311): a transaction that commits after a higher seq was
 	// polled is never published.
 	SeqCursor bool
-	Writers   int // api writers (2 lets one commit while the other waits before its COMMIT)
-	Seed      uint64
+	// LeaseForever is the wrong lease a zombie relay tempts one into (issue
+	// 16 item 4): a claim with no end, as status = 'processing' is.
+	LeaseForever bool
+	Writers      int // api writers (2 lets one commit while the other waits before its COMMIT)
+	Seed         uint64
 }
 
 // DefaultSettings are what a scene gets for every header it leaves out.

@@ -151,6 +151,14 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 		if behind > 0 && cursor != nil {
 			add(text("%d committed row(s) at or below the relay's cursor (seq %d): no poll will ever read them, they are lost", behind, *cursor))
 		}
+		var stranded int
+		var example *uuid.UUID
+		if err := p.pool.QueryRow(ctx, sqlStranded, p.liveWorkers()).Scan(&stranded, &example); err != nil {
+			return nil, fmt.Errorf("rows leased for ever: %w", err)
+		}
+		if stranded > 0 && example != nil {
+			add(text("%d row(s) (%s) leased with no end by a relay that died: its restart is a new worker and no relay may claim a lease that never expires, so they are lost", stranded, short(*example)))
+		}
 	}
 	if st := s.moving(); len(st) > 0 {
 		add(text("the broker keeps redelivering: %s", list(st)))

@@ -148,6 +148,9 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 		if until != nil {
 			return text("%s crashed at %s: its connection closed without COMMIT; its lease stays in the table until %s, then a relay reclaims the row and publishes it again (same id)", r.name, r.at, until.Format("15:04:05")), nil
 		}
+		if s.settings.LeaseForever {
+			return text("%s crashed at %s: its connection closed without COMMIT; its lease has no end, so the row stays leased to a worker that no longer exists: no relay, its own restart included, may ever claim it", r.name, r.at), nil
+		}
 		if s.settings.SeqCursor {
 			return text("%s crashed at %s: its connection closed without COMMIT; it held no lease and its cursor did not move: restarted, it reads the same rows again and publishes them again (same id)", r.name, r.at), nil
 		}

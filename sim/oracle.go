@@ -35,6 +35,7 @@ type Oracle struct {
 	MaxAttempts         int64
 	VersionGaps         int64
 	LostLeases          int64
+	LeasesRecovered     int64 // claims that took over an expired lease (S24), from the lease witness
 	DoubleLeases        int64
 	Crashes             int64
 	Conflicts           int64 // 422 answers to a reused key with another body
@@ -76,6 +77,7 @@ var figures = []struct {
 	{"max_attempts", func(o *Oracle) int64 { return o.MaxAttempts }},
 	{"version_gaps", func(o *Oracle) int64 { return o.VersionGaps }},
 	{"lost_leases", func(o *Oracle) int64 { return o.LostLeases }},
+	{"leases_recovered", func(o *Oracle) int64 { return o.LeasesRecovered }},
 	{"double_leases", func(o *Oracle) int64 { return o.DoubleLeases }},
 	{"crashes", func(o *Oracle) int64 { return o.Crashes }},
 	{"conflicts", func(o *Oracle) int64 { return o.Conflicts }},
@@ -159,7 +161,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 		}
 	}
 	inFlight := p.inFlightPayments()
-	rows, err := p.pool.Query(ctx, sqlMissingEffects)
+	rows, err := p.pool.Query(ctx, sqlMissingEffects, p.liveWorkers())
 	if err != nil {
 		return o, fmt.Errorf("missing effects: %w", err)
 	}
@@ -199,6 +201,9 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 		}
 		if ex != nil {
 			o.DoubleLeaseExample = *ex
+		}
+		if err := p.pool.QueryRow(ctx, sqlLeasesRecovered, p.sim.settings.Lease).Scan(&o.LeasesRecovered); err != nil {
+			return o, fmt.Errorf("leases recovered: %w", err)
 		}
 	}
 	for _, r := range p.runners {

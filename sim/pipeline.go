@@ -29,6 +29,7 @@ type Pipeline struct {
 	counters *engine.Counters
 	runners  []*runner
 	byName   map[string]*runner
+	workers  map[string]uuid.UUID // each relay's worker id, its latest life's
 
 	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
@@ -179,12 +180,19 @@ func (p *Pipeline) addRelay(name string) *runner {
 	var relay *engine.Relay
 	build := func() {
 		set := p.sim.settings
+		jitter := rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())) // drawn before the id, as always: a replay's ids stay
+		worker := p.sim.newID()
 		relay = engine.NewRelay(engine.RelayConfig{
 			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
-			Rand: rand.New(rand.NewPCG(p.sim.rng.Uint64(), p.sim.rng.Uint64())), Counters: p.counters,
-			WorkerID: p.sim.newID(), BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
-			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, TracerProvider: p.sim.tracing.Provider,
+			Rand: jitter, Counters: p.counters,
+			WorkerID: worker, BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
+			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, LeaseForever: set.LeaseForever,
+			TracerProvider: p.sim.tracing.Provider,
 		})
+		if p.workers == nil {
+			p.workers = map[string]uuid.UUID{}
+		}
+		p.workers[name] = worker
 	}
 	build()
 	r := p.add(name, func(ctx context.Context) (unitResult, error) {
@@ -301,4 +309,17 @@ func (p *Pipeline) Actors() []string {
 		names[i] = r.name
 	}
 	return names
+}
+
+// liveWorkers are the worker ids of the relays alive now: a crashed relay's
+// id died with it (its restart is a new worker), so a lease with no end that
+// names it is held by nobody.
+func (p *Pipeline) liveWorkers() []uuid.UUID {
+	out := []uuid.UUID{}
+	for _, r := range p.runners {
+		if id, ok := p.workers[r.name]; ok && r.state != Crashed {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -34,6 +34,8 @@ var (
 	sqlLeaseEnd            = statement("lease_end")
 	sqlBlockedByDeadLetter = statement("blocked_by_dead_letter")
 	sqlBehindCursor        = statement("behind_cursor")
+	sqlStranded            = statement("stranded")
+	sqlLeasesRecovered     = statement("leases_recovered")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")

@@ -265,7 +265,7 @@ func (m metricsPane) row(label, value string, bad bool) string {
 
 // metricLabels are the metrics pane's labels.
 var metricLabels = []string{"oldest pending message age", "outbox_pending_total", "publishes per second", "attempts per message",
-	"max attempts per message", "dead letters", "expired leases recovered", "leases lost (reclaimed)", "inbox duplicates ignored",
+	"max attempts per message", "dead letters", "expired leases recovered", "inbox duplicates ignored",
 	"occurred → published", "published → processed"}
 
 func age(d time.Duration, pending int64) string {
@@ -298,7 +298,7 @@ func (m metricsPane) lines() []string {
 		m.row("outbox_pending_total", num(o.Pending), false),
 		m.row("max attempts per message", num(o.MaxAttempts), o.MaxAttempts > 1),
 		m.row("dead letters", num(o.DeadLettered), o.DeadLettered > 0),
-		m.row("leases lost (reclaimed)", num(o.LostLeases), false),
+		m.row("expired leases recovered", num(o.LeasesRecovered), false),
 		m.row("inbox duplicates ignored", num(o.DuplicatesIgnored), false),
 	}
 }
