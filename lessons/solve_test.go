@@ -138,9 +138,10 @@ var wrongs = map[string]struct {
 	"lease":        {0, "stall relay-2 at relay.claimed; request; finish api; step relay-1; step relay-2"},
 	"order":        {0, "request; capture; finish api; until relay-2 relay.claimed; finish relay-1"},
 	"consumers":    {1, "request; drain"},
-	"trace":        {0, "request; request; drain"},                                           // two payments, two traces: nothing collides
-	"chaos":        {0, "crash naive at naive.committed; request; drain"},                    // one run by hand is no table
-	"commit-order": {0, "request; request; finish api; finish api-2; finish relay-1; drain"}, // commits in seq order: nothing lost
+	"trace":        {0, "request; request; drain"},                                                                                                // two payments, two traces: nothing collides
+	"chaos":        {0, "crash naive at naive.committed; request; drain"},                                                                         // one run by hand is no table
+	"commit-order": {0, "request; request; finish api; finish api-2; finish relay-1; drain"},                                                      // commits in seq order: nothing lost
+	"zombie":       {0, "stall relay-1 at relay.claimed; request; finish api; step relay-1; step relay-2; finish relay-2; resume relay-1; drain"}, // the lease never expired: no zombie
 }
 
 // A wrong action leaves the step unpassed: the checks read what happened,
