@@ -18,7 +18,7 @@ import (
 // Options say what schedules to make.
 type Options struct {
 	Mode    scenes.Mode // outbox, naive or compare ("" = compare)
-	Variant string      // "", select-then-insert, hold-transaction: the wrong ways, to prove the checker fails
+	Variant string      // "" or a key of Variants: the wrong ways, to prove the checker fails
 	Faults  []string    // the fault kinds to draw from (nil = DefaultFaults)
 }
 
@@ -36,6 +36,9 @@ var Variants = map[string]func(*scenes.Settings){
 	// Two API processes: with one, commits follow seq order and the cursor
 	// loses nothing (issue 16 item 2).
 	"seq-cursor": func(s *scenes.Settings) { s.SeqCursor = true; s.Writers = 2 },
+	// Claims with no end (issue 16 item 4): a relay crashed holding one
+	// strands its rows.
+	"lease-forever": func(s *scenes.Settings) { s.LeaseForever = true },
 }
 
 // Check validates options.
@@ -44,7 +47,7 @@ func (o Options) Check() error {
 		return fmt.Errorf("--mode %w", err)
 	}
 	if _, ok := Variants[o.Variant]; o.Variant != "" && !ok {
-		return fmt.Errorf("--variant %q: want select-then-insert, hold-transaction or seq-cursor", o.Variant)
+		return fmt.Errorf("--variant %q: want select-then-insert, hold-transaction, seq-cursor or lease-forever", o.Variant)
 	}
 	if o.Variant != "" && o.Mode == scenes.Naive {
 		return fmt.Errorf("--variant %s is a wrong way of the outbox chain: use it with --mode outbox or compare", o.Variant)
