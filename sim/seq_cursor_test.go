@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +48,46 @@ func TestAPI2NeedsWritersHeader(t *testing.T) {
 	err := s.Do(t.Context(), sc.Steps[1])
 	if err == nil || !strings.Contains(err.Error(), "writers: 2") {
 		t.Errorf("finish api-2 with writers: 1: %v, want a pointer to writers: 2", err)
+	}
+}
+
+// The Tables pane shows what the seq cursor reads: each outbox row's seq and,
+// in relay_offsets, where the cursor stands — past the row that commits late.
+func TestTablesShowSeqAndTheCursor(t *testing.T) {
+	sc := parseScene(t, "seqtables", `title: t
+teaches: t
+relay: seq-cursor
+writers: 2
+request amount=1250 client=acme
+request amount=990 client=globex
+until api api.inserted
+finish api-2
+finish relay-1
+finish api
+expect outbox lost_events == 1
+`)
+	s := newSim(t, sc)
+	doAll(t, s, sc.Steps)
+	ctx := context.Background()
+	offsets, err := s.Table(ctx, "outbox", "relay_offsets", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offsets.Total != 1 || len(offsets.Rows) != 1 || offsets.Rows[0][0] != "relay-1" || offsets.Rows[0][1] != "2" {
+		t.Fatalf("relay_offsets: %+v, want relay-1 at seq 2", offsets)
+	}
+	outbox, err := s.Table(ctx, "outbox", "outbox_messages", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := slices.Index(outbox.Columns, "seq")
+	pub := slices.Index(outbox.Columns, "published")
+	if seq < 0 || pub < 0 || len(outbox.Rows) != 2 {
+		t.Fatalf("outbox table: %+v", outbox)
+	}
+	for _, r := range outbox.Rows {
+		if published := r[pub] != "-"; published != (r[seq] == "2") {
+			t.Errorf("row seq %s published %s: only seq 2 should be", r[seq], r[pub])
+		}
 	}
 }

@@ -20,8 +20,9 @@ type Table struct {
 	Offset  int
 }
 
-// TableNames are the tables a learner can look at, in pipeline order.
-var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledger_entries", "notifications"}
+// TableNames are the tables a learner can look at, in pipeline order, and
+// last the seq-cursor relay's cursors (empty unless a scene runs it).
+var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledger_entries", "notifications", "relay_offsets"}
 
 // tableQueries read a window of each table, newest activity last, keyed so a
 // changed row can be recognised between two reads. Times are shown as the
@@ -37,7 +38,8 @@ var tableQueries = func() map[string]struct{ count, rows string } {
 
 var tableColumns = map[string][]string{
 	"payments":        {"id", "client", "amount", "cur", "ver", "created"},
-	"outbox_messages": {"id", "aggregate", "ver", "att", "lock", "lease until", "next attempt", "published", "dead", "last error"},
+	"outbox_messages": {"id", "seq", "aggregate", "ver", "att", "lock", "lease until", "next attempt", "published", "dead", "last error"},
+	"relay_offsets":   {"relay", "last seq"},
 	"inbox_messages":  {"consumer", "message", "processed"},
 	"ledger_entries":  {"#", "message", "payment", "amount", "cur", "at"},
 	"notifications":   {"#", "message", "payment", "body", "at"},
