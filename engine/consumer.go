@@ -89,6 +89,12 @@ type ConsumerConfig struct {
 	// IgnoreVersions skips the per-aggregate version check, for events that
 	// carry no meaningful order: then the inbox alone deduplicates.
 	IgnoreVersions bool
+	// ParkGaps parks a delivery ahead of the next expected version instead
+	// of NACKing it (S20, detect-and-park): in the consumer's transaction it
+	// goes to parked_messages, and is ACKed; the delivery that fills the gap
+	// applies it in its own transaction, in version order. Handle parks;
+	// HandleBatch refuses a gap as without it.
+	ParkGaps bool
 	// BatchSize > 1 makes Run handle up to that many deliveries per
 	// transaction (HandleBatch); Step always handles one.
 	BatchSize int
@@ -108,6 +114,7 @@ const (
 	OutcomeDuplicate  Outcome = "duplicate"   // already processed: nothing applied, ACKed
 	OutcomeVersionGap Outcome = "version_gap" // a later version than expected: rolled back, NACKed for redelivery
 	OutcomeParked     Outcome = "parked"      // can never apply (stale version, bad payload): rejected to the broker's dead letters
+	OutcomeHeldAhead  Outcome = "held_ahead"  // ahead of its version (ParkGaps): kept in parked_messages, committed, ACKed
 	OutcomeIdle       Outcome = "idle"        // Step found no delivery
 )
 
@@ -245,6 +252,15 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error
 		return res, c.abort(ctx, err)
 	}
 	ev := c.event(d, ConsumerEffectApplied, Say("%s written, not committed", c.cfg.Effect))
+	if c.cfg.ParkGaps && !c.cfg.IgnoreVersions && c.cfg.Strategy != StrategySelectThenInsert {
+		n, err := c.applyParked(ctx, db, d)
+		if err != nil {
+			return res, c.abort(ctx, err)
+		}
+		if n > 0 {
+			ev.Detail = Say("%s written with %d parked event(s) that follow it, not committed", c.cfg.Effect, n)
+		}
+	}
 	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
 		return res, fmt.Errorf("%s: message %s: %w", c.name, d.ID, err)
 	}
@@ -346,6 +362,9 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 			return false, nil
 		}
 		// A concurrent delivery of the same aggregate advanced it first: retry later.
+	}
+	if c.cfg.ParkGaps && d.AggregateVersion > last+1 {
+		return true, c.park(ctx, db, d, res, last)
 	}
 	c.rollback(ctx)
 	c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, 1)
@@ -479,5 +498,64 @@ func (c *Consumer) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 		t.Stop()
+	}
+}
+
+// park keeps a delivery that is ahead of its aggregate's next version
+// (ParkGaps): park_message takes its inbox marker back and writes the event
+// to parked_messages, the transaction commits, and the delivery is ACKed —
+// the broker is done with it, the consumer's table holds it. It is counted
+// as a version gap: one was seen.
+func (c *Consumer) park(ctx context.Context, db *pgx.Conn, d Delivery, res *ConsumeResult, last int64) error {
+	if _, err := c.exec(ctx, db, stmtParkMessage, c.consumer, d.ID, d.AggregateID, d.AggregateVersion, d.Type, []byte(d.Payload), c.clock.Now()); err != nil {
+		return c.abort(ctx, err)
+	}
+	c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, 1)
+	ev := c.event(d, ConsumerVersionGap, Say("aggregate %s: expected version %d, got %d: parked, applied when version %d arrives", d.AggregateID, last+1, d.AggregateVersion, last+1))
+	if err := c.finish(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
+		return fmt.Errorf("%s: park %s: %w", c.name, d.ID, err)
+	}
+	res.Outcome = OutcomeHeldAhead
+	return c.ack(ctx, d, res)
+}
+
+// applyParked applies, in the transaction that applied d, the parked events
+// of d's aggregate that now follow in version order: each gets its inbox
+// marker (at its own time: the inbox says when each effect happened), its
+// effect and the position, and leaves parked_messages. It returns how many.
+func (c *Consumer) applyParked(ctx context.Context, db *pgx.Conn, d Delivery) (int, error) {
+	n := 0
+	for v := d.AggregateVersion + 1; ; v++ {
+		next := d
+		next.AggregateVersion = v
+		var payload []byte
+		c.note(stmtUnparkNext)
+		err := db.QueryRow(ctx, stmtUnparkNext.SQL, c.consumer, d.AggregateID, v).Scan(&next.ID, &next.Type, &payload)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("%s: %w", stmtUnparkNext.Name, mapDBError(err))
+		}
+		next.Payload = payload
+		var p PaymentPayload
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return n, fmt.Errorf("parked %s: %w", next.ID, err)
+		}
+		now := c.clock.Now()
+		tag, err := c.exec(ctx, db, stmtInsertInboxMessage, c.consumer, next.ID, now)
+		if err != nil {
+			return n, err
+		}
+		if _, err := c.exec(ctx, db, stmtAdvancePosition, c.consumer, d.AggregateID, v); err != nil {
+			return n, err
+		}
+		if tag.RowsAffected() == 0 {
+			continue // already applied (it came again meanwhile): the position moves on
+		}
+		if err := c.apply(ctx, db, next, p, now); err != nil {
+			return n, err
+		}
+		n++
 	}
 }

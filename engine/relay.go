@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -63,6 +64,9 @@ type RelayConfig struct {
 	// holds them for ever: its restart is a new worker, and nobody else may
 	// claim a row whose lease has no end.
 	LeaseForever bool
+	// Ordering keeps one aggregate's events in order between relays (S20,
+	// ordering.go); "" is OrderingNone.
+	Ordering Ordering
 	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
 	// nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
@@ -92,6 +96,10 @@ type Relay struct {
 	// sent holds, with tracing on, the publish span of each id published and
 	// not marked yet: the mark's span links to them.
 	sent map[uuid.UUID]trace.SpanContext
+	// lane and lanes are a partitioning relay's lane as its last claim read
+	// it; rebalanced says they moved since the claim before.
+	lane, lanes int
+	rebalanced  bool
 }
 
 // ClaimedMessage is an outbox row leased by a relay.
@@ -180,6 +188,11 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		err := r.stepBySeq(ctx, c, &res)
 		return res, err
 	}
+	if r.cfg.Ordering == OrderingPartition {
+		if err := r.joinLanes(ctx, c); err != nil {
+			return res, err
+		}
+	}
 	var msgs []ClaimedMessage
 	var sent, leaseUntil time.Time // when the claim was sent, the lease it wrote
 	if r.cfg.Pipeline {
@@ -236,7 +249,7 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 	}
 	r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(msgs))
 	r.cfg.Counters.add(&r.cfg.Counters.LeasesRecovered, res.Recovered)
-	ev := Event{Checkpoint: RelayClaimed, Statement: stmtClaimBatch, Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
+	ev := Event{Checkpoint: RelayClaimed, Statement: r.claimStatement(), Rows: int64(len(msgs)), MessageIDs: res.MessageIDs,
 		Detail: Say("%d leased until %s", len(msgs), leaseUntil.Format("15:04:05.000")), LeaseUntil: leaseUntil}
 	if res.Recovered > 0 {
 		ev.Detail = Say("%d leased until %s, %d from expired leases", len(msgs), leaseUntil.Format("15:04:05.000"), res.Recovered)
@@ -244,6 +257,7 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 	if r.cfg.LeaseForever {
 		ev.Detail, ev.LeaseUntil = Say("%d leased with no end (the wrong way: nobody else may ever claim them)", len(msgs)), time.Time{}
 	}
+	ev.Detail = r.laneDetail(ev.Detail)
 	return r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev))
 }
 
@@ -253,7 +267,17 @@ func (r *Relay) reportClaimed(ctx context.Context, msgs []ClaimedMessage, leaseU
 // publish's span links to.
 func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trace.SpanContext, failConn func() (*pgx.Conn, error), res *RelayStepResult) ([]uuid.UUID, error) {
 	published := make([]uuid.UUID, 0, len(msgs))
+	// held are the aggregates whose publish failed in this batch under an
+	// ordering policy: their later events are handed back, not published
+	// past the one that waits for its retry (the claim's fence then keeps
+	// them back until it is published).
+	var held map[string]bool
+	var handBack []uuid.UUID
 	for i, m := range msgs {
+		if held[m.AggregateType+"/"+m.AggregateID] {
+			handBack = append(handBack, m.ID)
+			continue
+		}
 		perr := r.publishOne(ctx, m, claimed)
 		if perr != nil {
 			if ctx.Err() != nil {
@@ -274,6 +298,12 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 			if err != nil {
 				return published, err
 			}
+			if r.cfg.Ordering == OrderingPartition {
+				if held == nil {
+					held = map[string]bool{}
+				}
+				held[m.AggregateType+"/"+m.AggregateID] = true
+			}
 			continue
 		}
 		res.Published++
@@ -288,6 +318,17 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: Say("attempt %d accepted by the broker, not marked yet", m.Attempts)}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 			return published, err
+		}
+	}
+	if len(handBack) > 0 {
+		c, err := failConn()
+		if err == nil {
+			var tag pgconn.CommandTag
+			tag, err = r.exec(ctx, c, stmtReleaseLeases, handBack, r.cfg.WorkerID)
+			res.Released += int(tag.RowsAffected())
+		}
+		if err != nil {
+			return published, fmt.Errorf("relay: hand back the events behind a failed publish: %w", err)
 		}
 	}
 	return published, nil
@@ -347,7 +388,7 @@ func (r *Relay) sendClaim(ctx context.Context, c *pgx.Conn, now, leaseUntil time
 	if !r.cfg.DurableMarks {
 		batch.Queue(stmtRelaxCommit.SQL)
 	}
-	batch.Queue(stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(leaseUntil))
+	batch.Queue(r.claimStatement().SQL, r.claimArgs(now, leaseUntil)...)
 	return c.SendBatch(ctx, batch)
 }
 
@@ -368,7 +409,8 @@ func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
 	if !r.cfg.DurableMarks {
 		r.note(stmtRelaxCommit)
 	}
-	r.note(stmtClaimBatch)
+	st := r.claimStatement()
+	r.note(st)
 	if !r.cfg.DurableMarks {
 		if _, err := br.Exec(); err != nil {
 			br.Close()
@@ -378,7 +420,7 @@ func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
 	rows, err := br.Query()
 	if err != nil {
 		br.Close()
-		return nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return nil, fmt.Errorf("relay %s: %w", st.Name, mapDBError(err))
 	}
 	msgs, err := scanClaimed(rows, r.scanned[:0])
 	r.scanned = msgs
@@ -386,7 +428,7 @@ func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return nil, fmt.Errorf("relay %s: %w", st.Name, mapDBError(err))
 	}
 	return msgs, nil
 }

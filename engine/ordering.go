@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Ordering is how relays keep one aggregate's events in order between them
+// (S20). SKIP LOCKED spreads rows over relays for throughput and orders
+// nothing between them: with two relays, version 2 of a payment can reach
+// the broker before version 1.
+type Ordering string
+
+const (
+	// OrderingNone is claim_batch: any ready row, by any relay. The consumer
+	// is left to notice the gap (aggregate_version) and wait for the rest.
+	OrderingNone Ordering = "none"
+	// OrderingPartition gives each relay a lane: the aggregates whose hash
+	// falls in it (claim_partition.sql). One relay per aggregate publishes
+	// in order; a relay joining moves aggregates between lanes (a
+	// rebalance), and the new owner waits for the old owner's lease on an
+	// earlier version. Its cost: a lane is one relay's throughput, however
+	// idle the others, and a stopped relay's lane waits for it.
+	OrderingPartition Ordering = "partition"
+	// OrderingOneInFlight lets any relay claim a row only once every
+	// earlier version of its aggregate is published (claim_one_in_flight.sql).
+	// Its cost: an aggregate moves one event per claim and publish, however
+	// many relays run.
+	OrderingOneInFlight Ordering = "one-in-flight"
+)
+
+// Orderings are the relay ordering policies, as help lists them.
+var Orderings = []Ordering{OrderingNone, OrderingPartition, OrderingOneInFlight}
+
+// ParseOrdering returns the ordering with that name; "" is OrderingNone.
+func ParseOrdering(name string) (Ordering, error) {
+	switch o := Ordering(name); o {
+	case "":
+		return OrderingNone, nil
+	case OrderingNone, OrderingPartition, OrderingOneInFlight:
+		return o, nil
+	}
+	return "", fmt.Errorf("unknown relay ordering %q (want %q, %q or %q)", name, OrderingNone, OrderingPartition, OrderingOneInFlight)
+}
+
+// claimStatement is the claim the relay's ordering runs.
+func (r *Relay) claimStatement() *Statement {
+	switch r.cfg.Ordering {
+	case OrderingPartition:
+		return stmtClaimPartition
+	case OrderingOneInFlight:
+		return stmtClaimOneInFlight
+	}
+	return stmtClaimBatch
+}
+
+// claimArgs are the claim's parameters: claim_batch's four, and for a
+// partitioning relay the lanes and its lane.
+func (r *Relay) claimArgs(now, leaseUntil time.Time) []any {
+	args := []any{now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(leaseUntil)}
+	if r.cfg.Ordering == OrderingPartition {
+		args = append(args, r.lanes, r.lane)
+	}
+	return args
+}
+
+// joinLanes makes a partitioning relay a member of the lanes (join_lanes.sql)
+// and reads its lane, before each claim: another relay may have joined since
+// the last one, and then the lanes were rebalanced. It says so in the
+// claim's detail.
+func (r *Relay) joinLanes(ctx context.Context, c *pgx.Conn) error {
+	r.note(stmtJoinLanes)
+	var lane, lanes int
+	if err := c.QueryRow(ctx, stmtJoinLanes.SQL, r.cfg.Name, r.clock.Now()).Scan(&lane, &lanes); err != nil {
+		return fmt.Errorf("relay %s: %w", stmtJoinLanes.Name, mapDBError(err))
+	}
+	r.rebalanced = r.lanes != 0 && (lane != r.lane || lanes != r.lanes)
+	r.lane, r.lanes = lane, lanes
+	return nil
+}
+
+// laneDetail is what a partitioning relay's claim adds to its detail: its
+// lane, and a rebalance when the lanes moved since its last claim.
+func (r *Relay) laneDetail(d Phrase) Phrase {
+	if r.cfg.Ordering != OrderingPartition {
+		return d
+	}
+	if r.rebalanced {
+		return Say("%s; lanes rebalanced: now lane %d of %d", d, r.lane, r.lanes)
+	}
+	return Say("%s; lane %d of %d", d, r.lane, r.lanes)
+}
