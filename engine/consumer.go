@@ -512,6 +512,7 @@ func (c *Consumer) park(ctx context.Context, db *pgx.Conn, d Delivery, res *Cons
 	}
 	c.cfg.Counters.add(&c.cfg.Counters.VersionGaps, 1)
 	ev := c.event(d, ConsumerVersionGap, Say("aggregate %s: expected version %d, got %d: parked, applied when version %d arrives", d.AggregateID, last+1, d.AggregateVersion, last+1))
+	ev.Statement = stmtParkMessage
 	if err := c.finish(ctx, ConsumerVersionGap, c.checkpoint(ctx, ev)); err != nil {
 		return fmt.Errorf("%s: park %s: %w", c.name, d.ID, err)
 	}

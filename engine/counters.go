@@ -22,6 +22,7 @@ type Counters struct {
 	Processed         atomic.Int64 // deliveries whose effect committed
 	DuplicatesIgnored atomic.Int64 // deliveries the inbox recognised
 	VersionGaps       atomic.Int64 // deliveries refused for an unexpected aggregate_version
+	HeldBack          atomic.Int64 // ordering claims that leased nothing while ready rows waited (S20)
 
 	OccurredToPublished  Latency
 	PublishedToProcessed Latency

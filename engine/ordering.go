@@ -93,3 +93,29 @@ func (r *Relay) laneDetail(d Phrase) Phrase {
 	}
 	return Say("%s; lane %d of %d", d, r.lane, r.lanes)
 }
+
+// reportHeldBack runs when an ordering claim leased nothing: if rows were
+// ready all the same (count_held_back), the ordering held them back from
+// this relay — the throughput it gives up — and the relay says so at
+// relay.claimed, 0 rows. A relay with no ordering, or nothing ready, says
+// nothing.
+func (r *Relay) reportHeldBack(ctx context.Context, c *pgx.Conn, now time.Time) error {
+	if r.cfg.Ordering != OrderingPartition && r.cfg.Ordering != OrderingOneInFlight {
+		return nil
+	}
+	var n int64
+	r.note(stmtCountHeldBack)
+	if err := c.QueryRow(ctx, stmtCountHeldBack.SQL, now).Scan(&n); err != nil {
+		return fmt.Errorf("relay %s: %w", stmtCountHeldBack.Name, mapDBError(err))
+	}
+	if n == 0 {
+		return nil
+	}
+	r.cfg.Counters.add(&r.cfg.Counters.HeldBack, 1)
+	detail := Say("nothing it may take: %d ready event(s) wait for an earlier version of their aggregate", n)
+	if r.cfg.Ordering == OrderingPartition {
+		detail = Say("nothing in its lane: %d ready event(s) are in another lane or wait for an earlier version", n)
+	}
+	ev := Event{Checkpoint: RelayClaimed, Statement: r.claimStatement(), Detail: r.laneDetail(detail)}
+	return r.stopAt(ctx, RelayClaimed, r.checkpoint(ctx, ev))
+}

@@ -209,6 +209,9 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	res.Claimed = len(msgs)
 	res.Idle = len(msgs) == 0
 	if res.Idle {
+		if err := r.reportHeldBack(ctx, c, sent); err != nil {
+			return res, err
+		}
 		return res, r.settleMarks(ctx, &res)
 	}
 	if err := r.reportClaimed(ctx, msgs, leaseUntil, &res); err != nil {

@@ -42,6 +42,7 @@ var (
 	stmtJoinLanes                = load("join_lanes")
 	stmtParkMessage              = load("park_message")
 	stmtUnparkNext               = load("unpark_next")
+	stmtCountHeldBack            = load("count_held_back")
 	stmtPollBySeq                = load("poll_by_seq")
 	stmtAdvanceCursor            = load("advance_cursor")
 	stmtRelaxCommit              = load("relax_commit")

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/engine"
 )
 
 // Headers are the header lines that give a scene these settings, seed
@@ -28,12 +30,22 @@ func (s Settings) Headers() []string {
 	if s.IgnoreVersions {
 		versions = "ignore"
 	}
-	return []string{
+	if s.ParkGaps {
+		versions = "park"
+	}
+	// ordering: is said only when set, so every scene written before it
+	// keeps its text.
+	var ordering []string
+	if s.Ordering != "" && s.Ordering != engine.OrderingNone {
+		ordering = []string{"ordering: " + string(s.Ordering)}
+	}
+	return slices.Concat([]string{
 		"mode: " + string(s.Mode),
 		"naive: " + s.Naive,
 		"consumer: " + s.Consumer,
 		"relay: " + relay,
 		"order: " + order,
+	}, ordering, []string{
 		"versions: " + versions,
 		fmt.Sprintf("relays: %d", s.Relays),
 		fmt.Sprintf("workers: %d", s.Workers),
@@ -43,7 +55,7 @@ func (s Settings) Headers() []string {
 		fmt.Sprintf("max-attempts: %d", s.MaxAttempts),
 		fmt.Sprintf("batch: %d", s.Batch),
 		fmt.Sprintf("seed: %d", s.Seed),
-	}
+	})
 }
 
 // Text writes a scene in its language: title and teaches, their

@@ -269,7 +269,10 @@ func (s *Settings) set(key, val string) error {
 	case "order":
 		err, s.OrderByKey = oneOf("none", "by-aggregate"), val == "by-aggregate"
 	case "versions":
-		err, s.IgnoreVersions = oneOf("check", "ignore"), val == "ignore"
+		err = oneOf("check", "ignore", "park")
+		s.IgnoreVersions, s.ParkGaps = val == "ignore", val == "park"
+	case "ordering":
+		s.Ordering, err = engine.ParseOrdering(val)
 	case "relays":
 		s.Relays, err = atoiIn(val, 1, 2)
 	case "workers":
@@ -292,7 +295,7 @@ func (s *Settings) set(key, val string) error {
 	case "seed":
 		s.Seed, err = strconv.ParseUint(val, 10, 64)
 	default:
-		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, versions, relays, workers, writers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, ordering, versions, relays, workers, writers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)

@@ -11,6 +11,8 @@
 //	naive: commit-then-publish                     or publish-then-commit
 //	consumer: inbox                                or select-then-insert (the wrong way, S18), or trace-id (the inbox keyed on the trace id, S22)
 //	relays: 2                                      1 or 2
+//	ordering: partition                            none | partition | one-in-flight (how relays keep an aggregate in order, S20)
+//	versions: park                                 check | ignore | park (what a consumer does with a version gap)
 //	lease: 30s  ack-timeout: 30s  max-attempts: 12  batch: 10   (one per line)
 //	variant: select-then-insert consumer: select-then-insert     a named variant overriding settings
 //	seed: 7
@@ -29,6 +31,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/outboxlab/outboxlab/engine"
 )
 
 // Scene is one parsed scenario.
@@ -90,8 +94,14 @@ type Settings struct {
 	// LeaseForever is the wrong lease a zombie relay tempts one into (issue
 	// 16 item 4): a claim with no end, as status = 'processing' is.
 	LeaseForever bool
-	Writers      int // api writers (2 lets one commit while the other waits before its COMMIT)
-	Seed         uint64
+	// Ordering keeps one aggregate's events in order between relays (S20,
+	// issue 16 item 5): none, partition or one-in-flight.
+	Ordering engine.Ordering
+	// ParkGaps makes the consumers park an event ahead of its version and
+	// apply it when the gap fills (versions: park), instead of NACKing it.
+	ParkGaps bool
+	Writers  int // api writers (2 lets one commit while the other waits before its COMMIT)
+	Seed     uint64
 }
 
 // DefaultSettings are what a scene gets for every header it leaves out.

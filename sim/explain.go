@@ -83,6 +83,10 @@ func explain(who string, ev engine.Event) Text {
 		if ev.Statement != nil && ev.Statement.Name == "poll_by_seq" {
 			return text("%s read %d row(s) after its cursor, in seq order, with no lease and no SKIP LOCKED (%s): %s; a lower seq not committed yet is not seen", who, ev.Rows, ev.Detail, m)
 		}
+		if ev.Rows == 0 && len(ev.MessageIDs) == 0 {
+			// An ordering claim that leased nothing while rows were ready (S20).
+			return text("%s claimed nothing although events are ready: its ordering holds them back (%s)", who, ev.Detail)
+		}
 		return text("%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", who, ev.Rows, detail(ev), m)
 	case engine.RelayPublished:
 		return text("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
@@ -125,6 +129,9 @@ func explain(who string, ev engine.Event) Text {
 		}
 		return text("%s ignores duplicate %s: it commits and ACKs, no second effect", who, m)
 	case engine.ConsumerVersionGap:
+		if ev.Statement != nil && ev.Statement.Name == "park_message" {
+			return text("%s parks %s: it is ahead of its aggregate's next version (%s); kept in parked_messages, committed and ACKed, applied when the gap fills", who, m, ev.Detail)
+		}
 		return text("%s refuses %s: unexpected aggregate_version%s; not applied out of order", who, m, detail(ev))
 	case engine.ConsumerEffectApplied:
 		return text("%s applied its effect for payment %s, not committed yet: a crash now rolls back marker and effect together", who, pay)

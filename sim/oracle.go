@@ -34,6 +34,9 @@ type Oracle struct {
 	Pending             int64 // outbox rows not yet published nor dead-lettered
 	MaxAttempts         int64
 	VersionGaps         int64
+	OutOfOrder          int64 // effects applied before an earlier version of their aggregate (S20)
+	Parked              int64 // events a parking consumer holds ahead of their version now
+	HeldBack            int64 // ordering claims that leased nothing while ready rows waited
 	LostLeases          int64
 	LeasesRecovered     int64 // claims that took over an expired lease (S24), from the lease witness
 	DoubleLeases        int64
@@ -76,6 +79,9 @@ var figures = []struct {
 	{"pending", func(o *Oracle) int64 { return o.Pending }},
 	{"max_attempts", func(o *Oracle) int64 { return o.MaxAttempts }},
 	{"version_gaps", func(o *Oracle) int64 { return o.VersionGaps }},
+	{"out_of_order", func(o *Oracle) int64 { return o.OutOfOrder }},
+	{"parked", func(o *Oracle) int64 { return o.Parked }},
+	{"held_back", func(o *Oracle) int64 { return o.HeldBack }},
 	{"lost_leases", func(o *Oracle) int64 { return o.LostLeases }},
 	{"leases_recovered", func(o *Oracle) int64 { return o.LeasesRecovered }},
 	{"double_leases", func(o *Oracle) int64 { return o.DoubleLeases }},
@@ -193,6 +199,10 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	c := p.counters
 	o.DuplicatesIgnored = c.DuplicatesIgnored.Load()
 	o.VersionGaps = c.VersionGaps.Load()
+	o.HeldBack = c.HeldBack.Load()
+	if err := p.pool.QueryRow(ctx, sqlOrdering).Scan(&o.OutOfOrder, &o.Parked); err != nil {
+		return o, fmt.Errorf("ordering: %w", err)
+	}
 	o.LostLeases = c.LostLeases.Load()
 	if p.Kind == "outbox" {
 		var ex *string

@@ -187,6 +187,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			Rand: jitter, Counters: p.counters,
 			WorkerID: worker, BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
 			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, LeaseForever: set.LeaseForever,
+			Ordering:       set.Ordering,
 			TracerProvider: p.sim.tracing.Provider,
 		})
 		if p.workers == nil {
@@ -216,7 +217,7 @@ func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 		c = engine.NewConsumer(engine.ConsumerConfig{
 			Name: consumer, Actor: actor, Connect: p.connect(actor), Subscriber: p.broker,
 			Clock: p.sim.clock, Hook: hook, Counters: p.counters, Strategy: strategy,
-			IgnoreVersions: p.sim.settings.IgnoreVersions, TracerProvider: p.sim.tracing.Provider,
+			IgnoreVersions: p.sim.settings.IgnoreVersions, ParkGaps: p.sim.settings.ParkGaps, TracerProvider: p.sim.tracing.Provider,
 		})
 	}
 	build()

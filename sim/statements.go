@@ -40,4 +40,5 @@ var (
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")
 	sqlProgress            = statement("progress")
+	sqlOrdering            = statement("ordering")
 )

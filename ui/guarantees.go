@@ -169,8 +169,14 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	if o.Conflicts > 0 || o.Replays > 0 {
 		figs = append(figs, figure{scenes.FigureLabel("conflicts"), num(o.Conflicts), false}, figure{scenes.FigureLabel("replays"), num(o.Replays), false})
 	}
-	if o.VersionGaps > 0 {
-		figs = append(figs, figure{scenes.FigureLabel("version_gaps"), num(o.VersionGaps), false})
+	if o.VersionGaps > 0 || o.OutOfOrder > 0 || o.Parked > 0 || o.HeldBack > 0 {
+		// Order per aggregate (S20): the gaps a consumer saw, the effects
+		// applied out of version order (a broken order), the events parked
+		// ahead of their version, and the claims an ordering held back.
+		figs = append(figs, figure{scenes.FigureLabel("version_gaps"), num(o.VersionGaps), false},
+			figure{scenes.FigureLabel("out_of_order"), num(o.OutOfOrder), o.OutOfOrder > 0},
+			figure{scenes.FigureLabel("parked"), num(o.Parked), false},
+			figure{scenes.FigureLabel("held_back"), num(o.HeldBack), false})
 	}
 	return append(lines, g.grid(figs, w)...)
 }

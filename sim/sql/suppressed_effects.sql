@@ -6,11 +6,14 @@
 -- position reaching its version, or, for a consumer that checks no
 -- versions, its inbox marker. Dead-lettered rows are counted as such; what
 -- the broker still holds for the consumer (queued, unACKed, rejected to its
--- dead letters) is left out by the caller.
+-- dead letters) is left out by the caller. An event a parking consumer
+-- holds ahead of its version (parked_messages) is not suppressed: it is
+-- applied when the gap fills.
 SELECT o.id::text, c.consumer
 FROM outbox_messages o
 CROSS JOIN (VALUES ('accounting'), ('notifications')) AS c(consumer)
 WHERE o.published_at IS NOT NULL AND o.dead_lettered_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM parked_messages k WHERE k.consumer_name = c.consumer AND k.message_id = o.id)
   AND CASE
         WHEN o.event_type = 'PaymentCreated' AND c.consumer = 'accounting' THEN
           NOT EXISTS (SELECT 1 FROM ledger_entries l WHERE l.message_id = o.id)
