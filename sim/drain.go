@@ -2,12 +2,14 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // maxDrainRounds bounds a drain; each round either changes the database or
@@ -54,7 +56,7 @@ func (s *Sim) drain(ctx context.Context) error {
 			if s.version == start {
 				s.record(Entry{Actor: "drain", Kind: "note"}.with(text("nothing is pending: the drain has nothing to do")))
 			}
-			return nil
+			return s.parkedForGood(ctx)
 		}
 		now := s.clock.Peek()
 		fp, err := s.progress(ctx)
@@ -281,4 +283,26 @@ func (s *Sim) laterChange(outbox, now time.Time) time.Time {
 		}
 	}
 	return later
+}
+
+// parkedForGood says, when the drain ends with nothing pending, that a
+// parking consumer still holds events ahead of their version (S20): the
+// broker is done with them (they were ACKed), no delivery is coming that
+// would apply them, and only the consumer's table shows them. Nothing
+// parked, nothing said.
+func (s *Sim) parkedForGood(ctx context.Context) error {
+	for _, p := range s.pipes {
+		var n, version, expected int64
+		var id, consumer, aggregate string
+		err := p.pool.QueryRow(ctx, sqlParkedWaiting).Scan(&n, &id, &consumer, &aggregate, &version, &expected)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("parked events: %w", err)
+		}
+		s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%d event(s) parked ahead of their version and nothing left to deliver: %s's …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you",
+			n, consumer, id, aggregate, version, expected)))
+	}
+	return nil
 }

@@ -41,4 +41,5 @@ var (
 	sqlTableSizes          = statement("table_sizes")
 	sqlProgress            = statement("progress")
 	sqlOrdering            = statement("ordering")
+	sqlParkedWaiting       = statement("parked_waiting")
 )

@@ -1,0 +1,39 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// A parking consumer (versions: park, S20) whose missing version never
+// comes: the payment's event is poison and dead-lettered, its capture
+// published and parked by both consumers. The drain has nothing left to
+// deliver and says the parked events wait — the consumers' table is their
+// only copy — instead of ending as if all were done.
+func TestDrainSaysParkedEventsWait(t *testing.T) {
+	sc := parseScene(t, "parkdead", `title: t
+teaches: t
+versions: park
+max-attempts: 2
+request amount=666 poison
+capture
+drain
+expect outbox parked == 2
+expect outbox dead_lettered == 1
+expect outbox out_of_order == 0
+expect outbox suppressed_effects == 0
+`)
+	res := run(t, sc, RunOptions{})
+	if !res.Held {
+		t.Fatalf("expected outcome did not hold:\n%s", explainFailure(res))
+	}
+	var said bool
+	for _, e := range res.Timeline {
+		if e.Kind == "stuck" && strings.Contains(e.Explain, "2 event(s) parked ahead of their version") && strings.Contains(e.Explain, "waits for version 1") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("the drain does not say the parked events wait for version 1:\n%s", explainFailure(res))
+	}
+}
