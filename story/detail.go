@@ -23,6 +23,7 @@ const (
 	fmtGap          = "aggregate %s: expected version %d, got %d: not applied, NACKed for redelivery"
 	fmtBehind       = "aggregate %s: version %d is at or behind %d already applied: rejected to dead letters"
 	fmtLateAck      = "delivery %d: ACK too late, already handed out again"
+	fmtParked       = "aggregate %s: expected version %d, got %d: parked, applied when version %d arrives"
 )
 
 // args finds the actor's phrase of that format in an entry's sentence and

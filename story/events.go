@@ -284,7 +284,11 @@ func (t *teller) checkpoint(i int, e sim.Entry) {
 	case "consumer.duplicate":
 		t.add(e, Duplicate, Note, who, "", say("duplicate: ignored, no second effect"), say("duplicate: ignored"))
 	case "consumer.version_gap":
-		if a, ok := args(e, fmtGap); ok {
+		if a, ok := args(e, fmtParked); ok {
+			// Parked (versions: park): kept in the consumer's table and
+			// committed; the ACK that follows is its own event.
+			t.add(e, Parked, Arrow, who, PostgreSQL, say("park: version %s ahead of %s", a[2], a[1]), say("park"))
+		} else if a, ok := args(e, fmtGap); ok {
 			t.add(e, VersionGap, Arrow, who, PostgreSQL, say("ROLLBACK: version gap (want %s, got %s)", a[1], a[2]), say("ROLLBACK: version gap"))
 			t.add(e, Nack, Reply, who, Broker, say("NACK: deliver it again later"), say("NACK"))
 		} else if a, ok := args(e, fmtBehind); ok {

@@ -78,6 +78,9 @@ func tallies(evs []Event) []Tally {
 		case VersionGap:
 			get(e.From).Refused++
 			pending[e.From] = false
+		case Parked:
+			get(e.From).Parked++
+			pending[e.From] = false
 		case Crash:
 			pending[e.From] = false
 		}
@@ -170,6 +173,9 @@ func consumerLines(ts []Tally) []Text {
 		}
 		if t.Refused > 0 {
 			why = append(why, say("%d deliveries refused for a version gap", t.Refused))
+		}
+		if t.Parked > 0 {
+			why = append(why, say("%d deliveries parked ahead of their version, applied in the transaction of the one they waited for", t.Parked))
 		}
 		if len(why) > 0 {
 			line = say("%s (%s)", line, why)

@@ -39,6 +39,7 @@ const (
 	Duplicate      Step = "duplicate"       // the inbox said: seen before, no effect
 	Effect         Step = "effect"          // consumer → PostgreSQL: the business effect
 	VersionGap     Step = "version_gap"     // consumer refused an out-of-order version
+	Parked         Step = "parked"          // consumer kept an early version in its table (versions: park)
 	Ack            Step = "ack"             // consumer → broker
 	Nack           Step = "nack"            // consumer → broker: give it back
 	Crash          Step = "crash"           // a process died
@@ -83,6 +84,7 @@ type Tally struct {
 	Effects    int // effects committed or not: a crash before COMMIT rolls one back (see Story.Events)
 	Duplicates int // deliveries its inbox ignored
 	Refused    int // deliveries refused for their aggregate version (a gap)
+	Parked     int // deliveries parked ahead of their version (versions: park)
 }
 
 // Story is one message's life in one pipeline.
