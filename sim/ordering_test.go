@@ -37,3 +37,41 @@ expect outbox suppressed_effects == 0
 		t.Errorf("the drain does not say the parked events wait for version 1:\n%s", explainFailure(res))
 	}
 }
+
+// The Tables pane's parked_messages: what psql would show of the parked
+// capture, one row per consumer, at version 2.
+func TestParkedMessagesTable(t *testing.T) {
+	sc := parseScene(t, "parktable", `title: t
+teaches: t
+versions: park
+max-attempts: 2
+request amount=666 poison
+capture
+drain
+expect outbox parked == 2
+`)
+	s := newSim(t, sc)
+	ctx := t.Context()
+	for _, st := range sc.Steps {
+		if err := s.Do(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	tb, err := s.Table(ctx, "outbox", "parked_messages", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Total != 2 || len(tb.Rows) != 2 {
+		t.Fatalf("parked_messages: total %d, rows %v, want the capture parked by both consumers", tb.Total, tb.Rows)
+	}
+	consumers := map[string]bool{}
+	for _, r := range tb.Rows {
+		consumers[r[0]] = true
+		if r[3] != "2" || r[4] != "PaymentCaptured" {
+			t.Errorf("parked row %v, want version 2 of a PaymentCaptured", r)
+		}
+	}
+	if !consumers["accounting"] || !consumers["notifications"] {
+		t.Errorf("parked by %v, want accounting and notifications", consumers)
+	}
+}

@@ -20,9 +20,10 @@ type Table struct {
 	Offset  int
 }
 
-// TableNames are the tables a learner can look at, in pipeline order, and
-// last the seq-cursor relay's cursors (empty unless a scene runs it).
-var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledger_entries", "notifications", "relay_offsets"}
+// TableNames are the tables a learner can look at, in pipeline order, then
+// the ones only some scenes fill: the consumers' parked deliveries
+// (versions: park) and the seq-cursor relay's cursors.
+var TableNames = []string{"payments", "outbox_messages", "inbox_messages", "ledger_entries", "notifications", "parked_messages", "relay_offsets"}
 
 // tableQueries read a window of each table, newest activity last, keyed so a
 // changed row can be recognised between two reads. Times are shown as the
@@ -43,6 +44,7 @@ var tableColumns = map[string][]string{
 	"inbox_messages":  {"consumer", "message", "processed"},
 	"ledger_entries":  {"#", "message", "payment", "amount", "cur", "at"},
 	"notifications":   {"#", "message", "payment", "body", "at"},
+	"parked_messages": {"consumer", "message", "aggregate", "ver", "type", "parked"},
 }
 
 // Table reads rows offset..offset+limit of a table of one pipeline.

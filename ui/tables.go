@@ -257,7 +257,7 @@ func (t tablesPane) View() string {
 
 // tabs names the tables with the current one marked.
 func (t tablesPane) tabs() string {
-	short := map[string]string{"payments": "payments", "outbox_messages": "outbox", "inbox_messages": "inbox", "ledger_entries": "ledger", "notifications": "notifications"}
+	short := map[string]string{"payments": "payments", "outbox_messages": "outbox", "inbox_messages": "inbox", "ledger_entries": "ledger", "notifications": "notifications", "parked_messages": "parked"}
 	parts := make([]string, len(sim.TableNames))
 	for i, n := range sim.TableNames {
 		s := short[n]
