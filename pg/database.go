@@ -91,7 +91,7 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 
 // sqlReset empties every table a scene writes, in one statement so that
 // foreign-key order never matters and a reset is one round trip.
-const sqlReset = `TRUNCATE payments, idempotency_keys, outbox_messages, inbox_messages, consumer_positions, ledger_entries, notifications, relay_offsets, relay_lanes, parked_messages RESTART IDENTITY`
+const sqlReset = `TRUNCATE payments, idempotency_keys, outbox_messages, inbox_messages, consumer_positions, ledger_entries, notifications, relay_offsets, relay_lanes, parked_messages, effect_outbox, provider.charges, provider.idempotency_keys RESTART IDENTITY`
 
 // Reset empties the scene tables of one database, for a new scene or a rerun.
 func Reset(ctx context.Context, pool *pgxpool.Pool) error {

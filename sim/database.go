@@ -96,7 +96,8 @@ func openDatabase(ctx context.Context, srv *pg.Server, name, kind string) (*data
 // tables are the tables a reset empties: every table a run writes (the
 // list pg.Reset empties) and, in an outbox's database, the lease witness.
 func (d *database) tables() []string {
-	t := []string{"payments", "idempotency_keys", "outbox_messages", "inbox_messages", "consumer_positions", "ledger_entries", "notifications", "relay_offsets", "relay_lanes", "parked_messages"}
+	t := []string{"payments", "idempotency_keys", "outbox_messages", "inbox_messages", "consumer_positions", "ledger_entries", "notifications", "relay_offsets", "relay_lanes", "parked_messages",
+		"effect_outbox", "provider.charges", "provider.idempotency_keys"}
 	if d.kind == "outbox" {
 		t = append(t, "outboxlab_lease_claims")
 	}

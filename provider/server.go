@@ -1,0 +1,91 @@
+// Package provider is a third party in-process: a card provider a consumer
+// charges over HTTP (S19, external effects). It is a real net/http server on
+// loopback with its own store, the tables of the provider schema
+// (pg/schema/005_provider.sql), so that what it charged is read with SQL and
+// a reset empties it with the rest of the simulation.
+//
+// It does what real providers do with an Idempotency-Key header (as Stripe
+// does): the first request with a key charges and its answer is kept; every
+// later request with that key gets the first answer again and charges
+// nothing; a request without a key always charges. That key is the only
+// thing that can make a call the consumer repeats after a crash harmless:
+// the consumer's inbox marker is in its own database, and no transaction
+// spans the provider's.
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Clock is the provider's source of time for the charges it stores; the
+// simulator passes its virtual clock so a replay stores the same times.
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// Server is the provider's HTTP server on a loopback port of its own.
+type Server struct {
+	pool  *pgxpool.Pool
+	clock Clock
+	ln    net.Listener
+	srv   *http.Server
+	done  chan error
+}
+
+// Start listens on 127.0.0.1 on a free port and serves until Close. pool is
+// the provider's database (its tables in the provider schema); clock nil is
+// the wall clock.
+func Start(pool *pgxpool.Pool, clock Clock) (*Server, error) {
+	if clock == nil {
+		clock = systemClock{}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("provider: listen: %w", err)
+	}
+	s := &Server{pool: pool, clock: clock, ln: ln, done: make(chan error, 1)}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		err := s.srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// URL is where the provider listens: http://127.0.0.1:PORT.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Close stops the server, waiting up to five seconds for calls in flight.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if serr := <-s.done; err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("provider: close: %w", err)
+	}
+	return nil
+}
+
+// Handler is the provider's API: POST /charges.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /charges", s.charge)
+	return mux
+}
