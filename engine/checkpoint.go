@@ -38,6 +38,13 @@ const (
 	ConsumerEffectApplied Checkpoint = "consumer.effect_applied" // business effect inserted, before COMMIT
 	ConsumerCommitted     Checkpoint = "consumer.committed"      // after COMMIT, before ACK
 	ConsumerAcked         Checkpoint = "consumer.acked"          // after ACK
+
+	// ConsumerCalled: the consumer's call to an external provider returned
+	// (S19): before its COMMIT (marker-after, provider-key) or after it
+	// (marker-before).
+	ConsumerCalled Checkpoint = "consumer.called"
+	SenderCalled   Checkpoint = "sender.called" // the second outbox's sender: the provider answered, the row not marked sent yet
+	SenderMarked   Checkpoint = "sender.marked" // the second outbox's row marked sent
 )
 
 // Statement is one named SQL statement; the name is what a timeline shows.
@@ -61,6 +68,9 @@ type Event struct {
 	// InboxKey is a consumer's inbox key when it is not the message id (the
 	// wrong StrategyTraceID keys on the trace id); uuid.Nil otherwise.
 	InboxKey uuid.UUID
+	// External is how the consumer makes its external effect (S19), ""
+	// when it makes none: what a crash at its checkpoints costs depends on it.
+	External External
 }
 
 // Hook is called synchronously by an actor at each checkpoint. It may block

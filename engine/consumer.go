@@ -103,6 +103,10 @@ type ConsumerConfig struct {
 	// TracerProvider traces each inbox transaction and its ACK (S22,
 	// tracing.go); nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
+	// External makes a PaymentCreated's effect a card charge through
+	// Provider too, made the way it names (S19); "" makes none.
+	External External
+	Provider Provider
 }
 
 // Outcome is what Handle did with a delivery.
@@ -251,6 +255,11 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error
 	if err := c.apply(ctx, db, d, p, now); err != nil {
 		return res, c.abort(ctx, err)
 	}
+	if c.charges(d) && c.cfg.External == ExternalSecondOutbox {
+		if err := c.queueCharge(ctx, db, d, p); err != nil {
+			return res, c.abort(ctx, err)
+		}
+	}
 	ev := c.event(d, ConsumerEffectApplied, Say("%s written, not committed", c.cfg.Effect))
 	if c.cfg.ParkGaps && !c.cfg.IgnoreVersions && c.cfg.Strategy != StrategySelectThenInsert {
 		n, err := c.applyParked(ctx, db, d)
@@ -261,7 +270,16 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error
 			ev.Detail = Say("%s written with %d parked event(s) that follow it, not committed", c.cfg.Effect, n)
 		}
 	}
-	if err := c.finish(ctx, ConsumerEffectApplied, c.checkpoint(ctx, ev)); err != nil {
+	at, hookErr := ConsumerEffectApplied, c.checkpoint(ctx, ev)
+	if c.charges(d) && hookErr == nil && (c.cfg.External == ExternalMarkerAfter || c.cfg.External == ExternalProviderKey) {
+		// The call inside the inbox transaction, before its COMMIT.
+		var err error
+		if hookErr, err = c.callProvider(ctx, d, p); err != nil {
+			return res, c.abort(ctx, err)
+		}
+		at = ConsumerCalled
+	}
+	if err := c.finish(ctx, at, hookErr); err != nil {
 		return res, fmt.Errorf("%s: message %s: %w", c.name, d.ID, err)
 	}
 	res.Outcome = OutcomeApplied
@@ -273,6 +291,17 @@ func (c *Consumer) handle(ctx context.Context, d Delivery) (ConsumeResult, error
 	ev.Statement = stmtCommit
 	if err := c.stopAt(ctx, ConsumerCommitted, c.checkpoint(ctx, ev)); err != nil {
 		return res, err
+	}
+	if c.charges(d) && c.cfg.External == ExternalMarkerBefore {
+		// The call after the marker's COMMIT: a failure or a crash from here
+		// on leaves the payment processed and never charged.
+		hookErr, err := c.callProvider(ctx, d, p)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if err := c.stopAt(ctx, ConsumerCalled, hookErr); err != nil {
+			return res, err
+		}
 	}
 	return res, c.ack(ctx, d, &res)
 }
@@ -449,6 +478,9 @@ func (c *Consumer) event(d Delivery, at Checkpoint, detail Phrase) Event {
 	ev := Event{Checkpoint: at, MessageIDs: []uuid.UUID{d.ID}, PaymentID: pid, Delivery: d.Count, Detail: detail}
 	if key, traced := c.inboxKey(d); traced {
 		ev.InboxKey = key
+	}
+	if c.charges(d) {
+		ev.External = c.cfg.External
 	}
 	return ev
 }
