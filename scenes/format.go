@@ -39,7 +39,7 @@ func (s Settings) Headers() []string {
 	if s.Ordering != "" && s.Ordering != engine.OrderingNone {
 		ordering = []string{"ordering: " + string(s.Ordering)}
 	}
-	return slices.Concat([]string{
+	h := slices.Concat([]string{
 		"mode: " + string(s.Mode),
 		"naive: " + s.Naive,
 		"consumer: " + s.Consumer,
@@ -56,6 +56,12 @@ func (s Settings) Headers() []string {
 		fmt.Sprintf("batch: %d", s.Batch),
 		fmt.Sprintf("seed: %d", s.Seed),
 	})
+	if s.Effect != "" {
+		// Only a scene with an external effect says so: every other
+		// scene's text stays as it was.
+		h = append(h, "effect: "+s.Effect)
+	}
+	return h
 }
 
 // Text writes a scene in its language: title and teaches, their

@@ -24,7 +24,7 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
 
 // Actors are the names a scene may give to crash, stall, step or restart.
-var Actors = []string{"api", "api-2", "naive", "relay-1", "relay-2", "accounting", "accounting-2", "notifications"}
+var Actors = []string{"api", "api-2", "naive", "relay-1", "relay-2", "accounting", "accounting-2", "notifications", "sender"}
 
 // Checkpoints are the names a fault may be armed at.
 var Checkpoints = []engine.Checkpoint{
@@ -33,6 +33,7 @@ var Checkpoints = []engine.Checkpoint{
 	engine.RelayClaimed, engine.RelayPublished, engine.RelayMarked, engine.RelayRetryScheduled, engine.RelayDeadLettered, engine.RelayLeaseLost,
 	engine.BrokerDelivered,
 	engine.ConsumerInboxInserted, engine.ConsumerDuplicate, engine.ConsumerVersionGap, engine.ConsumerEffectApplied, engine.ConsumerCommitted, engine.ConsumerAcked,
+	engine.ConsumerCalled, engine.SenderCalled, engine.SenderMarked,
 }
 
 // Command documents one scene command: its form and what it does.
@@ -294,8 +295,10 @@ func (s *Settings) set(key, val string) error {
 		s.AckTimeout, err = positiveDuration(val)
 	case "seed":
 		s.Seed, err = strconv.ParseUint(val, 10, 64)
+	case "effect":
+		s.Effect, err = parseEffect(val)
 	default:
-		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, ordering, versions, relays, workers, writers, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, ordering, versions, relays, workers, writers, effect, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)

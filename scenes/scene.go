@@ -13,6 +13,7 @@
 //	relays: 2                                      1 or 2
 //	ordering: partition                            none | partition | one-in-flight (how relays keep an aggregate in order, S20)
 //	versions: park                                 check | ignore | park (what a consumer does with a version gap)
+//	effect: provider-key                           accounting also charges a card (S19): marker-before | marker-after | provider-key | second-outbox | none
 //	lease: 30s  ack-timeout: 30s  max-attempts: 12  batch: 10   (one per line)
 //	variant: select-then-insert consumer: select-then-insert     a named variant overriding settings
 //	seed: 7
@@ -101,7 +102,11 @@ type Settings struct {
 	// apply it when the gap fills (versions: park), instead of NACKing it.
 	ParkGaps bool
 	Writers  int // api writers (2 lets one commit while the other waits before its COMMIT)
-	Seed     uint64
+	// Effect is how accounting also charges the card through the provider
+	// (S19, an engine.External: marker-before, marker-after, provider-key,
+	// second-outbox); "" charges nothing.
+	Effect string
+	Seed   uint64
 }
 
 // DefaultSettings are what a scene gets for every header it leaves out.

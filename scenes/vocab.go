@@ -49,7 +49,36 @@ func (s Settings) Actors(pipeline string) []string {
 	if s.Workers > 1 {
 		names = append(names, "accounting-2")
 	}
-	return append(names, "notifications")
+	names = append(names, "notifications")
+	if s.Effect == string(engine.ExternalSecondOutbox) {
+		names = append(names, Sender)
+	}
+	return names
+}
+
+// Sender is the second outbox's sender (S19, effect: second-outbox): it
+// makes the charges accounting queued with the provider.
+const Sender = "sender"
+
+// Effects are the `effect:` header's values: "none", then each way a
+// consumer makes an external effect (engine.Externals).
+var Effects = func() []string {
+	out := []string{"none"}
+	for _, e := range engine.Externals {
+		out = append(out, string(e))
+	}
+	return out
+}()
+
+// parseEffect reads an `effect:` value; "none" is "".
+func parseEffect(val string) (string, error) {
+	if val == "none" {
+		return "", nil
+	}
+	if _, err := engine.ParseExternal(val); err != nil {
+		return "", fmt.Errorf("%q is not one of %s", val, strings.Join(Effects, ", "))
+	}
+	return val, nil
 }
 
 // AllActors names every actor of every pipeline the settings run, once
@@ -83,6 +112,8 @@ func CheckpointsOf(actor string) []engine.Checkpoint {
 		prefixes = []string{"api."} // a second process of the same API
 	case strings.HasPrefix(actor, "relay-"):
 		prefixes = []string{"relay."}
+	case actor == Sender:
+		prefixes = []string{"sender."}
 	default:
 		prefixes = []string{"broker.", "consumer."}
 	}

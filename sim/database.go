@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/provider"
 )
 
 // database is one pipeline's database, kept by the simulator across its
@@ -36,6 +37,11 @@ type database struct {
 	pool     *pgxpool.Pool
 	poolName string           // the pool's application_name, this database's own
 	empty    map[string]int64 // each table's size on disk (with its indexes) when empty
+
+	// provider is the card provider of this database's world (S19), on a
+	// loopback port of its own with its store in the provider schema:
+	// started by the first pipeline that charges, closed with the database.
+	provider *provider.Server
 
 	mu   sync.Mutex
 	idle []*pgx.Conn // open, idle, named idleName: lent to actors first
@@ -294,6 +300,10 @@ func (d *database) awaitClosed(ctx context.Context, actor string) {
 func (d *database) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if d.provider != nil {
+		_ = d.provider.Close() // its calls in flight are the actors', all stopped by now
+		d.provider = nil
+	}
 	d.mu.Lock()
 	conns := d.idle
 	for _, l := range d.lent {
@@ -322,3 +332,18 @@ func (d *database) forget() {
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// cardProvider is the database's card provider, started on first use. Its
+// store is this database's provider schema, on the simulator's own pool, so
+// a reset (which spares that pool's sessions) empties it with the rest; its
+// clock is the virtual one, so a replay stores the same times.
+func (d *database) cardProvider(clock provider.Clock) (*provider.Server, error) {
+	if d.provider == nil {
+		srv, err := provider.Start(d.pool, clock)
+		if err != nil {
+			return nil, fmt.Errorf("start the card provider on %s: %w", d.name, err)
+		}
+		d.provider = srv
+	}
+	return d.provider, nil
+}

@@ -136,7 +136,25 @@ func explain(who string, ev engine.Event) Text {
 	case engine.ConsumerEffectApplied:
 		return text("%s applied its effect for payment %s, not committed yet: a crash now rolls back marker and effect together", who, pay)
 	case engine.ConsumerCommitted:
+		switch ev.External {
+		case engine.ExternalMarkerBefore:
+			return text("%s committed the inbox marker and the ledger entry of %s; the card is not charged yet: a crash now loses the charge, for the redelivery is a duplicate to the inbox", who, m)
+		case engine.ExternalSecondOutbox:
+			return text("%s committed the inbox marker, the ledger entry and the charge's row in the second outbox for %s, together: the sender makes the charge, keyed by the message id", who, m)
+		}
 		return text("%s committed the inbox marker and the effect of %s; not ACKed yet: a crash now means a redelivery, which the inbox will absorb", who, m)
+	case engine.ConsumerCalled:
+		switch ev.External {
+		case engine.ExternalMarkerBefore:
+			return text("%s called the card provider for payment %s after committing its marker%s; not ACKed yet: a redelivery now is a duplicate, and the charge stands", who, pay, detail(ev))
+		case engine.ExternalProviderKey:
+			return text("%s called the card provider for payment %s%s inside its inbox transaction, not committed: a crash now rolls the marker back, and the redelivery's call with the same key gets this charge back", who, pay, detail(ev))
+		}
+		return text("%s called the card provider for payment %s%s inside its inbox transaction, not committed: a crash now rolls the marker back, and the redelivery charges the card again", who, pay, detail(ev))
+	case engine.SenderCalled:
+		return text("%s made the charge of %s with the provider%s; not marked sent yet: a crash now sends it again, and the key makes the provider answer this charge", who, m, detail(ev))
+	case engine.SenderMarked:
+		return text("%s marked the charge of %s sent in the second outbox (%d row)", who, m, ev.Rows)
 	case engine.ConsumerAcked:
 		return text("%s ACKed %s: the broker forgets it", who, m)
 	}
@@ -170,7 +188,20 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 	case engine.APICommitted:
 		return text("%s crashed at %s: its connection closed without COMMIT; payment and event were committed together, so the relay will publish it", r.name, r.at), nil
 	case engine.ConsumerCommitted:
+		if r.name == "accounting" && s.settings.Effect == string(engine.ExternalMarkerBefore) {
+			return text("%s crashed at %s: its marker and ledger entry are committed and its call to the card provider was never made: the redelivery is a duplicate to the inbox, and the card is never charged", r.name, r.at), nil
+		}
 		return text("%s crashed at %s: its connection closed without COMMIT; its work was committed but not ACKed: the broker redelivers after the ack timeout", r.name, r.at), nil
+	case engine.ConsumerCalled:
+		switch s.settings.Effect {
+		case string(engine.ExternalMarkerBefore):
+			return text("%s crashed at %s: marker, ledger entry and charge were all done, the ACK was not: the redelivery is a duplicate", r.name, r.at), nil
+		case string(engine.ExternalProviderKey):
+			return text("%s crashed at %s: its transaction rolled back, marker included, after the card was charged with the message id as the key: the redelivery calls again and the provider answers the same charge", r.name, r.at), nil
+		}
+		return text("%s crashed at %s: its transaction rolled back, marker included, after the card was charged: the redelivery is new to the inbox and charges the card again", r.name, r.at), nil
+	case engine.SenderCalled:
+		return text("%s crashed at %s: the provider charged, the row is not marked sent: restarted, the sender sends it again with the same key and the provider answers the first charge", r.name, r.at), nil
 	case engine.ConsumerEffectApplied, engine.ConsumerInboxInserted:
 		return text("%s crashed at %s: its connection closed without COMMIT; marker and effect roll back together, the delivery stays with the broker", r.name, r.at), nil
 	case engine.BrokerDelivered:

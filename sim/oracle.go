@@ -44,10 +44,18 @@ type Oracle struct {
 	Conflicts           int64 // 422 answers to a reused key with another body
 	Replays             int64 // stored responses returned for a repeated key
 	OldestPendingAge    time.Duration
+	// External is how accounting charges the card (S19: the scene's
+	// effect: header), "" when it charges nothing; then the three figures
+	// below are zero. The card provider's figures are read from its tables.
+	External      string
+	Charges       int64 // charges the provider made
+	LostCharges   int64 // payments applied and never charged, nothing left in flight
+	DoubleCharges int64 // payments charged more than once
 
 	// Examples name a message id for each violation, so the UI can point at it.
 	LostExample, PhantomExample, DuplicateExample, DoubleLeaseExample string
 	SuppressedExample                                                 string
+	LostChargeExample, DoubleChargeExample                            string
 }
 
 // sqlSuppressedEffects lists the published events a consumer lacks the
@@ -75,6 +83,9 @@ var figures = []struct {
 	{"phantom_effects", func(o *Oracle) int64 { return o.PhantomEffects }},
 	{"duplicate_effects", func(o *Oracle) int64 { return o.DuplicateEffects }},
 	{"suppressed_effects", func(o *Oracle) int64 { return o.SuppressedEffects }},
+	{"charges", func(o *Oracle) int64 { return o.Charges }},
+	{"lost_charges", func(o *Oracle) int64 { return o.LostCharges }},
+	{"double_charges", func(o *Oracle) int64 { return o.DoubleCharges }},
 	{"dead_lettered", func(o *Oracle) int64 { return o.DeadLettered }},
 	{"pending", func(o *Oracle) int64 { return o.Pending }},
 	{"max_attempts", func(o *Oracle) int64 { return o.MaxAttempts }},
@@ -195,6 +206,12 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	if err := p.suppressedEffects(ctx, &o); err != nil {
 		return o, err
 	}
+	if p.provider != nil {
+		o.External = p.sim.settings.Effect
+		if err := p.charges(ctx, &o, inFlight["accounting"]); err != nil {
+			return o, err
+		}
+	}
 
 	c := p.counters
 	o.DuplicatesIgnored = c.DuplicatesIgnored.Load()
@@ -288,6 +305,43 @@ func (p *Pipeline) suppressedEffects(ctx context.Context, o *Oracle) error {
 			o.SuppressedExample = m.id
 		}
 		o.SuppressedEffects++
+	}
+	return nil
+}
+
+// charges reads the card provider's figures (S19) from its tables: what it
+// charged, the payments it charged twice, and the payments accounting
+// applied that it never charged — less those whose delivery the broker
+// still holds for accounting (inFlight): their call may still come, as a
+// lost event's effect may.
+func (p *Pipeline) charges(ctx context.Context, o *Oracle, inFlight map[string]bool) error {
+	var ex *string
+	if err := p.pool.QueryRow(ctx, sqlCharges).Scan(&o.Charges, &o.DoubleCharges, &ex); err != nil {
+		return fmt.Errorf("charges: %w", err)
+	}
+	if ex != nil {
+		o.DoubleChargeExample = *ex
+	}
+	rows, err := p.pool.Query(ctx, sqlUnchargedPayments)
+	if err != nil {
+		return fmt.Errorf("uncharged payments: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pay string
+		if err := rows.Scan(&pay); err != nil {
+			return fmt.Errorf("uncharged payments: %w", err)
+		}
+		if inFlight[pay] {
+			continue
+		}
+		if o.LostChargeExample == "" {
+			o.LostChargeExample = pay
+		}
+		o.LostCharges++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("uncharged payments: %w", err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/scenes"
 )
 
 // Pipeline is one delivery chain on its own database and broker: "outbox"
@@ -30,6 +31,9 @@ type Pipeline struct {
 	runners  []*runner
 	byName   map[string]*runner
 	workers  map[string]uuid.UUID // each relay's worker id, its latest life's
+	// provider is the card provider accounting charges (S19), nil when the
+	// scene has no external effect.
+	provider engine.Provider
 
 	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
@@ -66,6 +70,13 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 	}
 	p.dbh, p.db, p.pool = d, d.name, d.pool
 	set := s.settings
+	if set.Effect != "" {
+		srv, err := d.cardProvider(s.clock)
+		if err != nil {
+			return nil, fmt.Errorf("%s pipeline: %w", kind, err)
+		}
+		p.provider = engine.HTTPProvider{URL: srv.URL()}
+	}
 	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey})
 	for _, c := range consumerNames {
 		if err := p.broker.Subscribe(topic, c); err != nil {
@@ -80,6 +91,10 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 			p.add(name, p.naiveUnit())
 		case strings.HasPrefix(name, "relay-"):
 			p.addRelay(name)
+		case name == scenes.Sender:
+			if err := p.addSender(name); err != nil {
+				return nil, err
+			}
 		case name == "accounting-2":
 			// A second worker of the same consumer: same inbox key, its own process.
 			p.addConsumer(name, "accounting")
@@ -218,6 +233,7 @@ func (p *Pipeline) addConsumer(actor, consumer string) *runner {
 			Name: consumer, Actor: actor, Connect: p.connect(actor), Subscriber: p.broker,
 			Clock: p.sim.clock, Hook: hook, Counters: p.counters, Strategy: strategy,
 			IgnoreVersions: p.sim.settings.IgnoreVersions, ParkGaps: p.sim.settings.ParkGaps, TracerProvider: p.sim.tracing.Provider,
+			External: p.external(consumer), Provider: p.provider,
 		})
 	}
 	build()
@@ -323,4 +339,34 @@ func (p *Pipeline) liveWorkers() []uuid.UUID {
 		}
 	}
 	return out
+}
+
+// external is how a consumer charges the card: accounting, the way the
+// scene's effect: header says; no other consumer charges.
+func (p *Pipeline) external(consumer string) engine.External {
+	if consumer != "accounting" || p.provider == nil {
+		return ""
+	}
+	return engine.External(p.sim.settings.Effect) // the scene's parser accepted only these names
+}
+
+// addSender runs the second outbox's sender (effect: second-outbox).
+func (p *Pipeline) addSender(name string) error {
+	if p.provider == nil {
+		return fmt.Errorf("%s: no card provider (effect: second-outbox starts one)", name)
+	}
+	var s *engine.Sender
+	build := func() {
+		s = engine.NewSender(engine.SenderConfig{Name: name, Connect: p.connect(name), Clock: p.sim.clock, Hook: hook, Provider: p.provider})
+	}
+	build()
+	p.add(name, func(ctx context.Context) (unitResult, error) {
+		res, err := s.Step(ctx)
+		if res.Idle && err == nil {
+			return unitResult{idle: true}, nil
+		}
+		return unitResult{}, err
+	})
+	p.sim.restarters[p.Kind+"/"+name] = build
+	return nil
 }

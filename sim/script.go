@@ -88,6 +88,13 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 		return "", fmt.Sprintf("api-2 does not run in this scene: it has writers: %d (add the header `writers: 2`)", set.Writers)
 	case "accounting-2":
 		return "", fmt.Sprintf("accounting-2 does not run in this scene: it has workers: %d (add the header `workers: 2`)", set.Workers)
+	case scenes.Sender:
+		if set.Effect != "" {
+			// A scene of external effects whose variant runs no sender:
+			// its crash is another way's, as a compare scene's naive is.
+			return fmt.Sprintf("sender does not run with effect: %s: nothing to do", set.Effect), ""
+		}
+		return "", "sender does not run in this scene: it has no external effect (add the header `effect: second-outbox`)"
 	}
 	return "", fmt.Sprintf("no actor %q in this scene (actors: %s)", name, fmt.Sprint(scenes.Actors))
 }

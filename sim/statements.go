@@ -36,6 +36,8 @@ var (
 	sqlBehindCursor        = statement("behind_cursor")
 	sqlStranded            = statement("stranded")
 	sqlLeasesRecovered     = statement("leases_recovered")
+	sqlCharges             = statement("charges")
+	sqlUnchargedPayments   = statement("uncharged_payments")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")

@@ -109,6 +109,9 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, o := range r.Oracles {
 		fmt.Fprintf(w, "  %-6s payments %d · outbox rows %d · published %d · publishes %d · deliveries %d · duplicates ignored %d · effects %d · lost %d · phantom %d · duplicate effects %d · dead-lettered %d\n",
 			o.Pipeline, o.Payments, o.OutboxRows, o.Published, o.Publishes, o.Deliveries, o.DuplicatesIgnored, o.Effects, o.LostEvents, o.PhantomEffects, o.DuplicateEffects, o.DeadLettered)
+		if o.External != "" {
+			fmt.Fprintf(w, "  %-6s card provider (effect: %s): charges %d · lost charges %d · double charges %d\n", "", o.External, o.Charges, o.LostCharges, o.DoubleCharges)
+		}
 	}
 	for _, c := range r.Checks {
 		mark := "ok  "

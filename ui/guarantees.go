@@ -119,6 +119,9 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	if o.SuppressedEffects > 0 {
 		labels = append(labels, scenes.FigureLabel("suppressed_effects"))
 	}
+	if o.External != "" {
+		labels = append(labels, scenes.FigureLabel("lost_charges"), scenes.FigureLabel("double_charges"))
+	}
 	for _, l := range labels {
 		col = max(col, ansi.StringWidth(w8.Word(l))+1)
 	}
@@ -143,9 +146,19 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 		// effect a consumer settled without applying is a broken guarantee.
 		lines = append(lines, violation(scenes.FigureLabel("suppressed_effects"), o.SuppressedEffects, o.SuppressedExample, "message"))
 	}
+	if o.External != "" {
+		// S19: a charge the card provider's database lacks, or holds twice,
+		// is a broken guarantee the inbox cannot see.
+		lines = append(lines,
+			violation(scenes.FigureLabel("lost_charges"), o.LostCharges, o.LostChargeExample, "payment"),
+			violation(scenes.FigureLabel("double_charges"), o.DoubleCharges, o.DoubleChargeExample, "payment"))
+	}
 	figs := []figure{
 		{scenes.FigureLabel("payments"), num(o.Payments), false},
 		{scenes.FigureLabel("effects"), num(o.Effects), false},
+	}
+	if o.External != "" {
+		figs = append(figs, figure{scenes.FigureLabel("charges"), num(o.Charges), false})
 	}
 	if o.Pipeline == "outbox" {
 		figs = append(figs,
@@ -355,6 +368,10 @@ func (g guaranteesPane) compactView() string {
 		if o.SuppressedEffects > 0 {
 			// S22, only where it happens; first, so a narrow pane keeps it.
 			broken = v("suppressed effects", o.SuppressedEffects, o.SuppressedExample) + "  " + broken
+		}
+		if o.External != "" {
+			// S19, where accounting charges a card; first for the same reason.
+			broken = v("lost charges", o.LostCharges, o.LostChargeExample) + "  " + v("double charges", o.DoubleCharges, o.DoubleChargeExample) + "  " + broken
 		}
 		lines = append(lines,
 			" "+fs.Heading.Render(pad(o.Pipeline, 7))+broken,
