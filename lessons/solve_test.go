@@ -142,6 +142,7 @@ var wrongs = map[string]struct {
 	"chaos":        {0, "crash naive at naive.committed; request; drain"},                                                                         // one run by hand is no table
 	"commit-order": {0, "request; request; finish api; finish api-2; finish relay-1; drain"},                                                      // commits in seq order: nothing lost
 	"zombie":       {0, "stall relay-1 at relay.claimed; request; finish api; step relay-1; step relay-2; finish relay-2; resume relay-1; drain"}, // the lease never expired: no zombie
+	"effects":      {0, "crash accounting at consumer.committed; request; drain"},                                                                 // crashed after the COMMIT: charged once
 	"lanes":        {0, "request; capture; request; capture; request; capture; finish api; finish relay-1; drain"},                                // relay-1 alone publishes in order: no gap
 }
 
