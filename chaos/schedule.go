@@ -159,7 +159,7 @@ func (g *gen) fault() []scenes.Step {
 	switch kind := g.faults[g.r.IntN(len(g.faults))]; kind {
 	case "crash", "stall":
 		actor := g.actor()
-		cps := scenes.CheckpointsOf(actor)
+		cps := g.set.CheckpointsOf(actor)
 		cp := cps[g.r.IntN(len(cps))]
 		if kind == "stall" {
 			if slices.Contains(g.stalled, actor) {

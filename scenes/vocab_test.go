@@ -3,6 +3,8 @@ package scenes
 import (
 	"slices"
 	"testing"
+
+	"github.com/outboxlab/outboxlab/engine"
 )
 
 func TestParseMode(t *testing.T) {
@@ -57,5 +59,26 @@ func TestFigureTable(t *testing.T) {
 	}
 	if len(Figures) != len(FigureTable) || FigureLabel("outbox_rows") != "outbox rows" || FigureLabel("nope") != "" {
 		t.Errorf("Figures %v, FigureLabel wrong", Figures)
+	}
+}
+
+// consumer.called is reached only by a consumer that charges a card (S19):
+// without an effect, a consumer's checkpoints are what they were before.
+func TestSettingsCheckpointsOf(t *testing.T) {
+	set := DefaultSettings()
+	for _, a := range []string{"accounting", "notifications", "outbox/accounting"} {
+		if slices.Contains(set.CheckpointsOf(a), engine.ConsumerCalled) {
+			t.Errorf("%s reaches consumer.called with no effect", a)
+		}
+	}
+	set.Effect = string(engine.ExternalProviderKey)
+	set.Workers = 2
+	for a, want := range map[string]bool{"accounting": true, "accounting-2": true, "naive/accounting": true, "notifications": false} {
+		if got := slices.Contains(set.CheckpointsOf(a), engine.ConsumerCalled); got != want {
+			t.Errorf("with an effect, %s reaches consumer.called: %v, want %v", a, got, want)
+		}
+	}
+	if got, want := set.CheckpointsOf(Sender), CheckpointsOf(Sender); !slices.Equal(got, want) || len(got) != 2 {
+		t.Errorf("sender reaches %v, want %v (sender.called, sender.marked)", got, want)
 	}
 }
