@@ -24,6 +24,10 @@ const (
 	fmtBehind       = "aggregate %s: version %d is at or behind %d already applied: rejected to dead letters"
 	fmtLateAck      = "delivery %d: ACK too late, already handed out again"
 	fmtParked       = "aggregate %s: expected version %d, got %d: parked, applied when version %d arrives"
+	// The card provider's answers (S19), as engine says them.
+	fmtChargeReplayed = "the provider knew the key: charge %d replayed, nothing charged"
+	fmtChargeKeyed    = "card charged: charge %d, Idempotency-Key = the message id"
+	fmtChargeNoKey    = "card charged: charge %d, no Idempotency-Key"
 )
 
 // args finds the actor's phrase of that format in an entry's sentence and

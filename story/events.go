@@ -128,6 +128,8 @@ var crashHint = map[string]string{
 	"consumer.inbox_inserted": "marker rolled back",
 	"consumer.effect_applied": "effect rolled back",
 	"consumer.committed":      "committed, not ACKed",
+	"consumer.called":         "the provider has answered",
+	"sender.called":           "charged, not marked sent",
 }
 
 func (t *teller) request(i int, e sim.Entry) {
@@ -314,16 +316,40 @@ func (t *teller) checkpoint(i int, e sim.Entry) {
 		} else {
 			t.add(e, Ack, Reply, who, Broker, say("ACK%s", batch), say("ACK"))
 		}
+	case "consumer.called", "sender.called":
+		t.charge(e)
+	case "sender.marked":
+		t.add(e, ChargeSent, Arrow, who, PostgreSQL, say("mark the charge sent"), say("mark sent"))
 	default:
 		t.add(e, Step(e.Checkpoint), Note, who, "", clauseOf(e), verbatim(e.Checkpoint))
 	}
 }
 
+// charge is a call to the card provider and its answer (S19), read from the
+// phrase the caller gave its checkpoint.
+func (t *teller) charge(e sim.Entry) {
+	who := participant(e.Actor)
+	if a, ok := args(e, fmtChargeReplayed); ok {
+		t.add(e, Charge, Arrow, who, Provider, say("POST /charges, the same key"), say("POST /charges"))
+		t.add(e, Charge, Reply, Provider, who, say("201: charge %s again, nothing charged", a[0]), say(chargeReplayed))
+		return
+	}
+	call, n := say("POST /charges, no Idempotency-Key"), ""
+	if a, ok := args(e, fmtChargeKeyed); ok {
+		call, n = say("POST /charges, key = the message id"), a[0]
+	} else if a, ok := args(e, fmtChargeNoKey); ok {
+		n = a[0]
+	}
+	t.add(e, Charge, Arrow, who, Provider, call, say("POST /charges"))
+	t.add(e, Charge, Reply, Provider, who, say("201: charge %s", n), say("201 charged"))
+}
+
 // The labels the outcome looks for.
 const (
-	recordFound = "record found"           // the idempotency record says the COMMIT did happen
-	commitLost  = "COMMIT lost"            // the COMMIT's reply was lost
-	markedNone  = "mark published: 0 rows" // the mark found another worker's lease
+	chargeReplayed = "201 (replayed)"         // the provider answered a key's first charge
+	recordFound    = "record found"           // the idempotency record says the COMMIT did happen
+	commitLost     = "COMMIT lost"            // the COMMIT's reply was lost
+	markedNone     = "mark published: 0 rows" // the mark found another worker's lease
 )
 
 func (t *teller) claim(e sim.Entry) {

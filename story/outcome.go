@@ -19,6 +19,8 @@ func rank(p string) int {
 		return 3
 	case p == Broker:
 		return 4
+	case p == Provider:
+		return 6
 	}
 	return 5
 }
@@ -152,7 +154,25 @@ func outcome(s Story) []Text {
 	case publishes > 1:
 		out = append(out, say("published %d times with the same id", publishes))
 	}
-	return append(out, consumerLines(s.Consumers)...)
+	out = append(out, consumerLines(s.Consumers)...)
+	return append(out, chargeLines(evs)...)
+}
+
+// chargeLines says how many times the card provider charged for the
+// message (S19): its answers that were not a replay of a key's first.
+func chargeLines(evs []Event) []Text {
+	calls := count(evs, func(e Event) bool { return e.Step == Charge && e.Shape == Arrow })
+	if calls == 0 {
+		return nil
+	}
+	charged := count(evs, func(e Event) bool { return e.Step == Charge && e.Shape == Reply && e.Short.Key != chargeReplayed })
+	switch charged {
+	case 0:
+		return []Text{say("the card provider was called %d times and charged nothing new", calls)}
+	case 1:
+		return []Text{say("the card provider charged it once (%d calls)", calls)}
+	}
+	return []Text{say("the card provider charged it %d times: a double charge", charged)}
 }
 
 func consumerLines(ts []Tally) []Text {

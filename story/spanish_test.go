@@ -16,7 +16,7 @@ import (
 // catalog must not hold them, or it would say them some other way.
 var neutral = []string{
 	"%s", "%s %s", "%s: %s", "%s: %s, %s", "%s (%s)", "%s (workers %s)", "✗ %s", "⚑ %s",
-	"BEGIN", "COMMIT", "POST /payments", "%s Created", "✗ error", "UPDATE+INSERT v2",
+	"BEGIN", "COMMIT", "POST /payments", "POST /charges", "%s Created", "✗ error", "UPDATE+INSERT v2",
 	"SELECT: %d", "inbox", "ACK", "ACK%s", "NACK",
 }
 

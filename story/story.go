@@ -49,6 +49,8 @@ const (
 	Fault          Step = "fault"           // armed or injected: broker down, duplicate next, PostgreSQL stop
 	Operator       Step = "operator"        // requeue, retention
 	Clock          Step = "clock"           // virtual time moved
+	Charge         Step = "charge"          // consumer or sender → provider: POST /charges, and its answer (S19)
+	ChargeSent     Step = "charge_sent"     // sender → PostgreSQL: the second outbox's row marked sent
 )
 
 // Shape is how an event is drawn.
@@ -104,6 +106,9 @@ const (
 	Client     = "client"
 	PostgreSQL = "PostgreSQL"
 	Broker     = "broker"
+	// Provider is the card provider a consumer charges over HTTP (S19):
+	// a third party, drawn last, past the consumers.
+	Provider = "provider"
 )
 
 // MessageRef is one message of a run.
