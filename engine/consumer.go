@@ -104,7 +104,10 @@ type ConsumerConfig struct {
 	// tracing.go); nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
 	// External makes a PaymentCreated's effect a card charge through
-	// Provider too, made the way it names (S19); "" makes none.
+	// Provider too, made the way it names (S19); "" makes none. Handle
+	// (and Step) make it; HandleBatch, whose transaction spans many
+	// deliveries, does not: one provider call a delivery would hold the
+	// batch's transaction open across them all.
 	External External
 	Provider Provider
 }
