@@ -348,7 +348,14 @@ func (l lessonPane) textWidth() int { return max(20, l.w-2) }
 // blank lines glamour puts around blocks at the very start and end.
 func (l lessonPane) markdown(md string) []string {
 	md = fitCode(md, l.textWidth()-l.codeOffset())
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(l.textWidth()))
+	wrap := l.textWidth()
+	if strings.HasPrefix(md, "> ") || strings.Contains(md, "\n> ") {
+		// Glamour takes one cell off a quote's width for its bar, which is
+		// two ("│ "): a hint's line would end one cell past the pane and
+		// wrap again on its own, without the bar.
+		wrap--
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(wrap))
 	var out string
 	if err == nil {
 		out, err = r.Render(md)
