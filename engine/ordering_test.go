@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,5 +209,69 @@ func TestConsumerParksAheadAndAppliesInOrder(t *testing.T) {
 	}
 	if res := must[ConsumeResult](t)(c.Step(ctx)); res.Outcome != OutcomeDuplicate {
 		t.Errorf("version 2 again: %+v, want a duplicate", res)
+	}
+}
+
+// Two captures of one payment race: the one that bumped the version second
+// read the clock first, so version 3 occurred before version 2. An
+// ordering relay still publishes 1, 2, 3, in one batch or one at a time,
+// and with a claim sent ahead (pipelined): a batch is published in version
+// order, and partition's fence leases no version whose earlier one is not
+// in the same batch.
+func TestOrderingHoldsWhenVersionsOccurOutOfOrder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ordering Ordering
+		batch    int
+		pipeline bool
+	}{
+		{OrderingPartition, 1, false},
+		{OrderingPartition, 10, false},
+		{OrderingPartition, 1, true},
+		{OrderingOneInFlight, 1, false},
+		{OrderingOneInFlight, 10, false},
+	} {
+		t.Run(fmt.Sprintf("%s/batch %d/pipeline %v", tc.ordering, tc.batch, tc.pipeline), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			w := b.writer(t, nil)
+			pay := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("race")))
+			for range 2 {
+				must[Envelope](t)(w.CapturePayment(ctx, pay.PaymentID, uuid.Nil, ""))
+			}
+			// Version 3 read the clock a millisecond before version 2.
+			if tag, err := b.pool.Exec(ctx, `UPDATE outbox_messages SET occurred_at = occurred_at - interval '1 millisecond'
+				WHERE aggregate_id = $1 AND aggregate_version = 3`, pay.PaymentID.String()); err != nil || tag.RowsAffected() != 1 {
+				t.Fatalf("version 3 earlier: %v (%d rows)", err, tag.RowsAffected())
+			}
+			if tag, err := b.pool.Exec(ctx, `UPDATE outbox_messages SET occurred_at = occurred_at + interval '1 millisecond'
+				WHERE aggregate_id = $1 AND aggregate_version = 2`, pay.PaymentID.String()); err != nil || tag.RowsAffected() != 1 {
+				t.Fatalf("version 2 later: %v (%d rows)", err, tag.RowsAffected())
+			}
+			r := NewRelay(RelayConfig{Name: "relay-1", Connect: b.connect, Publisher: b.broker, Clock: b.clock,
+				Counters: b.counters, BatchSize: tc.batch, Ordering: tc.ordering, Pipeline: tc.pipeline})
+			t.Cleanup(func() { _ = r.Close(context.Background()) })
+			for range 8 {
+				must[RelayStepResult](t)(r.Step(ctx))
+			}
+			if _, err := r.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var versions []int64
+			for {
+				d, ok, err := b.broker.Receive(ctx, "accounting")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				versions = append(versions, d.AggregateVersion)
+			}
+			if !slices.Equal(versions, []int64{1, 2, 3}) {
+				t.Errorf("published versions %v, want [1 2 3]", versions)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -217,9 +218,11 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	if err := r.reportClaimed(ctx, msgs, leaseUntil, &res); err != nil {
 		return res, err
 	}
-	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize {
+	if r.cfg.Pipeline && len(msgs) == r.cfg.BatchSize && r.cfg.Ordering != OrderingPartition {
 		// More is probably ready: PostgreSQL leases the next batch while
-		// this one goes to the broker.
+		// this one goes to the broker. Not for a partitioning relay: its
+		// step reads its lane first (join_lanes) on this connection, which
+		// a claim sent ahead would still hold busy.
 		r.claimAhead(ctx, c)
 	}
 	failConn := func() (*pgx.Conn, error) { return c, nil }
@@ -478,7 +481,52 @@ func scanClaimed(rows pgx.Rows, msgs []ClaimedMessage) ([]ClaimedMessage, error)
 		}
 		return bytes.Compare(a.ID[:], b.ID[:]) // uuid order as PostgreSQL sorts it
 	})
+	versionOrder(msgs)
 	return msgs, nil
+}
+
+// versionOrder puts each aggregate's events of a batch in version order,
+// in the places they hold in it. (occurred_at, id) is not always version
+// order: two captures of one payment race, and the one that bumps the
+// version second may have read the clock first.
+func versionOrder(msgs []ClaimedMessage) {
+	type key struct{ typ, id string }
+	if len(msgs) < 2 {
+		return
+	}
+	// Most batches hold each aggregate once, or its versions in order: one
+	// pass with no allocation beyond the map tells.
+	last := make(map[key]int64, len(msgs))
+	sorted := true
+	for _, m := range msgs {
+		k := key{m.AggregateType, m.AggregateID}
+		if v, ok := last[k]; ok && v > m.AggregateVersion {
+			sorted = false
+			break
+		}
+		last[k] = m.AggregateVersion
+	}
+	if sorted {
+		return
+	}
+	at := map[key][]int{}
+	for i, m := range msgs {
+		k := key{m.AggregateType, m.AggregateID}
+		at[k] = append(at[k], i)
+	}
+	for _, idx := range at {
+		if len(idx) < 2 {
+			continue
+		}
+		group := make([]ClaimedMessage, len(idx))
+		for j, i := range idx {
+			group[j] = msgs[i]
+		}
+		slices.SortStableFunc(group, func(a, b ClaimedMessage) int { return cmp.Compare(a.AggregateVersion, b.AggregateVersion) })
+		for j, i := range idx {
+			msgs[i] = group[j]
+		}
+	}
 }
 
 func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
