@@ -92,8 +92,8 @@ type ConsumerConfig struct {
 	// ParkGaps parks a delivery ahead of the next expected version instead
 	// of NACKing it (S20, detect-and-park): in the consumer's transaction it
 	// goes to parked_messages, and is ACKed; the delivery that fills the gap
-	// applies it in its own transaction, in version order. Handle parks;
-	// HandleBatch refuses a gap as without it.
+	// applies it in its own transaction, in version order. HandleBatch
+	// then handles its deliveries one by one.
 	ParkGaps bool
 	// BatchSize > 1 makes Run handle up to that many deliveries per
 	// transaction (HandleBatch); Step always handles one.
@@ -385,15 +385,36 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 		return true, c.abort(ctx, fmt.Errorf("%s: %w", stmtReadPosition.Name, mapDBError(err)))
 	}
 	res.Expected, res.Got = last+1, d.AggregateVersion
-	if d.AggregateVersion == last+1 {
+	// advance moves the position to d's version; false: a concurrent
+	// delivery of the same aggregate advanced it first (retry later).
+	advance := func() (bool, error) {
 		tag, err := c.exec(ctx, db, stmtAdvancePosition, c.consumer, d.AggregateID, d.AggregateVersion)
 		if err != nil {
+			return false, c.abort(ctx, err)
+		}
+		return tag.RowsAffected() == 1, nil
+	}
+	if d.AggregateVersion == last+1 {
+		if ok, err := advance(); ok || err != nil {
+			return err != nil, err
+		}
+	}
+	if c.cfg.ParkGaps && d.AggregateVersion > last+1 && last == 0 {
+		// No position row, so nothing locked yet: hold one, then read it
+		// again (hold_position.sql says why).
+		if _, err := c.exec(ctx, db, stmtHoldPosition, c.consumer, d.AggregateID); err != nil {
 			return true, c.abort(ctx, err)
 		}
-		if tag.RowsAffected() == 1 {
-			return false, nil
+		c.note(stmtReadPosition)
+		if err := db.QueryRow(ctx, stmtReadPosition.SQL, c.consumer, d.AggregateID).Scan(&last); err != nil {
+			return true, c.abort(ctx, fmt.Errorf("%s: %w", stmtReadPosition.Name, mapDBError(err)))
 		}
-		// A concurrent delivery of the same aggregate advanced it first: retry later.
+		res.Expected = last + 1
+		if d.AggregateVersion == last+1 {
+			if ok, err := advance(); ok || err != nil {
+				return err != nil, err
+			}
+		}
 	}
 	if c.cfg.ParkGaps && d.AggregateVersion > last+1 {
 		return true, c.park(ctx, db, d, res, last)

@@ -53,12 +53,14 @@ type batchItem struct {
 // set-based statement per step instead of one per delivery. Deliveries
 // refused for their version have their markers removed inside the
 // transaction and are NACKed (gap) or rejected (stale) after it. The wrong
-// strategies (select-then-insert, trace-id) have no batch form: their
-// deliveries are handled one by one. With tracing on, the transaction is
+// strategies (select-then-insert, trace-id) have no batch form, nor has
+// parking (ParkGaps: a gap filled must apply what waited for it, and an
+// event parked by one path must be found by the other): their deliveries
+// are handled one by one. With tracing on, the transaction is
 // one span linked to every delivery's context, and each delivery's ACK
 // (NACK, reject) a child span carrying its outcome.
 func (c *Consumer) HandleBatch(ctx context.Context, ds []Delivery) (results []ConsumeResult, err error) {
-	if c.cfg.Strategy != StrategyInbox {
+	if c.cfg.Strategy != StrategyInbox || c.cfg.ParkGaps {
 		out := make([]ConsumeResult, 0, len(ds))
 		for _, d := range ds {
 			res, err := c.Handle(ctx, d)

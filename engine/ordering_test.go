@@ -275,3 +275,79 @@ func TestOrderingHoldsWhenVersionsOccurOutOfOrder(t *testing.T) {
 		})
 	}
 }
+
+// Two instances of one parking consumer at once (found by review): one
+// parks version 2 of an aggregate it has no position for yet and has not
+// committed when the other applies version 1 and looks for parked events.
+// The parker holds the position row, so the other's advance waits for the
+// park and then finds version 2: nothing stays parked.
+func TestConcurrentParkAndGapFillLeaveNothingParked(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	w := b.writer(t, nil)
+	created := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("park2")))
+	v2 := must[Envelope](t)(w.CapturePayment(ctx, created.PaymentID, uuid.Nil, ""))
+	v1 := must[Envelope](t)(b.envelope(t, created.EventID))
+	for _, env := range []Envelope{v2, v1} {
+		if err := b.broker.Publish(ctx, newMessage(env, TopicPayments, "relay-x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	instance := func(actor string, hook Hook) *Consumer {
+		c := NewConsumer(ConsumerConfig{Name: "accounting", Actor: actor, Connect: b.connect, Subscriber: b.broker, Clock: b.clock,
+			Counters: b.counters, ParkGaps: true, Hook: hook})
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+		return c
+	}
+	hook, reached, release := pauseAt(ConsumerVersionGap)
+	parker := instance("accounting", hook)
+	parked := make(chan error, 1)
+	go func() { _, err := parker.Step(ctx); parked <- err }()
+	<-reached // version 2 parked, not committed
+	filler := instance("accounting-2", nil)
+	filled := make(chan ConsumeResult, 1)
+	go func() { res, _ := filler.Step(ctx); filled <- res }()
+	time.Sleep(200 * time.Millisecond) // the filler reaches its advance and waits
+	close(release)
+	if err := <-parked; err != nil {
+		t.Fatal(err)
+	}
+	if res := <-filled; res.Outcome != OutcomeApplied || res.MessageID != v1.ID {
+		t.Fatalf("version 1: %+v", res)
+	}
+	if n := b.count(t, `SELECT count(*) FROM parked_messages`); n != 0 {
+		t.Errorf("%d event(s) left parked, want 0", n)
+	}
+	if n := b.count(t, `SELECT last_version FROM consumer_positions WHERE consumer_name = 'accounting'`); n != 2 {
+		t.Errorf("position %d, want 2", n)
+	}
+}
+
+// A batch consumer that parks handles its deliveries one by one: version 2
+// parked, then version 1 applied with it, nothing left parked.
+func TestBatchConsumerParksOneByOne(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	w := b.writer(t, nil)
+	created := must[PaymentResponse](t)(w.CreatePayment(ctx, payment("parkbatch")))
+	v2 := must[Envelope](t)(w.CapturePayment(ctx, created.PaymentID, uuid.Nil, ""))
+	v1 := must[Envelope](t)(b.envelope(t, created.EventID))
+	for _, env := range []Envelope{v2, v1} {
+		if err := b.broker.Publish(ctx, newMessage(env, TopicPayments, "relay-x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewConsumer(ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: b.clock,
+		Counters: b.counters, ParkGaps: true, BatchSize: 10})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	results := must[[]ConsumeResult](t)(c.StepBatch(ctx))
+	if len(results) != 2 || results[0].Outcome != OutcomeHeldAhead || results[1].Outcome != OutcomeApplied {
+		t.Fatalf("batch: %+v, want parked then applied", results)
+	}
+	if n := b.count(t, `SELECT count(*) FROM parked_messages`); n != 0 {
+		t.Errorf("%d event(s) left parked, want 0", n)
+	}
+}

@@ -41,6 +41,7 @@ var (
 	stmtClaimOneInFlight         = load("claim_one_in_flight")
 	stmtJoinLanes                = load("join_lanes")
 	stmtParkMessage              = load("park_message")
+	stmtHoldPosition             = load("hold_position")
 	stmtUnparkNext               = load("unpark_next")
 	stmtCountHeldBack            = load("count_held_back")
 	stmtPollBySeq                = load("poll_by_seq")
