@@ -142,10 +142,18 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
+	if err := sc.Settings.combine(); err != nil {
+		n = 1
+		return nil, fail("%v", err)
+	}
 	for name, pairs := range variants {
 		v := sc.Settings
 		for _, kv := range pairs {
 			_ = v.set(kv[0], kv[1]) // checked when the variant: line was read
+		}
+		if err := v.combine(); err != nil {
+			n = 1
+			return nil, fail("variant %s: %v", name, err)
 		}
 		sc.Variants[name] = v
 	}
@@ -547,4 +555,20 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// combine refuses settings that cannot run together, rather than run one
+// and silently drop the other: an ordering is a claim of its own, which the
+// relays that hold their transaction or poll by seq do not make.
+func (s Settings) combine() error {
+	if s.Ordering == "" || s.Ordering == engine.OrderingNone {
+		return nil
+	}
+	switch {
+	case s.HoldTx:
+		return fmt.Errorf("ordering: %s needs the relay's claim; relay: hold-transaction makes another (drop one of the two headers)", s.Ordering)
+	case s.SeqCursor:
+		return fmt.Errorf("ordering: %s needs the relay's claim; relay: seq-cursor polls by seq instead (drop one of the two headers)", s.Ordering)
+	}
+	return nil
 }

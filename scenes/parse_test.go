@@ -222,3 +222,17 @@ func TestEveryBuiltinSceneSpeaksSpanish(t *testing.T) {
 		}
 	}
 }
+
+// An ordering with a relay that makes no claim of its own is refused, in the
+// scene and in a variant, not run without its ordering.
+func TestOrderingNeedsTheClaim(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"relay: hold-transaction\nordering: partition\n", "relay: hold-transaction"},
+		{"ordering: one-in-flight\nvariant: seq relay: seq-cursor\n", "variant seq: ordering: one-in-flight"},
+	} {
+		_, err := Parse("bad", "bad.scene", strings.NewReader("title: t\nteaches: t\n"+tc.text+"request\nexpect outbox payments == 1\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error naming %q", tc.text, err, tc.want)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	}
 	if p.provider != nil {
 		o.External = p.sim.settings.Effect
-		if err := p.charges(ctx, &o, inFlight["accounting"]); err != nil {
+		if err := p.charges(ctx, &o, inFlight[charger]); err != nil {
 			return o, err
 		}
 	}
@@ -322,7 +322,7 @@ func (p *Pipeline) charges(ctx context.Context, o *Oracle, inFlight map[string]b
 	if ex != nil {
 		o.DoubleChargeExample = *ex
 	}
-	rows, err := p.pool.Query(ctx, sqlUnchargedPayments)
+	rows, err := p.pool.Query(ctx, sqlUnchargedPayments, charger)
 	if err != nil {
 		return fmt.Errorf("uncharged payments: %w", err)
 	}

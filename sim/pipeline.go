@@ -341,10 +341,14 @@ func (p *Pipeline) liveWorkers() []uuid.UUID {
 	return out
 }
 
-// external is how a consumer charges the card: accounting, the way the
+// charger is the one consumer that charges the card (S19): its effect is a
+// ledger entry, and a payment booked should be charged.
+const charger = "accounting"
+
+// external is how a consumer charges the card: the charger, the way the
 // scene's effect: header says; no other consumer charges.
 func (p *Pipeline) external(consumer string) engine.External {
-	if consumer != "accounting" || p.provider == nil {
+	if consumer != charger || p.provider == nil {
 		return ""
 	}
 	return engine.External(p.sim.settings.Effect) // the scene's parser accepted only these names

@@ -6,4 +6,4 @@ FROM outbox_messages
 WHERE published_at IS NULL
   AND dead_lettered_at IS NULL
   AND next_attempt_at <= $1
-  AND (locked_until IS NULL OR locked_until <= $1)
+  AND (lock_id IS NULL OR locked_until <= $1)
