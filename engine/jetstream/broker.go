@@ -1,0 +1,289 @@
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// Config configures a Broker. The zero value works.
+type Config struct {
+	// Pipeline names the stream (one per pipeline): stream OUTBOXLAB_<PIPELINE>
+	// on subjects outboxlab.<pipeline>.<topic>; default "outbox".
+	Pipeline string
+	// Duplicates is the stream's dedup window: a publish whose Nats-Msg-Id
+	// the stream took within it is acked as a duplicate and dropped;
+	// default 2m (JetStream's own default).
+	Duplicates time.Duration
+	// AckWait is how long a delivery may stay unacknowledged before
+	// JetStream hands it out again; default 30s.
+	AckWait time.Duration
+	// MaxDeliver bounds the deliveries of one message to one consumer;
+	// default 0 means unlimited.
+	MaxDeliver int
+	// FetchBatch is how many messages one pull asks for; the rest wait in
+	// the broker for the next Receive (their AckWait runs); default 16.
+	FetchBatch int
+	// Timeout bounds each request to the server (publish, pull, ack): past
+	// it JetStream counts as down; default 2s.
+	Timeout time.Duration
+	// Name is the actor in hook events; default "broker".
+	Name string
+	// Hook is called at broker.delivered, like the in-process broker's.
+	Hook engine.Hook
+	// Clock stamps PublishedAt and DeliveredAt; default engine.SystemClock.
+	Clock engine.Clock
+}
+
+// Broker is NATS JetStream behind the engine's Publisher and Subscriber:
+// one stream per pipeline, a durable pull consumer with explicit acks per
+// subscription. It is safe for concurrent use.
+type Broker struct {
+	cfg     Config
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	stream  string
+	subject string // outboxlab.<pipeline>
+
+	mu      sync.Mutex
+	subs    map[string]*subscription
+	out     map[uint64]jetstream.Msg // deliveries handed out, not settled
+	tag     uint64
+	stats   Stats
+	changed chan struct{}
+	watched bool
+	wake    *nats.Subscription
+}
+
+type subscription struct {
+	name, topic string
+	consumer    jetstream.Consumer
+	mu          sync.Mutex // one pull at a time; guards buf
+	buf         []jetstream.Msg
+}
+
+// Stats are what the broker saw, for tests and an oracle.
+type Stats struct {
+	Published   int // publishes JetStream stored
+	Duplicates  int // publishes JetStream acked as duplicates and dropped (inside the window)
+	Delivered   int
+	Redelivered int // deliveries whose count was > 1
+	Acked       int
+	Nacked      int
+	Rejected    int
+	// PublishesByID counts stored publishes per event id (> 1: the window
+	// had passed when it came again); DuplicatesByID the dropped ones.
+	PublishesByID, DuplicatesByID map[uuid.UUID]int
+}
+
+// PubAck is JetStream's answer to a publish.
+type PubAck struct {
+	Stream    string
+	Sequence  uint64
+	Duplicate bool // the stream already had this id inside its window: dropped
+}
+
+// Open creates (or updates) the pipeline's stream on nc and returns its
+// broker. The caller owns nc.
+func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
+	if cfg.Pipeline == "" {
+		cfg.Pipeline = "outbox"
+	}
+	if cfg.Duplicates <= 0 {
+		cfg.Duplicates = 2 * time.Minute
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = 30 * time.Second
+	}
+	if cfg.MaxDeliver <= 0 {
+		cfg.MaxDeliver = -1
+	}
+	if cfg.FetchBatch <= 0 {
+		cfg.FetchBatch = 16
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if cfg.Name == "" {
+		cfg.Name = "broker"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = engine.SystemClock{}
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	token := subjectToken(cfg.Pipeline)
+	b := &Broker{cfg: cfg, nc: nc, js: js, stream: "OUTBOXLAB_" + strings.ToUpper(token), subject: "outboxlab." + token,
+		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}, changed: make(chan struct{})}
+	b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
+	defer cancel()
+	_, err = js.CreateOrUpdateStream(cctx, jetstream.StreamConfig{
+		Name:       b.stream,
+		Subjects:   []string{b.subject + ".>"},
+		Storage:    jetstream.FileStorage, // a restart keeps what was published
+		Duplicates: cfg.Duplicates,
+	})
+	if err != nil {
+		return nil, brokerErr("create stream "+b.stream, err)
+	}
+	return b, nil
+}
+
+// subjectToken makes a pipeline name a single subject token (no dots,
+// wildcards or spaces), also valid in a stream name.
+func subjectToken(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// Stream is the stream's name.
+func (b *Broker) Stream() string { return b.stream }
+
+// Config is the configuration in force, defaults filled in.
+func (b *Broker) Config() Config { return b.cfg }
+
+func (b *Broker) topicSubject(topic string) string {
+	if topic == "" {
+		topic = engine.TopicPayments
+	}
+	return b.subject + "." + subjectToken(topic)
+}
+
+// Subscribe creates (or updates) the durable pull consumer name on topic:
+// explicit acks, AckWait and MaxDeliver from the config, every message of
+// the stream from its start. Subscribing again is a no-op.
+func (b *Broker) Subscribe(ctx context.Context, topic, name string) error {
+	b.mu.Lock()
+	if s, ok := b.subs[name]; ok {
+		b.mu.Unlock()
+		if s.topic != topic {
+			return fmt.Errorf("subscribe %s to %s: already subscribed to %s", name, topic, s.topic)
+		}
+		return nil
+	}
+	b.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, 5*b.cfg.Timeout)
+	defer cancel()
+	c, err := b.js.CreateOrUpdateConsumer(cctx, b.stream, jetstream.ConsumerConfig{
+		Durable:       subjectToken(name),
+		FilterSubject: b.topicSubject(topic),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       b.cfg.AckWait,
+		MaxDeliver:    b.cfg.MaxDeliver,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return brokerErr("subscribe "+name, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.subs[name]; !ok {
+		b.subs[name] = &subscription{name: name, topic: topic, consumer: c}
+	}
+	return nil
+}
+
+// Publish stores msg in the stream with Nats-Msg-Id = msg.ID and waits for
+// JetStream's ack. A duplicate ack is no error (the stream holds the
+// message: what the relay needs to mark it), and is counted in Stats.
+func (b *Broker) Publish(ctx context.Context, msg engine.Message) error {
+	_, err := b.PublishAck(ctx, msg)
+	return err
+}
+
+// PublishAck is Publish that returns JetStream's ack, Duplicate included.
+func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, error) {
+	what := "publish " + msg.ID.String()
+	if err := ctx.Err(); err != nil {
+		return PubAck{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if !b.nc.IsConnected() {
+		return PubAck{}, brokerErr(what, nats.ErrDisconnected)
+	}
+	m, err := encode(b.topicSubject(msg.Topic), msg, b.cfg.Clock.Now())
+	if err != nil {
+		return PubAck{}, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	ack, err := b.js.PublishMsg(cctx, m)
+	if err != nil {
+		if ctx.Err() != nil {
+			return PubAck{}, fmt.Errorf("%s: %w", what, ctx.Err())
+		}
+		return PubAck{}, brokerErr(what, err)
+	}
+	b.mu.Lock()
+	if ack.Duplicate {
+		b.stats.Duplicates++
+		b.stats.DuplicatesByID[msg.ID]++
+	} else {
+		b.stats.Published++
+		b.stats.PublishesByID[msg.ID]++
+	}
+	b.mu.Unlock()
+	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// Stats returns a copy of the broker's counters.
+func (b *Broker) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.stats
+	st.PublishesByID = maps.Clone(b.stats.PublishesByID)
+	st.DuplicatesByID = maps.Clone(b.stats.DuplicatesByID)
+	return st
+}
+
+// Pending asks JetStream what the subscription still holds: messages not
+// delivered yet, and delivered but not acknowledged (those waiting in this
+// broker's pull buffer included).
+func (b *Broker) Pending(ctx context.Context, name string) (waiting, unacked int, err error) {
+	s, err := b.sub(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	info, err := s.consumer.Info(cctx)
+	if err != nil {
+		return 0, 0, brokerErr("consumer info "+name, err)
+	}
+	return int(info.NumPending), info.NumAckPending, nil
+}
+
+func (b *Broker) sub(name string) (*subscription, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.subs[name]
+	if !ok {
+		return nil, fmt.Errorf("receive on %s: %w", name, engine.ErrUnknownSubscription)
+	}
+	return s, nil
+}
+
+// Close stops the wake-up subscription; the connection is the caller's.
+func (b *Broker) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.wake != nil {
+		_ = b.wake.Unsubscribe()
+		b.wake = nil
+	}
+}

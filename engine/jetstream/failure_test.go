@@ -1,0 +1,375 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// S25 #4, S13 on JetStream: the relay died after JetStream stored the
+// message and before marking it. Another relay republishes the same id
+// after the lease expires; inside the dedup window JetStream acks it as a
+// duplicate and stores nothing, and the row is marked published.
+func TestCrashAfterPublishIsADuplicateAckInsideTheWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, Config{})
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	_, err := b.relay(t, "relay-1", faultAt(engine.RelayPublished, engine.ErrCrash)).Step(ctx)
+	if !errors.Is(err, engine.ErrCrash) {
+		t.Fatalf("relay-1: %v, want a crash", err)
+	}
+	b.clock.Advance(31 * time.Second) // the lease, on the engine's clock
+	res := must[engine.RelayStepResult](t)(b.relay(t, "relay-2", nil).Step(ctx))
+	if res.Published != 1 || res.Marked != 1 || res.Recovered != 1 {
+		t.Fatalf("relay-2: %+v", res)
+	}
+	if st := b.broker.Stats(); st.PublishesByID[id] != 1 || st.DuplicatesByID[id] != 1 {
+		t.Fatalf("stored %d, acked as duplicate %d; want 1 and 1", st.PublishesByID[id], st.DuplicatesByID[id])
+	}
+	if n := b.count(t, "SELECT attempts FROM outbox_messages WHERE id = $1 AND published_at IS NOT NULL", id); n != 2 {
+		t.Errorf("attempts %d, want 2 and published", n)
+	}
+	c := b.consumer(t, "accounting", nil)
+	if res := must[engine.ConsumeResult](t)(c.Step(ctx)); res.Outcome != engine.OutcomeApplied || res.MessageID != id {
+		t.Fatalf("first: %+v", res)
+	}
+	if res := must[engine.ConsumeResult](t)(c.Step(ctx)); res.Outcome != engine.OutcomeIdle {
+		t.Fatalf("JetStream delivered the dropped duplicate: %+v", res)
+	}
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
+		t.Errorf("%d ledger entries, want 1", n)
+	}
+}
+
+// The dedup window is bounded in time; the inbox is not. A republish inside
+// the window is acked as a duplicate; the same id after the window passes
+// is stored again and delivered again, and the inbox stops its effect.
+func TestDedupWindowPassesAndTheInboxStopsIt(t *testing.T) {
+	t.Parallel()
+	const window = 200 * time.Millisecond
+	b := setup(t, Config{Duplicates: window})
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	if res := must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx)); res.Marked != 1 {
+		t.Fatalf("relay: %+v", res)
+	}
+	c := b.consumer(t, "accounting", nil)
+	if res := must[engine.ConsumeResult](t)(c.Step(ctx)); res.Outcome != engine.OutcomeApplied {
+		t.Fatalf("first delivery: %+v", res)
+	}
+	msg := engine.Message{Envelope: envelope(t, b, id), Topic: engine.TopicPayments}
+	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, msg)); !ack.Duplicate {
+		t.Fatalf("republish inside the window: %+v, want a duplicate ack", ack)
+	}
+	if res := must[engine.ConsumeResult](t)(c.Step(ctx)); res.Outcome != engine.OutcomeIdle {
+		t.Fatalf("inside the window JetStream delivered again: %+v", res)
+	}
+	// The server forgets ids on a timer that runs at most every window (and
+	// 50ms at least): twice the window is past it.
+	time.Sleep(2 * window)
+	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, msg)); ack.Duplicate {
+		t.Fatalf("republish after the window: %+v, want stored", ack)
+	}
+	res := must[engine.ConsumeResult](t)(c.Step(ctx))
+	if res.Outcome != engine.OutcomeDuplicate || res.MessageID != id || res.Delivery != 1 {
+		t.Fatalf("after the window: %+v, want a first delivery of the same id that the inbox calls a duplicate", res)
+	}
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
+		t.Errorf("%d ledger entries, want 1", n)
+	}
+	if st := b.broker.Stats(); st.PublishesByID[id] != 2 || st.DuplicatesByID[id] != 1 {
+		t.Errorf("stored %d, duplicates %d; want 2 and 1", st.PublishesByID[id], st.DuplicatesByID[id])
+	}
+}
+
+func envelope(t *testing.T, b *bundle, id uuid.UUID) engine.Envelope {
+	t.Helper()
+	env := engine.Envelope{ID: id}
+	err := b.pool.QueryRow(context.Background(), `SELECT aggregate_type, aggregate_id, aggregate_version, event_type,
+		schema_version, payload, occurred_at FROM outbox_messages WHERE id = $1`, id).
+		Scan(&env.AggregateType, &env.AggregateID, &env.AggregateVersion, &env.Type, &env.SchemaVersion, &env.Payload, &env.OccurredAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// S25 #6, S17 on JetStream: a consumer crashes after COMMIT and before ACK
+// (the redelivery after AckWait finds the marker: a duplicate, no second
+// entry), or before COMMIT (marker and entry rolled back: the redelivery
+// applies it once). The redelivery count is JetStream's.
+func TestCrashAroundAckRedeliveredAfterAckWait(t *testing.T) {
+	t.Parallel()
+	const ackWait = 300 * time.Millisecond
+	cases := []struct {
+		name        string
+		at          engine.Checkpoint
+		afterCrash  int64
+		redelivered engine.Outcome
+	}{
+		{"after commit before ack", engine.ConsumerCommitted, 1, engine.OutcomeDuplicate},
+		{"before commit", engine.ConsumerEffectApplied, 0, engine.OutcomeApplied},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, Config{AckWait: ackWait})
+			ctx := context.Background()
+			id := b.seed(t, 1)[0]
+			must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
+			_, err := b.consumer(t, "accounting", faultAt(tc.at, engine.ErrCrash)).Step(ctx)
+			if !errors.Is(err, engine.ErrCrash) {
+				t.Fatalf("consumer: %v, want a crash", err)
+			}
+			crashed := time.Now()
+			if n := b.count(t, "SELECT count(*) FROM ledger_entries"); n != tc.afterCrash {
+				t.Fatalf("ledger entries after the crash %d, want %d", n, tc.afterCrash)
+			}
+			if _, unacked := b.pending(t, "accounting"); unacked != 1 {
+				t.Fatalf("unacked %d, want the crashed delivery still with JetStream", unacked)
+			}
+			restarted := b.consumer(t, "accounting", nil)
+			var res engine.ConsumeResult
+			for {
+				res = must[engine.ConsumeResult](t)(restarted.Step(ctx))
+				if res.Outcome != engine.OutcomeIdle {
+					break
+				}
+				if time.Since(crashed) > 10*ackWait {
+					t.Fatal("no redelivery")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if waited := time.Since(crashed); waited < ackWait*9/10 {
+				t.Errorf("redelivered after %s, before AckWait %s", waited, ackWait)
+			}
+			if res.Outcome != tc.redelivered || res.Delivery != 2 || res.MessageID != id {
+				t.Fatalf("redelivery %+v, want %v of delivery 2", res, tc.redelivered)
+			}
+			if n := b.count(t, "SELECT count(*) FROM ledger_entries"); n != 1 {
+				t.Errorf("ledger entries %d, want 1", n)
+			}
+			if waiting, unacked := b.pending(t, "accounting"); waiting != 0 || unacked != 0 {
+				t.Errorf("left with JetStream: %d waiting, %d unacked", waiting, unacked)
+			}
+		})
+	}
+}
+
+// S25 #5, S18 on JetStream: copies of one message out at once — each
+// AckWait that passes unacknowledged makes JetStream hand it out again —
+// handled concurrently: exactly one effect, every other copy an expected
+// duplicate, every copy acknowledged.
+func TestConcurrentRedeliveriesGiveOneEffect(t *testing.T) {
+	t.Parallel()
+	const ackWait, copies = 150 * time.Millisecond, 4
+	b := setup(t, Config{AckWait: ackWait})
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
+	var ds []engine.Delivery
+	deadline := time.Now().Add(20 * ackWait * copies)
+	for len(ds) < copies {
+		d, ok, err := b.broker.Receive(ctx, "accounting")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			ds = append(ds, d)
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d copies, want %d", len(ds), copies)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	results := make([]engine.ConsumeResult, copies)
+	errs := make([]error, copies)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, d := range ds {
+		if d.ID != id || d.Count != i+1 {
+			t.Fatalf("copy %d: %s delivery %d", i, d.ID, d.Count)
+		}
+		c := b.consumer(t, "accounting", nil)
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = c.Handle(ctx, d)
+		})
+	}
+	close(start)
+	wg.Wait()
+	applied, dups := 0, 0
+	for i, r := range results {
+		if errs[i] != nil {
+			t.Fatalf("copy %d: %v", i, errs[i])
+		}
+		switch r.Outcome {
+		case engine.OutcomeApplied:
+			applied++
+		case engine.OutcomeDuplicate:
+			dups++
+		}
+	}
+	if applied != 1 || dups != copies-1 {
+		t.Errorf("applied %d duplicates %d, want 1 and %d", applied, dups, copies-1)
+	}
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
+		t.Errorf("%d ledger entries, want 1", n)
+	}
+	if st := b.broker.Stats(); st.Acked != copies {
+		t.Errorf("acked %d, want every copy (%d)", st.Acked, copies)
+	}
+}
+
+// S25 #7, S14 on JetStream: with the server stopped each claim raises
+// attempts and persists the backoff, nothing is claimed before
+// next_attempt_at; started again on its store, the connection comes back
+// and the row is published and applied.
+func TestServerDownRaisesAttemptsAndRespectsNextAttempt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, Config{Timeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	b.server.Stop()
+	r := b.relay(t, "relay-1", nil)
+	for attempt := 1; attempt <= 3; attempt++ {
+		before := b.clock.Now()
+		res := must[engine.RelayStepResult](t)(r.Step(ctx))
+		if res.Retried != 1 || res.Published != 0 {
+			t.Fatalf("attempt %d: %+v", attempt, res)
+		}
+		var attempts int
+		var next time.Time
+		var lastError string
+		err := b.pool.QueryRow(ctx, `SELECT attempts, next_attempt_at, last_error FROM outbox_messages WHERE id = $1`, id).
+			Scan(&attempts, &next, &lastError)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delay, wait := engine.RetryDelay(attempt), next.Sub(before)
+		if attempts != attempt || wait < delay || wait > delay+delay/5 || !strings.Contains(lastError, "broker is down") {
+			t.Fatalf("attempt %d: attempts %d, wait %s for delay %s, last_error %q", attempt, attempts, wait, delay, lastError)
+		}
+		b.clock.Advance(wait - time.Millisecond)
+		if res := must[engine.RelayStepResult](t)(r.Step(ctx)); !res.Idle {
+			t.Fatalf("attempt %d: claimed before next_attempt_at", attempt)
+		}
+		b.clock.Advance(time.Millisecond)
+	}
+	if _, err := b.consumer(t, "accounting", nil).Step(ctx); !errors.Is(err, engine.ErrBrokerDown) {
+		t.Fatalf("consumer with the server down: %v, want ErrBrokerDown", err)
+	}
+	if err := b.server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	connected(t, b.nc)
+	res := must[engine.RelayStepResult](t)(r.Step(ctx))
+	if res.Published != 1 || res.Marked != 1 {
+		t.Fatalf("after the outage: %+v", res)
+	}
+	if n := b.count(t, "SELECT attempts FROM outbox_messages WHERE id = $1 AND published_at IS NOT NULL AND last_error IS NULL", id); n != 4 {
+		t.Errorf("attempts %d, want 4, published, no error", n)
+	}
+	if res := must[engine.ConsumeResult](t)(b.consumer(t, "accounting", nil).Step(ctx)); res.Outcome != engine.OutcomeApplied {
+		t.Errorf("consumer after the outage: %+v", res)
+	}
+}
+
+// The file store keeps what JetStream acked: stop the embedded server with
+// messages published (some delivered and unacknowledged, some not
+// delivered), start it again on the same directory, and every message is
+// applied once by each consumer, none lost.
+func TestRestartOnTheSameStoreLosesNoPublishedMessage(t *testing.T) {
+	t.Parallel()
+	const n = 30
+	b := setup(t, Config{AckWait: 300 * time.Millisecond})
+	ctx := context.Background()
+	ids := b.seed(t, n)
+	r, marked := b.relay(t, "relay-1", nil), 0
+	for res := must[engine.RelayStepResult](t)(r.Step(ctx)); !res.Idle; res = must[engine.RelayStepResult](t)(r.Step(ctx)) {
+		marked += res.Marked
+	}
+	if marked != n {
+		t.Fatalf("relay marked %d, want %d", marked, n)
+	}
+	acc := b.consumer(t, "accounting", nil)
+	for range 10 {
+		if res := must[engine.ConsumeResult](t)(acc.Step(ctx)); res.Outcome != engine.OutcomeApplied {
+			t.Fatalf("before the restart: %+v", res)
+		}
+	}
+	// Two more handed out and never acknowledged: in flight at the stop.
+	for range 2 {
+		if _, ok, err := b.broker.Receive(ctx, "accounting"); err != nil || !ok {
+			t.Fatalf("receive: %v %v", ok, err)
+		}
+	}
+	b.server.Stop()
+	if err := b.server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	connected(t, b.nc)
+	// A new broker on the same connection: what this process held in its
+	// pull buffer is gone with the old one, as after a process restart.
+	br := b.open(t, Config{AckWait: 300 * time.Millisecond})
+	b.broker = br
+	deadline := time.Now().Add(10 * time.Second)
+	for _, name := range []string{"accounting", "notifications"} {
+		c := b.consumer(t, name, nil)
+		for {
+			res := must[engine.ConsumeResult](t)(c.Step(ctx))
+			if res.Outcome != engine.OutcomeIdle {
+				continue
+			}
+			waiting, unacked := b.pending(t, name)
+			if waiting == 0 && unacked == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d waiting, %d unacked after 10s", name, waiting, unacked)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, table := range []string{"ledger_entries", "notifications"} {
+		if got := b.count(t, "SELECT count(DISTINCT message_id) FROM "+table+" WHERE message_id = ANY($1)", ids); got != n {
+			t.Errorf("%s: %d of %d messages applied", table, got, n)
+		}
+		if got := b.count(t, "SELECT count(*) FROM "+table); got != n {
+			t.Errorf("%s: %d entries, want %d (one each)", table, got, n)
+		}
+	}
+}
+
+// MaxDeliver bounds JetStream's redeliveries of a message nobody acks.
+func TestMaxDeliverStopsRedelivery(t *testing.T) {
+	t.Parallel()
+	const ackWait = 100 * time.Millisecond
+	b := setup(t, Config{AckWait: ackWait, MaxDeliver: 2})
+	ctx := context.Background()
+	b.seed(t, 1)
+	must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
+	var counts []int
+	end := time.Now().Add(6 * ackWait)
+	for time.Now().Before(end) {
+		d, ok, err := b.broker.Receive(ctx, "accounting")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			counts = append(counts, d.Count)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(counts) != 2 || counts[0] != 1 || counts[1] != 2 {
+		t.Errorf("deliveries %v, want [1 2] and no more", counts)
+	}
+}

@@ -1,0 +1,203 @@
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/outboxlab/outboxlab/engine"
+)
+
+// Receive hands out the next message of the subscription's durable
+// consumer, or ok == false when JetStream has none now. It never waits for
+// one: it pulls with no_wait, FetchBatch at a time, and keeps the rest for
+// the next call. Count is JetStream's delivery count for the message.
+func (b *Broker) Receive(ctx context.Context, name string) (engine.Delivery, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.Delivery{}, false, err
+	}
+	s, err := b.sub(name)
+	if err != nil {
+		return engine.Delivery{}, false, err
+	}
+	s.mu.Lock()
+	if len(s.buf) == 0 {
+		if err := b.pull(s); err != nil {
+			s.mu.Unlock()
+			return engine.Delivery{}, false, err
+		}
+	}
+	if len(s.buf) == 0 {
+		s.mu.Unlock()
+		return engine.Delivery{}, false, nil
+	}
+	m := s.buf[0]
+	s.buf[0] = nil
+	s.buf = s.buf[1:]
+	s.mu.Unlock()
+
+	msg, err := decode(s.topic, m)
+	if err != nil {
+		// It can never be handled: terminate it rather than see it again
+		// every AckWait.
+		_ = m.TermWithReason("undecodable")
+		return engine.Delivery{}, false, err
+	}
+	count := 1
+	if meta, err := m.Metadata(); err == nil {
+		count = int(meta.NumDelivered)
+	}
+	b.mu.Lock()
+	b.tag++
+	tag := b.tag
+	b.out[tag] = m
+	b.stats.Delivered++
+	if count > 1 {
+		b.stats.Redelivered++
+	}
+	b.mu.Unlock()
+	d := engine.Delivery{Message: msg, Subscription: name, Count: count, Tag: tag, DeliveredAt: b.cfg.Clock.Now()}
+	if b.cfg.Hook != nil {
+		err := b.cfg.Hook(ctx, engine.Event{Actor: b.cfg.Name, Checkpoint: engine.BrokerDelivered, MessageIDs: []uuid.UUID{d.ID},
+			Delivery: d.Count, Detail: engine.Say("to %s, delivery %d", name, d.Count)})
+		if err != nil {
+			// Not settled: JetStream hands it out again after AckWait.
+			b.forget(tag)
+			return engine.Delivery{}, false, fmt.Errorf("deliver %s to %s: %w", d.ID, name, err)
+		}
+	}
+	return d, true, nil
+}
+
+// pull fills s.buf with what JetStream has now. A no_wait pull is answered
+// at once (messages, then "no messages"); a pull with no answer within
+// Timeout means the server is gone.
+func (b *Broker) pull(s *subscription) error {
+	what := "receive on " + s.name
+	if !b.nc.IsConnected() {
+		return brokerErr(what, nats.ErrDisconnected)
+	}
+	batch, err := s.consumer.FetchNoWait(b.cfg.FetchBatch)
+	if err != nil {
+		return brokerErr(what, err)
+	}
+	timer := time.NewTimer(b.cfg.Timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case m, ok := <-batch.Messages():
+			if !ok {
+				if err := batch.Error(); err != nil {
+					return brokerErr(what, err)
+				}
+				return nil
+			}
+			s.buf = append(s.buf, m)
+		case <-timer.C:
+			return brokerErr(what, errAnswerTimeout)
+		}
+	}
+}
+
+func (b *Broker) take(d engine.Delivery, op string) (jetstream.Msg, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m, ok := b.out[d.Tag]
+	if !ok {
+		return nil, fmt.Errorf("%s %s delivery %d: %w", op, d.ID, d.Count, engine.ErrStaleAck)
+	}
+	delete(b.out, d.Tag)
+	return m, nil
+}
+
+func (b *Broker) forget(tag uint64) {
+	b.mu.Lock()
+	delete(b.out, tag)
+	b.mu.Unlock()
+}
+
+// Ack acknowledges d and waits for JetStream to confirm it: an ack lost on
+// the way would mean one more redelivery for the inbox to absorb, an ack
+// confirmed means none.
+func (b *Broker) Ack(ctx context.Context, d engine.Delivery) error {
+	m, err := b.take(d, "ack")
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	if err := m.DoubleAck(cctx); err != nil {
+		return brokerErr(fmt.Sprintf("ack %s delivery %d", d.ID, d.Count), err)
+	}
+	b.count(&b.stats.Acked)
+	return nil
+}
+
+// Nack hands d back: JetStream delivers it again after delay.
+func (b *Broker) Nack(ctx context.Context, d engine.Delivery, delay time.Duration) error {
+	m, err := b.take(d, "nack")
+	if err != nil {
+		return err
+	}
+	if err := m.NakWithDelay(delay); err != nil {
+		return brokerErr(fmt.Sprintf("nack %s delivery %d", d.ID, d.Count), err)
+	}
+	b.count(&b.stats.Nacked)
+	return nil
+}
+
+// Reject terminates d: JetStream never delivers it to this consumer again
+// (and publishes an advisory an operator can watch).
+func (b *Broker) Reject(ctx context.Context, d engine.Delivery, reason string) error {
+	m, err := b.take(d, "reject")
+	if err != nil {
+		return err
+	}
+	if err := m.TermWithReason(reason); err != nil {
+		return brokerErr(fmt.Sprintf("reject %s delivery %d", d.ID, d.Count), err)
+	}
+	b.count(&b.stats.Rejected)
+	return nil
+}
+
+func (b *Broker) count(n *int) {
+	b.mu.Lock()
+	*n++
+	b.mu.Unlock()
+}
+
+// Changed returns a channel closed the next time a message is published on
+// the pipeline's subjects, by this process or any other, so a consumer's Run
+// wakes at once instead of at its next poll. It listens with a plain NATS
+// subscription on the stream's subjects (JetStream stores, this only
+// signals); redeliveries after AckWait are found by the poll.
+func (b *Broker) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.wake == nil {
+		sub, err := b.nc.Subscribe(b.subject+".>", func(*nats.Msg) { b.signal() })
+		if err == nil {
+			b.wake = sub
+		}
+	}
+	b.watched = true
+	return b.changed
+}
+
+func (b *Broker) signal() {
+	b.mu.Lock()
+	if b.watched {
+		close(b.changed)
+		b.changed = make(chan struct{})
+		b.watched = false
+	}
+	b.mu.Unlock()
+}
+
+var (
+	_ engine.Publisher  = (*Broker)(nil)
+	_ engine.Subscriber = (*Broker)(nil)
+)
