@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/live"
@@ -619,12 +620,17 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	var sf sceneFlags
 	sf.register(fs)
 	otlp := fs.String("otlp", "", "with --http: send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT`")
+	brokerFlag := fs.String("broker", "inprocess", "with --http: `inprocess` (the simulator's broker, virtual clock), nats (JetStream embedded, store under the data dir) or nats://HOST:PORT; with JetStream the engine runs for real, in real time")
 	if err := parse(fs, args); err != nil {
 		return exitUsage
 	}
 	fail := func(err error, code int) int {
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return code
+	}
+	broker, err := deploy.ParseBroker(*brokerFlag)
+	if err != nil {
+		return fail(err, exitUsage)
 	}
 	var set scenes.Settings
 	var e *edge.Edge
@@ -647,12 +653,18 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			}
 			set.Mode = mode
 		}
+		if broker.Kind != deploy.BrokerInProcess && (set.Mode != scenes.Outbox || *otlp != "") {
+			return fail(fmt.Errorf("--broker %s runs the outbox pipeline for real, without the simulator: --mode %s and --otlp go with --broker inprocess", *brokerFlag, set.Mode), exitUsage)
+		}
+		if err := deploy.Probe(broker); err != nil {
+			return fail(err, exitUsage)
+		}
 		if e, err = edge.Listen(*httpAddr); err != nil {
 			return fail(err, exitUsage)
 		}
 		defer e.Close()
-	} else if *otlp != "" || sf.mode != "" {
-		return fail(errors.New("--otlp and --mode go with --http: without it serve only keeps PostgreSQL up"), exitUsage)
+	} else if *otlp != "" || sf.mode != "" || broker.Kind != deploy.BrokerInProcess {
+		return fail(errors.New("--otlp, --mode and --broker go with --http: without it serve only keeps PostgreSQL up"), exitUsage)
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -672,6 +684,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 		<-ctx.Done()
+	} else if broker.Kind != deploy.BrokerInProcess {
+		if code := serveDeployed(ctx, srv, e, set, broker, stdout, stderr); code != exitOK {
+			_ = srv.Stop()
+			return code
+		}
 	} else if code := serveLive(ctx, srv, e, set, sf.seed, *otlp, stdout, stderr); code != exitOK {
 		_ = srv.Stop()
 		return code

@@ -58,6 +58,10 @@ func TestBadInput(t *testing.T) {
 		{"serve on a port in use", []string{"serve", "--http", busyPort(t), "--data-dir", tempDataDir(t)}, exitUsage, "another program listens there"},
 		{"serve with an unknown scene", []string{"serve", "--http", "127.0.0.1:0", "--scene", "nope", "--data-dir", tempDataDir(t)}, exitUsage, `unknown scene "nope"`},
 		{"serve --otlp without --http", []string{"serve", "--otlp", "127.0.0.1:4318", "--data-dir", tempDataDir(t)}, exitUsage, "go with --http"},
+		{"serve with an unknown broker", []string{"serve", "--http", "127.0.0.1:0", "--broker", "kafka", "--data-dir", tempDataDir(t)}, exitUsage, "want inprocess, nats (JetStream embedded) or nats://HOST:PORT"},
+		{"serve --broker without --http", []string{"serve", "--broker", "nats", "--data-dir", tempDataDir(t)}, exitUsage, "go with --http"},
+		{"serve --broker nats in compare mode", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats", "--mode", "compare", "--data-dir", tempDataDir(t)}, exitUsage, "--mode compare and --otlp go with --broker inprocess"},
+		{"serve --broker at an unreachable url", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats://127.0.0.1:1", "--data-dir", tempDataDir(t)}, exitUsage, "--broker nats://127.0.0.1:1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -95,6 +95,14 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 
+// ServeBackend answers POST and GET /payments with b instead of a
+// simulation: the engine running for real, in real time (serve --broker
+// nats). /metrics reads a simulation, so it is not served then.
+func (e *Edge) ServeBackend(b httpapi.Backend) {
+	e.server = &http.Server{Handler: httpapi.NewHandler(b), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = e.server.Serve(e.ln) }()
+}
+
 // Close stops the server; a client still waiting gets a reset.
 func (e *Edge) Close() {
 	e.Abandon()

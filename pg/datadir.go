@@ -28,6 +28,10 @@ const (
 // cluster (pgdata) that initdb makes.
 var ownFiles = []string{dataDirMarker, ownerFile, passwordFile, logFile}
 
+// BrokerDir is the directory of a data directory where serve --broker nats
+// keeps its embedded JetStream's store: outboxlab's too, not a stranger.
+const BrokerDir = "jetstream"
+
 // claimDataDir makes s.DataDir outboxlab's, or refuses it, before anything
 // in it is touched. A missing directory is created (0700, given to the
 // account). An existing one is used if it carries the marker, is empty, or
@@ -176,7 +180,7 @@ func strangerIn(entries []os.DirEntry) string {
 // isOutboxlabName reports whether name is one outboxlab gives an entry of
 // its data directory.
 func isOutboxlabName(name string) bool {
-	return name == "pgdata" || slices.Contains(ownFiles, name)
+	return name == "pgdata" || name == BrokerDir || slices.Contains(ownFiles, name)
 }
 
 // writeMarker creates a marker file; one already there (a concurrent

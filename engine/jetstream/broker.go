@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -41,6 +42,10 @@ type Config struct {
 	Hook engine.Hook
 	// Clock stamps PublishedAt and DeliveredAt; default engine.SystemClock.
 	Clock engine.Clock
+	// Fresh deletes the pipeline's stream (its messages and consumers)
+	// before creating it: a run on a fresh database starts with a broker
+	// that holds nothing of an earlier run's.
+	Fresh bool
 }
 
 // Broker is NATS JetStream behind the engine's Publisher and Subscriber:
@@ -128,6 +133,11 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
 	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
 	defer cancel()
+	if cfg.Fresh {
+		if err := js.DeleteStream(cctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, brokerErr("delete stream "+b.stream, err)
+		}
+	}
 	_, err = js.CreateOrUpdateStream(cctx, jetstream.StreamConfig{
 		Name:       b.stream,
 		Subjects:   []string{b.subject + ".>"},
@@ -238,6 +248,11 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		b.stats.PublishesByID[msg.ID]++
 	}
 	b.mu.Unlock()
+	if !ack.Duplicate {
+		// Stored now: a consumer woken by the plain subscription (see
+		// Changed) may have pulled before the stream stored it.
+		b.signal()
+	}
 	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
 

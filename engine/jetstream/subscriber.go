@@ -173,7 +173,9 @@ func (b *Broker) count(n *int) {
 // the pipeline's subjects, by this process or any other, so a consumer's Run
 // wakes at once instead of at its next poll. It listens with a plain NATS
 // subscription on the stream's subjects (JetStream stores, this only
-// signals); redeliveries after AckWait are found by the poll.
+// signals), which can arrive before the stream has stored the message: a
+// publish through this broker signals again on its ack. Redeliveries after
+// AckWait are found by the poll.
 func (b *Broker) Changed() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -1,0 +1,136 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+)
+
+// BrokerKind is which broker --broker names.
+type BrokerKind string
+
+// The brokers serve can run on.
+const (
+	// BrokerInProcess is the engine's in-process broker, under the
+	// simulator's virtual clock (the step-by-step one).
+	BrokerInProcess BrokerKind = "inprocess"
+	// BrokerNATS is JetStream embedded in the process, its store under the
+	// data directory.
+	BrokerNATS BrokerKind = "nats"
+	// BrokerNATSURL is a NATS server or cluster reached at a nats:// URL.
+	BrokerNATSURL BrokerKind = "nats-url"
+)
+
+// BrokerChoice is a parsed --broker value.
+type BrokerChoice struct {
+	Kind BrokerKind
+	URL  string // for BrokerNATSURL
+}
+
+// String is the --broker value c was parsed from.
+func (c BrokerChoice) String() string {
+	if c.Kind == BrokerNATSURL {
+		return c.URL
+	}
+	return string(c.Kind)
+}
+
+// ParseBroker reads --broker: inprocess, nats, or nats://HOST:PORT (several
+// URLs of one cluster separated by commas).
+func ParseBroker(s string) (BrokerChoice, error) {
+	switch s {
+	case "", string(BrokerInProcess):
+		return BrokerChoice{Kind: BrokerInProcess}, nil
+	case string(BrokerNATS):
+		return BrokerChoice{Kind: BrokerNATS}, nil
+	}
+	for _, one := range strings.Split(s, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return BrokerChoice{}, fmt.Errorf("--broker %q: want inprocess, nats (JetStream embedded) or nats://HOST:PORT", s)
+		}
+	}
+	return BrokerChoice{Kind: BrokerNATSURL, URL: s}, nil
+}
+
+// Probe dials a NATS URL and hangs up, so serve can say a URL that does not
+// answer before anything boots; other choices need no probe.
+func Probe(c BrokerChoice) error {
+	if c.Kind != BrokerNATSURL {
+		return nil
+	}
+	nc, err := jetstream.Dial(c.URL, "outboxlab-probe", 0)
+	if err != nil {
+		return fmt.Errorf("--broker %s: %w: start NATS with JetStream there (nats-server -js), or use --broker nats for one embedded", c, err)
+	}
+	nc.Close()
+	return nil
+}
+
+// JetStream is a JetStream broker and what it runs on.
+type JetStream struct {
+	*jetstream.Broker
+	Conn   *nats.Conn
+	Server *jetstream.Server // nil when the broker is reached at a URL
+	// Where says where it runs, for the screen.
+	Where string
+}
+
+// Close closes the broker, its connection and the embedded server.
+func (j *JetStream) Close() {
+	j.Broker.Close()
+	j.Conn.Close()
+	if j.Server != nil {
+		j.Server.Stop()
+	}
+}
+
+// OpenJetStream starts (embedded, its store in storeDir) or dials the
+// JetStream c names, opens the pipeline's stream fresh and subscribes every
+// consumer. An unreachable URL is an error at once.
+func OpenJetStream(ctx context.Context, c BrokerChoice, storeDir string, cfg jetstream.Config) (*JetStream, error) {
+	j := &JetStream{}
+	var err error
+	switch c.Kind {
+	case BrokerNATS:
+		if j.Server, err = jetstream.StartServer(storeDir); err != nil {
+			return nil, err
+		}
+		if j.Conn, err = j.Server.Connect("outboxlab", 0); err != nil {
+			j.Server.Stop()
+			return nil, err
+		}
+		j.Where = "JetStream embedded in this process (no port), store " + storeDir
+	case BrokerNATSURL:
+		if j.Conn, err = jetstream.Dial(c.URL, "outboxlab", 0); err != nil {
+			return nil, err
+		}
+		j.Where = "JetStream at " + j.Conn.ConnectedUrlRedacted()
+	default:
+		return nil, fmt.Errorf("broker %q is not JetStream", c.Kind)
+	}
+	cfg.Fresh = true
+	if j.Broker, err = jetstream.Open(ctx, j.Conn, cfg); err != nil {
+		j.closeConn()
+		return nil, err
+	}
+	for _, name := range Consumers {
+		if err := j.Broker.Subscribe(ctx, engine.TopicPayments, name); err != nil {
+			j.Close()
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+func (j *JetStream) closeConn() {
+	j.Conn.Close()
+	if j.Server != nil {
+		j.Server.Stop()
+	}
+}

@@ -1,0 +1,141 @@
+// Package deploy runs the engine as a deployment would, for `outboxlab
+// serve --http --broker nats`: no simulator and no virtual clock, the
+// system clock, relays woken by LISTEN/NOTIFY, consumers pulling from a real
+// broker, each in its own goroutine for as long as the context lives, and
+// the HTTP API's POST /payments an engine.Writer on the same database.
+// The step-by-step simulator keeps the in-process broker: only it can be
+// paused between two statements on a clock that waits.
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/httpapi"
+)
+
+// Broker is what the engine needs of one: the relays publish to it, the
+// consumers receive from it (its subscriptions made already).
+type Broker interface {
+	engine.Publisher
+	engine.Subscriber
+}
+
+// Options say what to run.
+type Options struct {
+	// DatabaseURL is the pipeline's database, migrated.
+	DatabaseURL string
+	Broker      Broker
+	// Edge is the HTTP API, listening already; Run serves it.
+	Edge *edge.Edge
+	// Relays is how many relays run (SKIP LOCKED keeps them apart); default 1.
+	Relays int
+	// Workers is how many workers the accounting consumer runs; default 1.
+	// notifications runs one.
+	Workers int
+	// Relay is every relay's configuration beyond its name and wiring
+	// (Lease, BatchSize, MaxAttempts…).
+	Relay engine.RelayConfig
+	// Strategy is the consumers' (default the inbox).
+	Strategy engine.Strategy
+	// Counters are shared by every actor; nil counts privately.
+	Counters *engine.Counters
+	// OnError hears an actor's unexpected end; the actor is started again
+	// a second later. Nil ignores it.
+	OnError func(error)
+}
+
+// Consumers are the consumer names a deployment runs, each a subscription
+// of the broker's.
+var Consumers = []string{"accounting", "notifications"}
+
+// Run serves the API and runs the relays and consumers until ctx ends.
+func Run(ctx context.Context, o Options) error {
+	if o.Relays <= 0 {
+		o.Relays = 1
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Counters == nil {
+		o.Counters = &engine.Counters{}
+	}
+	if o.OnError == nil {
+		o.OnError = func(error) {}
+	}
+	pool, err := pgxpool.New(ctx, o.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("deploy: %w", err)
+	}
+	defer pool.Close()
+	connect := engine.ConnectURL(o.DatabaseURL)
+	o.Edge.ServeBackend(httpapi.NewDBBackend(pool, httpapi.DBConfig{}))
+	defer o.Edge.Close()
+
+	var wg sync.WaitGroup
+	for i := range o.Relays {
+		cfg := o.Relay
+		cfg.Name = fmt.Sprintf("relay-%d", i+1)
+		cfg.Connect, cfg.Publisher, cfg.Counters = connect, o.Broker, o.Counters
+		cfg.Clock, cfg.Hook = nil, nil // the system clock; nothing pauses a deployment
+		wg.Go(func() {
+			supervise(ctx, cfg.Name, o.OnError, func() error {
+				r := engine.NewRelay(cfg)
+				defer r.Close(context.WithoutCancel(ctx))
+				return r.Run(ctx)
+			})
+		})
+	}
+	for _, name := range Consumers {
+		workers := 1
+		if name == "accounting" {
+			workers = o.Workers
+		}
+		for w := range workers {
+			cfg := engine.ConsumerConfig{Name: name, Actor: name, Strategy: o.Strategy, Connect: connect,
+				Subscriber: o.Broker, Counters: o.Counters}
+			if w > 0 {
+				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
+			}
+			wg.Go(func() {
+				supervise(ctx, cfg.Actor, o.OnError, func() error {
+					c := engine.NewConsumer(cfg)
+					defer c.Close(context.WithoutCancel(ctx))
+					return c.Run(ctx)
+				})
+			})
+		}
+	}
+	<-ctx.Done()
+	wg.Wait()
+	return nil
+}
+
+// supervise runs an actor until ctx ends, starting it again (a new one: a
+// new relay has a new worker id) a second after it ends with an error, as
+// a process supervisor would.
+func supervise(ctx context.Context, name string, onError func(error), run func() error) {
+	for {
+		err := run()
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			err = errors.New("ended")
+		}
+		onError(fmt.Errorf("%s: %w; starting it again in 1s", name, err))
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}

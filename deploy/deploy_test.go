@@ -1,0 +1,140 @@
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// serve --http --broker nats, over a real listener: payments posted at
+// once by several clients are each answered 201, and with the engine
+// running for real on embedded JetStream (no simulator, no virtual clock)
+// GET shows each published and applied by both consumers. The embedded
+// server is then stopped and started again: a payment posted while it is
+// down waits in the outbox and is published and applied once it is back.
+// Ending the context ends Run.
+func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
+	_, db := pgtest.DB(t)
+	url := pgtest.Server(t).DatabaseURL(db)
+	e, err := edge.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJetStream(context.Background(), BrokerChoice{Kind: BrokerNATS}, t.TempDir(), jetstream.Config{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e,
+			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond},
+			OnError: func(err error) { t.Logf("actor: %v", err) }})
+	}()
+	base := "http://" + e.Addr
+
+	const clients = 8
+	ids := make([]string, clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() { ids[i] = post(t, base, i) })
+	}
+	wg.Wait()
+	for i, id := range ids {
+		carried(t, base, i, id)
+	}
+
+	j.Server.Stop()
+	down := post(t, base, clients) // the API needs only PostgreSQL
+	time.Sleep(300 * time.Millisecond)
+	if err := j.Server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	carried(t, base, clients, down)
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end with its context")
+	}
+}
+
+func post(t *testing.T, base string, i int) string {
+	req, _ := http.NewRequest("POST", base+"/payments", strings.NewReader(fmt.Sprintf(`{"client_id":"c%d","amount_cents":%d,"currency":"EUR"}`, i, 100+i)))
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("deploy-%d", i))
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Errorf("client %d: %v", i, err)
+		return ""
+	}
+	defer resp.Body.Close()
+	var body struct {
+		PaymentID string `json:"payment_id"`
+	}
+	if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&body) != nil {
+		t.Errorf("client %d: %s", i, resp.Status)
+	}
+	return body.PaymentID
+}
+
+// carried waits until GET says the payment's event is published and
+// applied by both consumers.
+func carried(t *testing.T, base string, i int, id string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(base + "/payments/" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Events []struct {
+				State     string            `json:"state"`
+				AppliedBy []json.RawMessage `json:"applied_by"`
+			} `json:"events"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payment %d (%s) not published and applied by both consumers: %+v", i, id, st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestParseBroker(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		kind BrokerKind
+		bad  bool
+	}{
+		{"", BrokerInProcess, false}, {"inprocess", BrokerInProcess, false}, {"nats", BrokerNATS, false},
+		{"nats://127.0.0.1:4222", BrokerNATSURL, false}, {"nats://a:4222,nats://b:4222", BrokerNATSURL, false},
+		{"kafka", "", true}, {"nats://", "", true}, {"http://x:4222", "", true},
+	} {
+		got, err := ParseBroker(c.in)
+		if (err != nil) != c.bad || got.Kind != c.kind {
+			t.Errorf("ParseBroker(%q) = %+v, %v", c.in, got, err)
+		}
+	}
+}
