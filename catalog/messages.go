@@ -417,6 +417,7 @@ var messages = []struct{ en, es string }{
 	{"aggregate %s: expected version %d, got %d: not applied, NACKed for redelivery", "agregado %s: se esperaba la versión %d y llegó la %d: no se aplica, NACK para que se reentregue"},
 	{"aggregate %s: version %d is at or behind %d already applied: rejected to dead letters", "agregado %s: la versión %d no pasa de la %d ya aplicada: rechazada a dead letters"},
 	{"attempt %d accepted by the broker, not marked yet", "intento %d aceptado por el broker, aún sin marcar"},
+	{"attempt %d: the broker already had this id within its dedup window: acked as a duplicate and dropped, not marked yet", "intento %d: el broker ya tenía este id dentro de su ventana de deduplicación: confirmado como duplicado y descartado, aún sin marcar"},
 	{"seq %d to %d", "seq %d a %d"},
 	{"the provider knew the key: charge %d replayed, nothing charged", "el proveedor conocía la clave: repite el cobro %d, no cobra nada"},
 	{"card charged: charge %d, Idempotency-Key = the message id", "tarjeta cobrada: cobro %d, Idempotency-Key = el id del mensaje"},

@@ -19,6 +19,15 @@ type Publisher interface {
 	Publish(ctx context.Context, msg Message) error
 }
 
+// DedupPublisher is a Publisher whose broker drops a publish of a message id
+// it took within a window, and says so in its answer (JetStream's
+// Nats-Msg-Id and Duplicates window; the in-process broker's DedupWindow).
+// duplicate is true when this copy was dropped; either way the broker holds
+// the message, so the relay marks the row.
+type DedupPublisher interface {
+	PublishDedup(ctx context.Context, msg Message) (duplicate bool, err error)
+}
+
 // Subscriber hands out deliveries that must be acknowledged. An unacknowledged
 // delivery is handed out again after the ack timeout (at-least-once).
 type Subscriber interface {
@@ -54,13 +63,19 @@ type BrokerConfig struct {
 	OrderByKey bool
 	// LogLimit bounds Log (oldest entries dropped); 0 means 100000, < 0 unlimited.
 	LogLimit int
+	// DedupWindow > 0 drops a publish of a message id the broker accepted
+	// less than DedupWindow before (on its Clock) and answers it as a
+	// duplicate, as JetStream's Duplicates window does with Nats-Msg-Id.
+	// The window counts from the accepted publish; after it the same id is
+	// accepted again, and only the consumers' inbox stops its effect.
+	DedupWindow time.Duration
 }
 
 // BrokerLogEntry is one thing the broker did.
 type BrokerLogEntry struct {
 	Seq          uint64
 	At           time.Time
-	Kind         string // publish, deliver, ack, nack, reject, stale_ack
+	Kind         string // publish, dedup_drop, deliver, ack, nack, reject, stale_ack
 	Subscription string
 	MessageID    uuid.UUID
 	Delivery     int
@@ -77,6 +92,8 @@ type BrokerStats struct {
 	Nacked      int
 	Rejected    int
 	StaleAcks   int
+	// DedupDropped counts publishes dropped inside the dedup window.
+	DedupDropped int
 	// PublishesByID counts accepted publishes per message id (> 1: a duplicate publish).
 	PublishesByID map[uuid.UUID]int
 	// DeliveriesByID counts handings-out per subscription and message id.
@@ -112,7 +129,9 @@ type Broker struct {
 	log     brokerLog
 	logHead int
 	stats   BrokerStats
-	changed chan struct{}
+	// accepted is when each id was last accepted, with a DedupWindow.
+	accepted map[uuid.UUID]time.Time
+	changed  chan struct{}
 	// watched is true once changed was handed out by Changed: only then can
 	// closing it wake anyone, so signal skips the close-and-replace otherwise.
 	watched bool
@@ -266,15 +285,34 @@ func (b *Broker) signal() {
 // only): the caller must not change that map afterwards. Copying it here
 // cost the relay a map per message for callers that never touch it again.
 func (b *Broker) Publish(ctx context.Context, msg Message) error {
+	_, err := b.PublishDedup(ctx, msg)
+	return err
+}
+
+// PublishDedup is Publish that says whether the broker dropped msg as a
+// duplicate inside its DedupWindow (never, without one).
+func (b *Broker) PublishDedup(ctx context.Context, msg Message) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	b.mu.Lock()
 	if b.down {
 		b.mu.Unlock()
-		return fmt.Errorf("publish %s: %w", msg.ID, ErrBrokerDown)
+		return false, fmt.Errorf("publish %s: %w", msg.ID, ErrBrokerDown)
 	}
 	now := b.cfg.Clock.Now()
+	if w := b.cfg.DedupWindow; w > 0 {
+		if at, ok := b.accepted[msg.ID]; ok && now.Sub(at) < w {
+			b.stats.DedupDropped++
+			b.record(BrokerLogEntry{At: now, Kind: "dedup_drop", MessageID: msg.ID})
+			b.mu.Unlock()
+			return true, nil
+		}
+		if b.accepted == nil {
+			b.accepted = map[uuid.UUID]time.Time{}
+		}
+		b.accepted[msg.ID] = now
+	}
 	msg.PublishedAt = now
 	if msg.Topic == "" {
 		msg.Topic = TopicPayments
@@ -288,7 +326,7 @@ func (b *Broker) Publish(ctx context.Context, msg Message) error {
 	b.record(BrokerLogEntry{At: now, Kind: "publish", MessageID: msg.ID})
 	b.mu.Unlock()
 	b.signal()
-	return nil
+	return false, nil
 }
 
 // Receive hands out the next available message of the subscription. Expired
@@ -592,6 +630,7 @@ func (b *Broker) Reset() {
 	b.mu.Lock()
 	b.down, b.dupNext = false, false
 	b.log, b.logHead = brokerLog{}, 0
+	b.accepted = nil
 	b.resetStats()
 	for name, s := range b.subs {
 		s.queue, s.dead = nil, nil

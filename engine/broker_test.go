@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +181,59 @@ func TestBrokerRedeliveryOrder(t *testing.T) {
 	}
 	if want := []int{0, 1, 3, 4, 6, 7}; !slices.Equal(got, want) {
 		t.Fatalf("redelivered %v, want %v", got, want)
+	}
+}
+
+// The in-process broker's dedup window, on its clock (JetStream's
+// Duplicates window, for the step-by-step simulator): the relay that
+// republishes after a crash inside the window gets a duplicate ack and says
+// so, nothing is delivered twice; a republish after the window is accepted
+// and delivered again, and the inbox stops its effect.
+func TestBrokerDedupWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.broker = NewBroker(BrokerConfig{Clock: b.clock, AckTimeout: 30 * time.Second, DedupWindow: 2 * time.Minute})
+	if err := b.broker.Subscribe(TopicPayments, "accounting"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	id := b.seed(t, 1)[0]
+	_, err := b.relay(t, "relay-1", faultAt(RelayPublished, ErrCrash)).Step(ctx)
+	mustErrIs(t, err, ErrCrash)
+	b.clock.Advance(31 * time.Second)
+	var said []string
+	hook := func(_ context.Context, ev Event) error {
+		if ev.Checkpoint == RelayPublished {
+			said = append(said, ev.Detail.String())
+		}
+		return nil
+	}
+	res := must[RelayStepResult](t)(b.relay(t, "relay-2", hook).Step(ctx))
+	if res.Published != 1 || res.Marked != 1 || res.DedupDropped != 1 {
+		t.Fatalf("relay-2 inside the window: %+v", res)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "acked as a duplicate and dropped") {
+		t.Errorf("relay-2 said %q", said)
+	}
+	if st := b.broker.Stats(); st.PublishesByID[id] != 1 || st.DedupDropped != 1 {
+		t.Fatalf("accepted %d, dropped %d; want 1 and 1", st.PublishesByID[id], st.DedupDropped)
+	}
+	c := b.consumer(t, "accounting", StrategyInbox, nil)
+	if r := must[ConsumeResult](t)(c.Step(ctx)); r.Outcome != OutcomeApplied {
+		t.Fatalf("first: %+v", r)
+	}
+	if r := must[ConsumeResult](t)(c.Step(ctx)); r.Outcome != OutcomeIdle {
+		t.Fatalf("inside the window the broker delivered again: %+v", r)
+	}
+	env := must[Envelope](t)(b.envelope(t, id))
+	b.clock.Advance(2 * time.Minute) // the window counts from the accepted publish, 31 s ago
+	if dup := must[bool](t)(b.broker.PublishDedup(ctx, Message{Envelope: env, Topic: TopicPayments})); dup {
+		t.Fatal("after the window: dropped, want accepted")
+	}
+	if r := must[ConsumeResult](t)(c.Step(ctx)); r.Outcome != OutcomeDuplicate || r.MessageID != id {
+		t.Fatalf("after the window: %+v, want the inbox to call it a duplicate", r)
+	}
+	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
+		t.Errorf("%d ledger entries, want 1", n)
 	}
 }

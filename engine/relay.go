@@ -122,6 +122,10 @@ type RelayStepResult struct {
 	Released     int  // leased rows handed back unpublished (Flush)
 	Idle         bool // nothing was ready
 	MessageIDs   []uuid.UUID
+	// DedupDropped counts publishes the broker acked as duplicates of an id
+	// it already held (within its dedup window) and dropped; they are in
+	// Published too: the broker has the message, the row is marked.
+	DedupDropped int
 }
 
 // NewRelay returns a relay; it connects on first use.
@@ -284,7 +288,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 			handBack = append(handBack, m.ID)
 			continue
 		}
-		perr := r.publishOne(ctx, m, claimed)
+		dup, perr := r.publishOne(ctx, m, claimed)
 		if perr != nil {
 			if ctx.Err() != nil {
 				// Shutting down: Flush marks what went out and hands back
@@ -313,6 +317,9 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 			continue
 		}
 		res.Published++
+		if dup {
+			res.DedupDropped++
+		}
 		published = append(published, m.ID)
 		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
 		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
@@ -322,6 +329,9 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 			continue
 		}
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: Say("attempt %d accepted by the broker, not marked yet", m.Attempts)}
+		if dup {
+			ev.Detail = Say("attempt %d: the broker already had this id within its dedup window: acked as a duplicate and dropped, not marked yet", m.Attempts)
+		}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 			return published, err
 		}
@@ -798,7 +808,7 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	}
 	published := make([]uuid.UUID, 0, len(msgs))
 	for _, m := range msgs {
-		if perr := r.publishOne(ctx, m, claimed); perr != nil {
+		if _, perr := r.publishOne(ctx, m, claimed); perr != nil {
 			if ctx.Err() != nil {
 				r.rollback(ctx)
 				return fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())

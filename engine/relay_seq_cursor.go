@@ -56,7 +56,7 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 	published := make([]uuid.UUID, 0, len(msgs))
 	var last int64
 	for i, m := range msgs {
-		if perr := r.publishOne(ctx, m, trace.SpanContext{}); perr != nil {
+		if _, perr := r.publishOne(ctx, m, trace.SpanContext{}); perr != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("relay publish %s: %w", m.ID, ctx.Err())
 			}

@@ -50,17 +50,19 @@ func (r *Relay) traceClaim(ctx context.Context, sent, leaseUntil time.Time, msgs
 // then tells which publish its delivery came from (a republish after a
 // crash is a second publish span; a duplicate the broker made is not). The
 // envelope keeps the stored traceparent, the event's creation context.
-func (r *Relay) publishOne(ctx context.Context, m ClaimedMessage, claimed trace.SpanContext) error {
+// dup is the broker's answer that it already held the id and dropped this
+// copy (a DedupPublisher's); either way the broker has the message.
+func (r *Relay) publishOne(ctx context.Context, m ClaimedMessage, claimed trace.SpanContext) (dup bool, err error) {
 	msg := newMessage(m.Envelope, r.cfg.Topic, r.name)
 	if !r.tr.on() {
-		return r.cfg.Publisher.Publish(ctx, msg)
+		return r.send(ctx, msg)
 	}
 	var links []trace.Link
 	if claimed.IsValid() {
 		links = []trace.Link{{SpanContext: claimed}}
 	}
 	pctx, s := r.startPublish(extract(ctx, m.TraceParent), msg, links, AttrAttempt.Int(m.Attempts), AttrLeaseRecovered.Bool(m.Recovered))
-	err := r.cfg.Publisher.Publish(pctx, msg)
+	dup, err = r.send(pctx, msg)
 	endSpan(s, r.spanNow(), err)
 	if err == nil {
 		if len(r.sent) >= 8*r.cfg.BatchSize {
@@ -69,7 +71,15 @@ func (r *Relay) publishOne(ctx context.Context, m ClaimedMessage, claimed trace.
 		}
 		r.sent[m.ID] = s.SpanContext()
 	}
-	return err
+	return dup, err
+}
+
+// send publishes msg, asking a DedupPublisher whether it was a duplicate.
+func (r *Relay) send(ctx context.Context, msg Message) (bool, error) {
+	if d, ok := r.cfg.Publisher.(DedupPublisher); ok {
+		return d.PublishDedup(ctx, msg)
+	}
+	return false, r.cfg.Publisher.Publish(ctx, msg)
 }
 
 // traceMark records the span of a mark, linked to the publishes it marked

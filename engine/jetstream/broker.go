@@ -217,6 +217,13 @@ func (b *Broker) Publish(ctx context.Context, msg engine.Message) error {
 	return err
 }
 
+// PublishDedup is Publish that says whether JetStream acked msg as a
+// duplicate (engine.DedupPublisher: the relay reports it).
+func (b *Broker) PublishDedup(ctx context.Context, msg engine.Message) (bool, error) {
+	ack, err := b.PublishAck(ctx, msg)
+	return ack.Duplicate, err
+}
+
 // PublishAck is Publish that returns JetStream's ack, Duplicate included.
 func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, error) {
 	what := "publish " + msg.ID.String()

@@ -27,8 +27,8 @@ func TestCrashAfterPublishIsADuplicateAckInsideTheWindow(t *testing.T) {
 	}
 	b.clock.Advance(31 * time.Second) // the lease, on the engine's clock
 	res := must[engine.RelayStepResult](t)(b.relay(t, "relay-2", nil).Step(ctx))
-	if res.Published != 1 || res.Marked != 1 || res.Recovered != 1 {
-		t.Fatalf("relay-2: %+v", res)
+	if res.Published != 1 || res.Marked != 1 || res.Recovered != 1 || res.DedupDropped != 1 {
+		t.Fatalf("relay-2: %+v, want its publish reported as a duplicate ack", res)
 	}
 	if st := b.broker.Stats(); st.PublishesByID[id] != 1 || st.DuplicatesByID[id] != 1 {
 		t.Fatalf("stored %d, acked as duplicate %d; want 1 and 1", st.PublishesByID[id], st.DuplicatesByID[id])

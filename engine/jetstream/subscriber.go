@@ -200,6 +200,6 @@ func (b *Broker) signal() {
 }
 
 var (
-	_ engine.Publisher  = (*Broker)(nil)
-	_ engine.Subscriber = (*Broker)(nil)
+	_ engine.DedupPublisher = (*Broker)(nil)
+	_ engine.Subscriber     = (*Broker)(nil)
 )
