@@ -71,6 +71,9 @@ type Event struct {
 	// External is how the consumer makes its external effect (S19), ""
 	// when it makes none: what a crash at its checkpoints costs depends on it.
 	External External
+	// DedupDropped is true at RelayPublished when the broker answered that
+	// it already had the id within its dedup window and dropped this copy.
+	DedupDropped bool
 }
 
 // Hook is called synchronously by an actor at each checkpoint. It may block

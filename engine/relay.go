@@ -330,6 +330,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 		}
 		ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID}, Detail: Say("attempt %d accepted by the broker, not marked yet", m.Attempts)}
 		if dup {
+			ev.DedupDropped = true
 			ev.Detail = Say("attempt %d: the broker already had this id within its dedup window: acked as a duplicate and dropped, not marked yet", m.Attempts)
 		}
 		if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {

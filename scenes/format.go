@@ -61,6 +61,10 @@ func (s Settings) Headers() []string {
 		// scene's text stays as it was.
 		h = append(h, "effect: "+s.Effect)
 	}
+	if s.DedupWindow > 0 {
+		// Likewise only where a scene has one.
+		h = append(h, "dedup-window: "+Duration(s.DedupWindow))
+	}
 	return h
 }
 

@@ -301,12 +301,14 @@ func (s *Settings) set(key, val string) error {
 		}
 	case "ack-timeout":
 		s.AckTimeout, err = positiveDuration(val)
+	case "dedup-window":
+		s.DedupWindow, err = positiveDuration(val)
 	case "seed":
 		s.Seed, err = strconv.ParseUint(val, 10, 64)
 	case "effect":
 		s.Effect, err = parseEffect(val)
 	default:
-		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, ordering, versions, relays, workers, writers, effect, lease, ack-timeout, max-attempts, batch, seed, variant)", key)
+		return fmt.Errorf("unknown header %q (known: title, teaches, title.LANG, teaches.LANG, mode, naive, consumer, relay, order, ordering, versions, relays, workers, writers, effect, lease, ack-timeout, dedup-window, max-attempts, batch, seed, variant)", key)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBuiltinScenesParse(t *testing.T) {
@@ -15,7 +16,7 @@ func TestBuiltinScenesParse(t *testing.T) {
 	}
 	want := []string{"dual-write-crash", "dual-write-phantom", "rollback", "crash-after-commit", "two-relays",
 		"crash-after-publish", "concurrent-duplicate", "crash-before-ack", "broker-down", "poison-message",
-		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id", "commit-order"}
+		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id", "commit-order", "dedup-window"}
 	have := map[string]*Scene{}
 	for _, s := range all {
 		have[s.Name] = s
@@ -38,6 +39,10 @@ func TestBuiltinScenesParse(t *testing.T) {
 	}
 	if v, ok := have["commit-order"].Variants["seq-cursor"]; !ok || !v.SeqCursor || v.Writers != 2 {
 		t.Errorf("commit-order lacks its seq-cursor variant with two writers: %+v", v)
+	}
+	if dw := have["dedup-window"]; dw.Settings.DedupWindow != 2*time.Minute || dw.Variants["late-republish"].Lease != 3*time.Minute ||
+		dw.Variants["late-republish"].DedupWindow != 2*time.Minute {
+		t.Errorf("dedup-window: window %s, late-republish %+v", dw.Settings.DedupWindow, dw.Variants["late-republish"])
 	}
 }
 

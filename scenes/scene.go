@@ -106,7 +106,11 @@ type Settings struct {
 	// (S19, an engine.External: marker-before, marker-after, provider-key,
 	// second-outbox); "" charges nothing.
 	Effect string
-	Seed   uint64
+	// DedupWindow > 0 gives the broker JetStream's dedup window: a publish
+	// of an id it took within the window is acked as a duplicate and
+	// dropped (issue 17). 0, the default, keeps every publish.
+	DedupWindow time.Duration
+	Seed        uint64
 }
 
 // DefaultSettings are what a scene gets for every header it leaves out.

@@ -14,7 +14,8 @@ import (
 // entryFor turns a checkpoint into a timeline entry with a sentence a learner
 // can read.
 func (s *Sim) entryFor(r *runner, ev engine.Event) Entry {
-	e := Entry{Pipeline: r.pipe.Kind, Actor: ev.Actor, Kind: "checkpoint", Checkpoint: string(ev.Checkpoint), Rows: ev.Rows, Delivery: ev.Delivery}
+	e := Entry{Pipeline: r.pipe.Kind, Actor: ev.Actor, Kind: "checkpoint", Checkpoint: string(ev.Checkpoint), Rows: ev.Rows, Delivery: ev.Delivery,
+		DedupDropped: ev.DedupDropped}
 	if ev.Statement != nil {
 		e.Statement, e.SQL = ev.Statement.Name, strings.TrimSpace(ev.Statement.SQL)
 	}
@@ -89,6 +90,9 @@ func explain(who string, ev engine.Event) Text {
 		}
 		return text("%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", who, ev.Rows, detail(ev), m)
 	case engine.RelayPublished:
+		if ev.DedupDropped {
+			return text("%s published %s again: the broker had taken this id within its dedup window, so it acked a duplicate and dropped it: no consumer sees it twice (not marked yet)", who, m)
+		}
 		return text("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
 	case engine.RelayMarked:
 		if ev.Statement != nil && ev.Statement.Name == "advance_cursor" {

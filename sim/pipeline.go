@@ -77,7 +77,8 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 		}
 		p.provider = engine.HTTPProvider{URL: srv.URL()}
 	}
-	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey})
+	p.broker = engine.NewBroker(engine.BrokerConfig{Clock: s.clock, Hook: hook, AckTimeout: set.AckTimeout, OrderByKey: set.OrderByKey,
+		DedupWindow: set.DedupWindow})
 	for _, c := range consumerNames {
 		if err := p.broker.Subscribe(topic, c); err != nil {
 			return nil, fmt.Errorf("subscribe %s: %w", c, err)
@@ -259,10 +260,17 @@ type poisonGuard struct{ p *Pipeline }
 var ErrPoison = errors.New("broker refused the message: payload fails the topic schema (poison)")
 
 func (g poisonGuard) Publish(ctx context.Context, msg engine.Message) error {
+	_, err := g.PublishDedup(ctx, msg)
+	return err
+}
+
+// PublishDedup passes on the broker's answer that it dropped a duplicate
+// inside its dedup window (`dedup-window:`), so the relay can say so.
+func (g poisonGuard) PublishDedup(ctx context.Context, msg engine.Message) (bool, error) {
 	if g.p.sim.poison[msg.ID] {
-		return ErrPoison
+		return false, ErrPoison
 	}
-	return g.p.broker.Publish(ctx, msg)
+	return g.p.broker.PublishDedup(ctx, msg)
 }
 
 // lockState is what the lock-wait checks read of a pipeline's database:

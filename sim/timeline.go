@@ -21,7 +21,10 @@ type Entry struct {
 	PaymentID  string     `json:"payment_id,omitempty"`
 	Delivery   int        `json:"delivery,omitempty"`
 	LeaseUntil *time.Time `json:"lease_until,omitempty"` // a relay's claim: until when it leased the rows
-	Explain    string     `json:"explain"`
+	// DedupDropped: a relay's publish the broker acked as a duplicate of an
+	// id it took within its dedup window, and dropped.
+	DedupDropped bool   `json:"dedup_dropped,omitempty"`
+	Explain      string `json:"explain"`
 	// Say is Explain as a catalog sentence, for a screen in another
 	// language (nil: Explain only).
 	Say *Text `json:"-"`
