@@ -244,6 +244,10 @@ func (t *teller) checkpoint(i int, e sim.Entry) {
 		t.claim(e)
 	case "relay.published":
 		n := t.attempt[e.Actor]
+		if e.DedupDropped {
+			t.add(e, PublishDropped, Arrow, who, Broker, say("publish (attempt %d): duplicate ack, dropped", n), say("publish %d: dropped", n))
+			break
+		}
 		t.add(e, Publish, Arrow, who, Broker, say("publish (attempt %d)", n), say("publish, attempt %d", n))
 	case "relay.marked":
 		t.leased = false

@@ -154,6 +154,9 @@ func outcome(s Story) []Text {
 	case publishes > 1:
 		out = append(out, say("published %d times with the same id", publishes))
 	}
+	if dropped := count(evs, step(PublishDropped)); dropped > 0 {
+		out = append(out, say("%d more publish(es) of the same id inside the broker's dedup window: acked as duplicates and dropped", dropped))
+	}
 	out = append(out, consumerLines(s.Consumers)...)
 	return append(out, chargeLines(evs)...)
 }

@@ -30,6 +30,7 @@ const (
 	Claim          Step = "claim"           // relay → PostgreSQL: a lease
 	Publish        Step = "publish"         // relay or naive writer → broker
 	PublishFailed  Step = "publish_failed"  // the broker refused or was down
+	PublishDropped Step = "publish_dropped" // the broker acked a duplicate inside its dedup window and dropped it
 	Mark           Step = "mark"            // relay → PostgreSQL: published_at
 	RetryScheduled Step = "retry_scheduled" // relay → PostgreSQL: next_attempt_at
 	DeadLettered   Step = "dead_lettered"   // relay → PostgreSQL: dead_lettered_at

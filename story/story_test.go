@@ -102,6 +102,26 @@ func TestCrashAfterPublishStory(t *testing.T) {
 	}
 }
 
+// dedup-window: the republish after the crash reaches the broker inside its
+// dedup window and is dropped: the story draws it as a dropped publish, one
+// delivery per consumer, and says so.
+func TestDedupWindowStory(t *testing.T) {
+	s := build(t, "dedup-window", "", "", "1")
+	if got, dropped := steps(s, Publish, "relay-1", Broker), steps(s, PublishDropped, "relay-1", Broker); got != 1 || dropped != 1 {
+		t.Errorf("%d publishes and %d dropped, want 1 and 1", got, dropped)
+	}
+	for _, c := range []string{"accounting", "notifications"} {
+		if tl := tally(t, s, c); tl.Deliveries != 1 || tl.Effects != 1 || tl.Duplicates != 0 {
+			t.Errorf("%s: tally %+v, want 1 delivery, 1 effect", c, tl)
+		}
+	}
+	out := outcomeOf(s)
+	if !slices.Contains(out, "published once") ||
+		!slices.Contains(out, "1 more publish(es) of the same id inside the broker's dedup window: acked as duplicates and dropped") {
+		t.Errorf("outcome %q", out)
+	}
+}
+
 // A duplicated delivery shows as two deliveries and one effect, whether the
 // broker hands it out again later or to a second worker at the same time.
 func TestDuplicateDeliveryStory(t *testing.T) {
