@@ -144,6 +144,7 @@ var wrongs = map[string]struct {
 	"zombie":       {0, "stall relay-1 at relay.claimed; request; finish api; step relay-1; step relay-2; finish relay-2; resume relay-1; drain"}, // the lease never expired: no zombie
 	"effects":      {0, "crash accounting at consumer.committed; request; drain"},                                                                 // crashed after the COMMIT: charged once
 	"lanes":        {0, "request; capture; request; capture; request; capture; finish api; finish relay-1; drain"},                                // relay-1 alone publishes in order: no gap
+	"dedup":        {0, "request; drain"},                                                                                                         // no crash, no republish: nothing for the window to drop
 }
 
 // A wrong action leaves the step unpassed: the checks read what happened,
