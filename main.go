@@ -45,7 +45,8 @@ Usage:
                                 1 it failed, 2 bad flags or no PostgreSQL to use)
   outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C;
                                 with --http HOST:PORT also a simulation live, in real time, behind
-                                its HTTP API (POST /payments, GET /payments/{id}, GET /metrics)
+                                its HTTP API (POST /payments, GET /payments/{id}, GET /metrics);
+                                --broker nats|nats://HOST:PORT runs the engine for real on JetStream
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
