@@ -28,6 +28,30 @@ type DedupPublisher interface {
 	PublishDedup(ctx context.Context, msg Message) (duplicate bool, err error)
 }
 
+// BatchPublisher publishes a batch without waiting for each answer in turn
+// (JetStream's asynchronous publish: send them all, then collect the acks),
+// and answers for each message, in order. The relay uses it when nothing
+// watches its steps (no hook, no tracing): a simulator's relay publishes one
+// message at a time so that it can stop between two.
+type BatchPublisher interface {
+	PublishBatch(ctx context.Context, msgs []Message) []PublishResult
+}
+
+// BatchAcker acknowledges a batch of deliveries and waits once for the
+// broker to have every ack, instead of one round trip per delivery; it
+// answers for each delivery, in order. A batch consumer uses it for the
+// deliveries it ACKs after its commit when it is not tracing (a traced ACK
+// is a span of its own).
+type BatchAcker interface {
+	AckBatch(ctx context.Context, ds []Delivery) []error
+}
+
+// PublishResult is a BatchPublisher's answer for one message.
+type PublishResult struct {
+	Duplicate bool // dropped as a duplicate inside the broker's dedup window
+	Err       error
+}
+
 // Subscriber hands out deliveries that must be acknowledged. An unacknowledged
 // delivery is handed out again after the ack timeout (at-least-once).
 type Subscriber interface {

@@ -142,6 +142,7 @@ func (c *Consumer) handleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 		return results, err
 	}
 	var ackErr error
+	acked := c.ackBatch(ctx, items)
 	for _, it := range items {
 		switch it.res.Outcome {
 		case OutcomeVersionGap:
@@ -149,6 +150,10 @@ func (c *Consumer) handleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 		case OutcomeParked:
 			err = c.settle(ctx, opReject, it.d, it.res.Outcome, 0, fmt.Sprintf("stale version %d (applied %d)", it.res.Got, it.res.Expected-1))
 		default:
+			if e, ok := acked[it]; ok {
+				err = e
+				break
+			}
 			err = c.settle(ctx, opAck, it.d, it.res.Outcome, 0, "")
 		}
 		if err != nil && !errors.Is(err, ErrStaleAck) {
@@ -162,6 +167,32 @@ func (c *Consumer) handleBatch(ctx context.Context, ds []Delivery) ([]ConsumeRes
 	}
 	ev = Event{Checkpoint: ConsumerAcked, MessageIDs: ids, Detail: Say("%d deliveries settled", len(items))}
 	return results, c.stopAt(ctx, ConsumerAcked, c.checkpoint(ctx, ev))
+}
+
+// ackBatch ACKs, in one call, the items to be ACKed when the subscriber is
+// a BatchAcker and nothing traces the ACKs; it returns each one's answer
+// (none: settle them one by one).
+func (c *Consumer) ackBatch(ctx context.Context, items []*batchItem) map[*batchItem]error {
+	ba, ok := c.cfg.Subscriber.(BatchAcker)
+	if !ok || c.tr.on() {
+		return nil
+	}
+	var its []*batchItem
+	var ds []Delivery
+	for _, it := range items {
+		if it.res.Outcome != OutcomeVersionGap && it.res.Outcome != OutcomeParked {
+			its, ds = append(its, it), append(ds, it.d)
+		}
+	}
+	if len(ds) < 2 {
+		return nil
+	}
+	errs := ba.AckBatch(ctx, ds)
+	out := make(map[*batchItem]error, len(its))
+	for i, it := range its {
+		out[it] = errs[i]
+	}
+	return out
 }
 
 // batchInTx runs the batch's statements in the open transaction and returns

@@ -283,12 +283,34 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 	// them back until it is published).
 	var held map[string]bool
 	var handBack []uuid.UUID
+	// A batch is sent whole before its answers are read.
+	// If ctx ends meanwhile, the loop below hands back the rest from the
+	// first failure on, some of which the broker may have taken: they are
+	// published again with the same ids, a duplicate the inbox absorbs,
+	// never a loss. An ordering policy publishes one at a time: a failure
+	// must hold its aggregate's later events back, which a batch already
+	// sent cannot.
+	var batch []PublishResult
+	unordered := r.cfg.Ordering == "" || r.cfg.Ordering == OrderingNone
+	if bp, ok := r.cfg.Publisher.(BatchPublisher); ok && r.hook == nil && unordered && !r.tr.on() && len(msgs) > 1 {
+		out := make([]Message, len(msgs))
+		for i, m := range msgs {
+			out[i] = newMessage(m.Envelope, r.cfg.Topic, r.name)
+		}
+		batch = bp.PublishBatch(ctx, out)
+	}
 	for i, m := range msgs {
 		if held[m.AggregateType+"/"+m.AggregateID] {
 			handBack = append(handBack, m.ID)
 			continue
 		}
-		dup, perr := r.publishOne(ctx, m, claimed)
+		var dup bool
+		var perr error
+		if batch != nil {
+			dup, perr = batch[i].Duplicate, batch[i].Err
+		} else {
+			dup, perr = r.publishOne(ctx, m, claimed)
+		}
 		if perr != nil {
 			if ctx.Err() != nil {
 				// Shutting down: Flush marks what went out and hands back

@@ -123,7 +123,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = engine.SystemClock{}
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(cfg.Timeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
@@ -261,6 +261,73 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		b.signal()
 	}
 	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// PublishBatch sends every message with JetStream's asynchronous publish,
+// then waits for each ack (Timeout at most): the relay's batch costs about
+// one round trip instead of one per message. Each answer is PublishAck's.
+func (b *Broker) PublishBatch(ctx context.Context, msgs []engine.Message) []engine.PublishResult {
+	out := make([]engine.PublishResult, len(msgs))
+	if err := ctx.Err(); err != nil {
+		for i := range out {
+			out[i].Err = fmt.Errorf("publish %s: %w", msgs[i].ID, err)
+		}
+		return out
+	}
+	futures := make([]jetstream.PubAckFuture, len(msgs))
+	now := b.cfg.Clock.Now()
+	for i, msg := range msgs {
+		what := "publish " + msg.ID.String()
+		if !b.nc.IsConnected() {
+			out[i].Err = brokerErr(what, nats.ErrDisconnected)
+			continue
+		}
+		m, err := encode(b.topicSubject(msg.Topic), msg, now)
+		if err == nil {
+			futures[i], err = b.js.PublishMsgAsync(m)
+		}
+		if err != nil {
+			out[i].Err = brokerErr(what, err)
+		}
+	}
+	timer := time.NewTimer(b.cfg.Timeout)
+	defer timer.Stop()
+	stored := 0
+	for i, f := range futures {
+		if f == nil {
+			continue
+		}
+		what := "publish " + msgs[i].ID.String()
+		select {
+		case ack := <-f.Ok():
+			out[i].Duplicate = ack.Duplicate
+		case err := <-f.Err():
+			out[i].Err = brokerErr(what, err)
+		case <-ctx.Done():
+			out[i].Err = fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-timer.C:
+			out[i].Err = brokerErr(what, errAnswerTimeout)
+			timer.Reset(0) // every later answer is late too
+		}
+	}
+	b.mu.Lock()
+	for i, r := range out {
+		switch {
+		case r.Err != nil:
+		case r.Duplicate:
+			b.stats.Duplicates++
+			b.stats.DuplicatesByID[msgs[i].ID]++
+		default:
+			stored++
+			b.stats.Published++
+			b.stats.PublishesByID[msgs[i].ID]++
+		}
+	}
+	b.mu.Unlock()
+	if stored > 0 {
+		b.signal()
+	}
+	return out
 }
 
 // Stats returns a copy of the broker's counters.

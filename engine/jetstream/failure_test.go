@@ -373,3 +373,51 @@ func TestMaxDeliverStopsRedelivery(t *testing.T) {
 		t.Errorf("deliveries %v, want [1 2] and no more", counts)
 	}
 }
+
+// The batch paths a relay and a consumer take when nothing watches them:
+// the relay's batch goes out with asynchronous publishes (a republish of an
+// id still inside the window answered as a duplicate, every row of a batch
+// scheduled for a retry while the server is down), and a batch consumer's
+// ACKs reach JetStream with one flush: nothing is left unacknowledged.
+func TestBatchPublishAndBatchAck(t *testing.T) {
+	t.Parallel()
+	b := setup(t, Config{Timeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	ids := b.seed(t, 5)
+	// One of them is in the stream already, as after a relay that died
+	// after its publish.
+	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, engine.Message{Envelope: envelope(t, b, ids[2]), Topic: engine.TopicPayments})); ack.Duplicate {
+		t.Fatal("first publish acked as a duplicate")
+	}
+	res := must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
+	if res.Published != 5 || res.Marked != 5 || res.DedupDropped != 1 {
+		t.Fatalf("relay: %+v, want 5 published and marked, 1 of them a duplicate ack", res)
+	}
+	c := engine.NewConsumer(engine.ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: b.clock, BatchSize: 10})
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	results := must[[]engine.ConsumeResult](t)(c.StepBatch(ctx))
+	if len(results) != 5 {
+		t.Fatalf("%d results, want 5", len(results))
+	}
+	for _, r := range results {
+		if r.Outcome != engine.OutcomeApplied || r.AckErr != nil {
+			t.Errorf("%+v", r)
+		}
+	}
+	if waiting, unacked := b.pending(t, "accounting"); waiting != 0 || unacked != 0 {
+		t.Errorf("after the batch's ACKs: %d waiting, %d unacked", waiting, unacked)
+	}
+	if st := b.broker.Stats(); st.Acked != 5 {
+		t.Errorf("acked %d, want 5", st.Acked)
+	}
+
+	more := b.seed(t, 3)
+	b.server.Stop()
+	res = must[engine.RelayStepResult](t)(b.relay(t, "relay-2", nil).Step(ctx))
+	if res.Claimed != 3 || res.Retried != 3 || res.Published != 0 {
+		t.Fatalf("relay with the server down: %+v", res)
+	}
+	if n := b.count(t, "SELECT count(*) FROM outbox_messages WHERE id = ANY($1) AND published_at IS NULL AND attempts = 1 AND last_error LIKE '%broker is down%'", more); n != 3 {
+		t.Errorf("%d of 3 rows scheduled for a retry with the outage as their error", n)
+	}
+}
