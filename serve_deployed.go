@@ -76,9 +76,14 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 		}
 		fmt.Fprintf(stdout, "%-10s %s\n", lead, c)
 	}
+	fmt.Fprintf(stdout, "%-10s curl -X POST %s/faults/crash/relay-1   (also: /faults/stall/accounting?for=45s", "faults:", e.Addr)
+	if j.Server != nil {
+		fmt.Fprint(stdout, ", /faults/broker/stop, /faults/broker/start")
+	}
+	fmt.Fprintln(stdout, ")")
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
 	err = deploy.Run(ctx, deploy.Options{
-		DatabaseURL: srv.DatabaseURL(db), Broker: j.Broker, Edge: e,
+		DatabaseURL: srv.DatabaseURL(db), Broker: j.Broker, Edge: e, Server: j.Server,
 		Relays: set.Relays, Workers: set.Workers, Strategy: strategy,
 		Relay:   engine.RelayConfig{Lease: set.Lease, BatchSize: set.Batch, MaxAttempts: set.MaxAttempts},
 		OnError: func(err error) { fmt.Fprintf(stderr, "outboxlab serve: %v\n", err) },

@@ -11,12 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
 )
 
@@ -32,8 +34,12 @@ type Options struct {
 	// DatabaseURL is the pipeline's database, migrated.
 	DatabaseURL string
 	Broker      Broker
-	// Edge is the HTTP API, listening already; Run serves it.
+	// Edge is the HTTP API, listening already; Run serves it, and the
+	// faults (faults.go) beside it.
 	Edge *edge.Edge
+	// Server is the embedded JetStream the broker runs on, which
+	// /faults/broker/stop and /start stop and start; nil for a broker at a URL.
+	Server *jetstream.Server
 	// Relays is how many relays run (SKIP LOCKED keeps them apart); default 1.
 	Relays int
 	// Workers is how many workers the accounting consumer runs; default 1.
@@ -75,7 +81,23 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer pool.Close()
 	connect := engine.ConnectURL(o.DatabaseURL)
-	o.Edge.ServeBackend(httpapi.NewDBBackend(pool, httpapi.DBConfig{}))
+	var actors []string
+	for i := range o.Relays {
+		actors = append(actors, fmt.Sprintf("relay-%d", i+1))
+	}
+	for _, name := range Consumers {
+		actors = append(actors, name)
+		if name == "accounting" {
+			for w := 2; w <= o.Workers; w++ {
+				actors = append(actors, fmt.Sprintf("%s-%d", name, w))
+			}
+		}
+	}
+	f := newFaults(o.Server, actors)
+	mux := http.NewServeMux()
+	f.handler(mux)
+	mux.Handle("/", httpapi.NewHandler(httpapi.NewDBBackend(pool, httpapi.DBConfig{})))
+	o.Edge.ServeHandler(mux)
 	defer o.Edge.Close()
 
 	var wg sync.WaitGroup
@@ -83,7 +105,8 @@ func Run(ctx context.Context, o Options) error {
 		cfg := o.Relay
 		cfg.Name = fmt.Sprintf("relay-%d", i+1)
 		cfg.Connect, cfg.Publisher, cfg.Counters = connect, o.Broker, o.Counters
-		cfg.Clock, cfg.Hook = nil, nil // the system clock; nothing pauses a deployment
+		cfg.Clock, cfg.Hook = nil, f.hook(cfg.Name) // the system clock; only a fault stops it
+		cfg.PublishBatches = true
 		wg.Go(func() {
 			supervise(ctx, cfg.Name, o.OnError, func() error {
 				r := engine.NewRelay(cfg)
@@ -103,6 +126,7 @@ func Run(ctx context.Context, o Options) error {
 			if w > 0 {
 				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
 			}
+			cfg.Hook = f.hook(cfg.Actor)
 			wg.Go(func() {
 				supervise(ctx, cfg.Actor, o.OnError, func() error {
 					c := engine.NewConsumer(cfg)

@@ -21,10 +21,11 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // serve --http --broker nats, over a real listener: payments posted at
 // once by several clients are each answered 201, and with the engine
 // running for real on embedded JetStream (no simulator, no virtual clock)
-// GET shows each published and applied by both consumers. The embedded
-// server is then stopped and started again: a payment posted while it is
-// down waits in the outbox and is published and applied once it is back.
-// Ending the context ends Run.
+// GET shows each published and applied by both consumers. The faults, over
+// the same listener: the embedded server stopped and started again (a
+// payment posted while it is down waits in the outbox and is carried once
+// it is back), relay-1 crashed (its successor publishes at attempt 2), an
+// unknown actor and a bad duration refused. Ending the context ends Run.
 func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
@@ -40,8 +41,8 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e,
-			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond},
+		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e, Server: j.Server,
+			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
 			OnError: func(err error) { t.Logf("actor: %v", err) }})
 	}()
 	base := "http://" + e.Addr
@@ -57,13 +58,22 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 		carried(t, base, i, id)
 	}
 
-	j.Server.Stop()
+	fault(t, base, "/faults/broker/stop", http.StatusAccepted)
 	down := post(t, base, clients) // the API needs only PostgreSQL
 	time.Sleep(300 * time.Millisecond)
-	if err := j.Server.Start(); err != nil {
-		t.Fatal(err)
-	}
+	fault(t, base, "/faults/broker/start", http.StatusAccepted)
 	carried(t, base, clients, down)
+
+	// relay-1 crashes at its next checkpoint, the claim of the next
+	// payment: its supervisor starts a new relay, which claims the row again
+	// once the 1 s lease has ended (attempt 2).
+	fault(t, base, "/faults/crash/relay-1", http.StatusAccepted)
+	crashed := post(t, base, clients+1)
+	if st := carried(t, base, clients+1, crashed); st.Events[0].Attempts != 2 {
+		t.Errorf("after relay-1's crash: attempts %d, want 2", st.Events[0].Attempts)
+	}
+	fault(t, base, "/faults/crash/relay-9", http.StatusNotFound)
+	fault(t, base, "/faults/stall/accounting?for=forever", http.StatusBadRequest)
 
 	cancel()
 	select {
@@ -94,9 +104,17 @@ func post(t *testing.T, base string, i int) string {
 	return body.PaymentID
 }
 
+type status struct {
+	Events []struct {
+		State     string            `json:"state"`
+		Attempts  int               `json:"attempts"`
+		AppliedBy []json.RawMessage `json:"applied_by"`
+	} `json:"events"`
+}
+
 // carried waits until GET says the payment's event is published and
 // applied by both consumers.
-func carried(t *testing.T, base string, i int, id string) {
+func carried(t *testing.T, base string, i int, id string) status {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -104,21 +122,28 @@ func carried(t *testing.T, base string, i int, id string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st struct {
-			Events []struct {
-				State     string            `json:"state"`
-				AppliedBy []json.RawMessage `json:"applied_by"`
-			} `json:"events"`
-		}
+		var st status
 		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		if err == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2 {
-			return
+			return st
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("payment %d (%s) not published and applied by both consumers: %+v", i, id, st)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func fault(t *testing.T, base, path string, want int) {
+	t.Helper()
+	resp, err := http.Post(base+path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		t.Fatalf("POST %s: %s, want %d", path, resp.Status, want)
 	}
 }
 

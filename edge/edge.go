@@ -98,8 +98,12 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 // ServeBackend answers POST and GET /payments with b instead of a
 // simulation: the engine running for real, in real time (serve --broker
 // nats). /metrics reads a simulation, so it is not served then.
-func (e *Edge) ServeBackend(b httpapi.Backend) {
-	e.server = &http.Server{Handler: httpapi.NewHandler(b), ReadHeaderTimeout: 10 * time.Second}
+func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandler(b)) }
+
+// ServeHandler answers every request with h (ServeBackend's API and
+// whatever a deployment adds beside it).
+func (e *Edge) ServeHandler(h http.Handler) {
+	e.server = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 

@@ -30,9 +30,9 @@ type DedupPublisher interface {
 
 // BatchPublisher publishes a batch without waiting for each answer in turn
 // (JetStream's asynchronous publish: send them all, then collect the acks),
-// and answers for each message, in order. The relay uses it when nothing
-// watches its steps (no hook, no tracing): a simulator's relay publishes one
-// message at a time so that it can stop between two.
+// and answers for each message, in order. A relay with PublishBatches uses
+// it; a simulator's relay publishes one message at a time so that it can
+// stop between two.
 type BatchPublisher interface {
 	PublishBatch(ctx context.Context, msgs []Message) []PublishResult
 }

@@ -43,6 +43,12 @@ type RelayConfig struct {
 	// connection and read back one step later. Step then reports
 	// relay.marked for batch N during step N+1 (see relay_pipeline.go).
 	Pipeline bool
+	// PublishBatches sends a claimed batch whole when the Publisher is a
+	// BatchPublisher (and nothing traces), reading the answers after:
+	// relay.published is then reported for each message once the whole
+	// batch is out, so a crash there still means published and not
+	// marked. A simulator leaves it off to stop between two publishes.
+	PublishBatches bool
 	// DisableListen makes Run poll only (no LISTEN/NOTIFY wake-up).
 	DisableListen bool
 	// DurableMarks keeps synchronous_commit on for claims and marks (see
@@ -283,7 +289,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 	// them back until it is published).
 	var held map[string]bool
 	var handBack []uuid.UUID
-	// A batch is sent whole before its answers are read.
+	// A batch is sent whole before its answers are read (PublishBatches).
 	// If ctx ends meanwhile, the loop below hands back the rest from the
 	// first failure on, some of which the broker may have taken: they are
 	// published again with the same ids, a duplicate the inbox absorbs,
@@ -292,7 +298,7 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 	// sent cannot.
 	var batch []PublishResult
 	unordered := r.cfg.Ordering == "" || r.cfg.Ordering == OrderingNone
-	if bp, ok := r.cfg.Publisher.(BatchPublisher); ok && r.hook == nil && unordered && !r.tr.on() && len(msgs) > 1 {
+	if bp, ok := r.cfg.Publisher.(BatchPublisher); ok && r.cfg.PublishBatches && unordered && !r.tr.on() && len(msgs) > 1 {
 		out := make([]Message, len(msgs))
 		for i, m := range msgs {
 			out[i] = newMessage(m.Envelope, r.cfg.Topic, r.name)

@@ -47,6 +47,10 @@ func writeProblem(w http.ResponseWriter, status int, detail string, errs ...fiel
 	_, _ = w.Write(append(body, '\n'))
 }
 
+// WriteProblem answers an error as the API does (RFC 9457), for handlers
+// served beside it.
+func WriteProblem(w http.ResponseWriter, status int, detail string) { writeProblem(w, status, detail) }
+
 // writeBackendError answers err from a Backend: a problem whose status says
 // what the client can do, or no response at all for ErrResetConnection.
 // 5xx details carry the error's text: the API listens on loopback for a

@@ -100,7 +100,7 @@ func endToEnd(b *testing.B, url string, pub engine.Publisher, sub engine.Subscri
 	defer wg.Wait()
 	defer cancel()
 	r := engine.NewRelay(engine.RelayConfig{Name: "relay-1", Connect: connect, Publisher: pub,
-		BatchSize: 500, Pipeline: true, PollInterval: 50 * time.Millisecond, Counters: counters})
+		BatchSize: 500, Pipeline: true, PublishBatches: true, PollInterval: 50 * time.Millisecond, Counters: counters})
 	wg.Go(func() { _ = r.Run(ctx); _ = r.Close(context.Background()) })
 	for range 2 {
 		c := engine.NewConsumer(engine.ConsumerConfig{Name: "accounting", Connect: connect, Subscriber: sub,

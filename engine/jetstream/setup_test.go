@@ -86,7 +86,8 @@ func (b *bundle) seed(t testing.TB, n int) []uuid.UUID {
 }
 
 func (b *bundle) relay(t testing.TB, name string, hook engine.Hook) *engine.Relay {
-	r := engine.NewRelay(engine.RelayConfig{Name: name, Connect: b.connect, Publisher: b.broker, Clock: b.clock, Hook: hook})
+	r := engine.NewRelay(engine.RelayConfig{Name: name, Connect: b.connect, Publisher: b.broker, Clock: b.clock, Hook: hook,
+		PublishBatches: true})
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
 	return r
 }
