@@ -151,3 +151,38 @@ func must[T any](t testing.TB) func(T, error) T {
 		return v
 	}
 }
+
+// next steps c until it handles a delivery (2 s at most). JetStream acks a
+// publish once the stream has stored it; its consumers learn of it a moment
+// later, so a pull right after the ack may still find nothing.
+func next(t testing.TB, c *engine.Consumer) engine.ConsumeResult {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		res, err := c.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != engine.OutcomeIdle || time.Now().After(deadline) {
+			return res
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// idle says that c finds nothing for a while (200 ms): what was dropped
+// is not merely late.
+func idle(t testing.TB, c *engine.Consumer) engine.ConsumeResult {
+	t.Helper()
+	end := time.Now().Add(200 * time.Millisecond)
+	for {
+		res, err := c.Step(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != engine.OutcomeIdle || time.Now().After(end) {
+			return res
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
