@@ -47,7 +47,9 @@ type RelayConfig struct {
 	// BatchPublisher (and nothing traces), reading the answers after:
 	// relay.published is then reported for each message once the whole
 	// batch is out, so a crash there still means published and not
-	// marked. A simulator leaves it off to stop between two publishes.
+	// marked. A simulator leaves it off to stop between two publishes; an
+	// Ordering other than none ignores it (a failed publish must hold its
+	// aggregate's later events back).
 	PublishBatches bool
 	// DisableListen makes Run poll only (no LISTEN/NOTIFY wake-up).
 	DisableListen bool
