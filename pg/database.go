@@ -19,6 +19,9 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 	}
 	defer conn.Close(ctx)
 	id := pgx.Identifier{name}.Sanitize()
+	if err := dropSlots(ctx, conn, name); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
@@ -38,6 +41,9 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 		return fmt.Errorf("drop database %s: connect: %w", name, err)
 	}
 	defer conn.Close(ctx)
+	if err := dropSlots(ctx, conn, name); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
@@ -82,6 +88,11 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 	}
 	if _, err := conn.Exec(ctx, sqlEndSessions, name); err != nil {
 		return fmt.Errorf("reset database %s: end sessions: %w", name, err)
+	}
+	// A CDC relay's slot from the previous run would hold WAL from before
+	// the reset and replay rows the TRUNCATE removed.
+	if err := dropSlots(ctx, conn, name); err != nil {
+		return fmt.Errorf("reset database %s: %w", name, err)
 	}
 	if _, err := conn.Exec(ctx, sqlReset); err != nil {
 		return fmt.Errorf("reset database %s: %w", name, err)

@@ -149,6 +149,10 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		s.release()
 		return nil, err
 	}
+	if err := s.dropOrphanSlots(ctx); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
 	progress(StageMigrating, "")
 	if err := s.migrateAll(ctx); err != nil {
 		_ = s.Stop()
@@ -371,7 +375,7 @@ func (s *Server) launch(ctx context.Context) error {
 		}
 		logPath := filepath.Join(s.DataDir, logFile)
 		cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
-			"-D", s.PGData, "-l", logPath, "-o", "-p "+strconv.Itoa(port))
+			"-D", s.PGData, "-l", logPath, "-o", startOptions(port))
 		out, err := runCmd(ctx, cmd)
 		if err == nil {
 			s.mu.Lock()
@@ -456,7 +460,7 @@ func (s *Server) Restart(ctx context.Context) error {
 		return fmt.Errorf("restart: %w", err)
 	}
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
-		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", "-p "+strconv.Itoa(s.Port))
+		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", startOptions(s.Port))
 	if out, err := runCmd(ctx, cmd); err != nil {
 		return fmt.Errorf("pg_ctl start (restart): %w\n%s\n%s", err, out, logTail(filepath.Join(s.DataDir, logFile), 8))
 	}

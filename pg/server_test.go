@@ -259,6 +259,10 @@ func TestSystemBinariesFallback(t *testing.T) {
 	if !strings.HasPrefix(ver, strconv.Itoa(bins.Major)) {
 		t.Errorf("server_version %q, want major %d", ver, bins.Major)
 	}
+	var lvl string
+	if err := connect(t, srv).QueryRow(context.Background(), `SHOW wal_level`).Scan(&lvl); err != nil || lvl != "logical" {
+		t.Errorf("system binaries: wal_level %q (%v), want logical (the CDC relay needs it)", lvl, err)
+	}
 }
 
 func TestMissingBinDirIsAClearError(t *testing.T) {
