@@ -30,7 +30,10 @@ type actor struct {
 	db      *pgx.Conn
 	// aux is a second connection an actor may own (a pipelined relay marks
 	// on it while its claims run on db); it lives and dies with db.
-	aux  *pgx.Conn
+	aux *pgx.Conn
+	// repl is the CDC relay's replication connection (relay_cdc.go); it
+	// lives and dies with db too.
+	repl *pgconn.PgConn
 	ran  []*Statement
 	last *Statement
 	// tr traces the actor's work (tracing.go); spans are its spans open
@@ -83,6 +86,10 @@ func (a *actor) Close(ctx context.Context) error {
 			*c = nil
 		}
 	}
+	if a.repl != nil {
+		err = errors.Join(err, a.repl.Close(ctx))
+		a.repl = nil
+	}
 	return err
 }
 
@@ -128,6 +135,11 @@ func (a *actor) die() {
 		}
 		_ = (*c).Close(context.Background())
 		*c = nil
+	}
+	if a.repl != nil {
+		_ = a.repl.Conn().Close()
+		_ = a.repl.Close(context.Background())
+		a.repl = nil
 	}
 }
 

@@ -29,6 +29,8 @@ const (
 	RelayRetryScheduled Checkpoint = "relay.retry_scheduled" // publish failed, next_attempt_at persisted
 	RelayDeadLettered   Checkpoint = "relay.dead_lettered"   // publish failed at the last attempt
 	RelayLeaseLost      Checkpoint = "relay.lease_lost"      // a mark or retry found another worker's lease
+	RelayReceived       Checkpoint = "relay.received"        // CDC: committed inserts received from the slot, not confirmed
+	RelayConfirmed      Checkpoint = "relay.confirmed"       // CDC: the LSN confirmed to the slot (its WAL may be freed)
 
 	BrokerDelivered Checkpoint = "broker.delivered" // a delivery was handed to a consumer
 

@@ -76,6 +76,11 @@ type RelayConfig struct {
 	// Ordering keeps one aggregate's events in order between relays (S20,
 	// ordering.go); "" is OrderingNone.
 	Ordering Ordering
+	// CDC reads the outbox's inserts from logical replication instead of
+	// polling (issue 16 item 1, relay_cdc.go): no claim, no lease; a slot
+	// that holds WAL while the relay is down, and the same duplicate window
+	// between the broker's accept and the confirmed LSN.
+	CDC bool
 	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
 	// nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
@@ -102,6 +107,7 @@ type Relay struct {
 	// relay allocated.
 	scanned []ClaimedMessage
 	listen  *pgx.Conn
+	cdc     cdcStream // CDC: the slot and what was received (relay_cdc.go)
 	// sent holds, with tracing on, the publish span of each id published and
 	// not marked yet: the mark's span links to them.
 	sent map[uuid.UUID]trace.SpanContext
@@ -199,6 +205,10 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 	}
 	if r.cfg.SeqCursor {
 		err := r.stepBySeq(ctx, c, &res)
+		return res, err
+	}
+	if r.cfg.CDC {
+		err := r.stepCDC(ctx, c, &res)
 		return res, err
 	}
 	if r.cfg.Ordering == OrderingPartition {

@@ -1,0 +1,502 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The CDC relay (issue 16 item 1, S26) reads the outbox's INSERTs from
+// PostgreSQL's logical replication instead of polling the table: a
+// publication (pg/schema/004), a logical slot with pgoutput, a replication
+// connection streaming from the slot.
+//
+// What it removes: no poll (nothing asks the table what is ready), no claim,
+// no lease, no SKIP LOCKED, no attempts: the WAL already holds each committed
+// row once, in commit order, and the slot remembers how far this relay got.
+//
+// What it brings: the slot holds the WAL from its confirmed position on for
+// as long as it exists, read or not — a relay that is down makes the server
+// keep WAL growing on disk. And its duplicate window is the polling relay's
+// under another name: between the broker's accept and the confirmation of
+// the LSN, a crash restarts the stream from the last confirmed position and
+// the same ids are published again. The consumers' inbox is still needed.
+var (
+	stmtCDCWalLevel         = load("cdc_wal_level")
+	stmtCDCSlotName         = load("cdc_slot_name")
+	stmtCDCCreateSlot       = load("cdc_create_slot")
+	stmtCDCSlotState        = load("cdc_slot_state")
+	stmtCDCEndStaleSender   = load("cdc_end_stale_sender")
+	stmtCDCTarget           = load("cdc_target")
+	stmtCDCMarkPublished    = load("cdc_mark_published")
+	stmtCDCStartReplication = &Statement{Name: "start_replication",
+		SQL: "START_REPLICATION SLOT <slot> LOGICAL <confirmed_flush_lsn> (proto_version '1', publication_names '" + cdcPublication + "')"}
+	stmtCDCConfirm = &Statement{Name: "standby_status_update",
+		SQL: "StandbyStatusUpdate (write = flush = apply = <lsn>): the slot's confirmed_flush_lsn"}
+)
+
+// cdcPublication is the publication of the outbox's inserts (pg/schema/004).
+const cdcPublication = "outboxlab_outbox"
+
+// ErrWALLevel means the server cannot decode its WAL logically: the CDC relay
+// needs wal_level = logical, which only a server restart changes.
+var ErrWALLevel = errors.New("the CDC relay needs wal_level = logical")
+
+// cdcWait bounds how long a step waits for the server to stream up to its
+// target, or to answer a confirmation; a healthy server takes milliseconds.
+const cdcWait = 10 * time.Second
+
+// cdcStream is the CDC relay's state beyond its SQL connection: the slot, the
+// replication connection (actor.repl) and what it received and has not
+// confirmed. A crash forgets all but the slot's name: the server's slot
+// is the only memory of progress.
+type cdcStream struct {
+	slot      string
+	prepared  bool
+	confirmed pglogrepl.LSN // what this life confirmed (or started from)
+	relations map[uint32]*pglogrepl.RelationMessage
+	open      *cdcTxn   // a transaction whose COMMIT has not been received
+	pending   []*cdcTxn // received, not all published
+}
+
+// cdcTxn is one committed transaction's outbox inserts.
+type cdcTxn struct {
+	msgs []ClaimedMessage
+	sent int           // how many of msgs the broker accepted
+	end  pglogrepl.LSN // TransactionEndLSN: confirming it releases the transaction
+}
+
+// Slot is the CDC relay's replication slot name ("" before its first step).
+func (r *Relay) Slot() string { return r.cdc.slot }
+
+// OpenSlot checks wal_level and makes this relay's slot if it has none. A
+// slot streams what commits after it was made, and making it waits for open
+// transactions: the simulator opens it before any request is sent. Step
+// calls it when nobody did.
+func (r *Relay) OpenSlot(ctx context.Context) error {
+	if r.cdc.prepared {
+		return nil
+	}
+	c, err := r.conn(ctx)
+	if err != nil {
+		return fmt.Errorf("cdc relay: %w", err)
+	}
+	var level string
+	if err := c.QueryRow(ctx, stmtCDCWalLevel.SQL).Scan(&level); err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCWalLevel.Name, mapDBError(err))
+	}
+	if level != "logical" {
+		return fmt.Errorf("%w, and the server has wal_level = %s: set wal_level = logical in its postgresql.conf (or ALTER SYSTEM SET wal_level = logical) and restart it, or run without --database-url to use outboxlab's own server, which starts with it", ErrWALLevel, level)
+	}
+	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name)).Scan(&r.cdc.slot); err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))
+	}
+	r.note(stmtCDCCreateSlot)
+	if _, err := c.Exec(ctx, stmtCDCCreateSlot.SQL, r.cdc.slot); err != nil {
+		return fmt.Errorf("cdc relay %s %s: %w", stmtCDCCreateSlot.Name, r.cdc.slot, mapDBError(err))
+	}
+	r.cdc.prepared = true
+	return nil
+}
+
+// slotSuffix makes an actor name fit a slot name ([a-z0-9_]).
+func slotSuffix(name string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(name) {
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// stepCDC is one iteration: receive what the server committed up to the WAL
+// position read as the step starts, publish each insert, mark it (for
+// retention and the figures), then confirm the LSN to the slot. The
+// checkpoints relay.received, relay.published and relay.marked all come
+// before the confirmation: a crash at any of them restarts the stream at the
+// last confirmed position and republishes the same ids.
+func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) error {
+	if err := r.OpenSlot(ctx); err != nil {
+		return err
+	}
+	var raw string
+	r.note(stmtCDCTarget)
+	if err := c.QueryRow(ctx, stmtCDCTarget.SQL).Scan(&raw); err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCTarget.Name, mapDBError(err))
+	}
+	target, err := pglogrepl.ParseLSN(raw)
+	if err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCTarget.Name, err)
+	}
+	if r.repl == nil || r.repl.IsClosed() {
+		if err := r.startStream(ctx, c); err != nil {
+			return err
+		}
+	}
+	reached, fresh, err := r.receiveUpTo(ctx, target)
+	if err != nil {
+		return err
+	}
+	var ids []uuid.UUID
+	for _, t := range fresh {
+		for _, m := range t.msgs {
+			ids = append(ids, m.ID)
+		}
+	}
+	res.Claimed = len(ids)
+	if len(fresh) > 0 {
+		r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(ids))
+		ev := Event{Checkpoint: RelayReceived, Statement: stmtCDCStartReplication, Rows: int64(len(ids)), MessageIDs: ids,
+			Detail: Say("%d received from slot %s up to LSN %s, not confirmed; no poll, no lease", len(ids), r.cdc.slot, fresh[len(fresh)-1].end.String())}
+		if err := r.stopAt(ctx, RelayReceived, r.checkpoint(ctx, ev)); err != nil {
+			return err
+		}
+	}
+	if len(r.cdc.pending) == 0 {
+		// Nothing of the outbox's: confirming what was streamed still lets
+		// the server free the WAL of everything else.
+		res.Idle = true
+		return r.confirm(ctx, c, reached, false)
+	}
+	published, upTo, err := r.publishPending(ctx, res)
+	if err != nil {
+		return err
+	}
+	if len(published) > 0 {
+		r.note(stmtCDCMarkPublished)
+		got, err := collectIDs(c.Query(ctx, stmtCDCMarkPublished.SQL, published, r.clock.Now()))
+		if err != nil {
+			return fmt.Errorf("cdc relay %s: %w", stmtCDCMarkPublished.Name, mapDBError(err))
+		}
+		res.Marked += len(got)
+		r.cfg.Counters.add(&r.cfg.Counters.Marked, len(got))
+		ev := Event{Checkpoint: RelayMarked, Statement: stmtCDCMarkPublished, Rows: int64(len(got)), MessageIDs: published,
+			Detail: Say("%d marked published for retention; the slot, not this column, says what was sent", len(got))}
+		if err := r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev)); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("cdc relay: %w", ctx.Err())
+	}
+	if len(r.cdc.pending) == 0 && reached > upTo {
+		upTo = reached
+	}
+	return r.confirm(ctx, c, upTo, true)
+}
+
+// publishPending publishes what was received, in commit order, and returns
+// the ids the broker accepted and the end of the last transaction now fully
+// published. A refused publish stops there: the rest stays pending (and
+// unconfirmed) for the next step. An error is the hook's (a crash).
+func (r *Relay) publishPending(ctx context.Context, res *RelayStepResult) ([]uuid.UUID, pglogrepl.LSN, error) {
+	var published []uuid.UUID
+	upTo := r.cdc.confirmed
+	for len(r.cdc.pending) > 0 {
+		t := r.cdc.pending[0]
+		for t.sent < len(t.msgs) {
+			m := t.msgs[t.sent]
+			if err := r.publishOne(ctx, m, trace.SpanContext{}); err != nil {
+				if ctx.Err() != nil {
+					return published, upTo, fmt.Errorf("cdc relay publish %s: %w", m.ID, ctx.Err())
+				}
+				r.cfg.Counters.add(&r.cfg.Counters.PublishFailures, 1)
+				return published, upTo, nil
+			}
+			t.sent++
+			res.Published++
+			published = append(published, m.ID)
+			res.MessageIDs = append(res.MessageIDs, m.ID)
+			r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
+			r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
+			ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID},
+				Detail: Say("accepted by the broker, LSN %s not confirmed yet", t.end.String())}
+			if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
+				return published, upTo, err // nothing is confirmed
+			}
+		}
+		upTo = t.end
+		r.cdc.pending = r.cdc.pending[1:]
+	}
+	return published, upTo, nil
+}
+
+// startStream opens the replication connection and starts streaming from the
+// slot's confirmed position: a restarted relay receives again everything it
+// received and did not confirm.
+func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
+	r.cdc.pending, r.cdc.open = nil, nil
+	r.cdc.relations = map[uint32]*pglogrepl.RelationMessage{}
+	var (
+		raw    pgtype.Text
+		active pgtype.Int4
+	)
+	deadline := time.Now().Add(cdcWait)
+	for {
+		if err := c.QueryRow(ctx, stmtCDCSlotState.SQL, r.cdc.slot).Scan(&raw, &active); err != nil {
+			return fmt.Errorf("cdc relay %s %s: %w", stmtCDCSlotState.Name, r.cdc.slot, mapDBError(err))
+		}
+		if !active.Valid {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cdc relay: slot %s is still streamed by pid %d", r.cdc.slot, active.Int32)
+		}
+		r.note(stmtCDCEndStaleSender)
+		if _, err := c.Exec(ctx, stmtCDCEndStaleSender.SQL, r.cdc.slot); err != nil {
+			return fmt.Errorf("cdc relay %s: %w", stmtCDCEndStaleSender.Name, mapDBError(err))
+		}
+		if err := sleep(ctx, 5*time.Millisecond); err != nil {
+			return fmt.Errorf("cdc relay: %w", err)
+		}
+	}
+	from, err := pglogrepl.ParseLSN(raw.String)
+	if err != nil {
+		return fmt.Errorf("cdc relay: slot %s confirmed_flush_lsn %q: %w", r.cdc.slot, raw.String, err)
+	}
+	cfg := c.Config().Config.Copy()
+	cfg.RuntimeParams["replication"] = "database"
+	// The simulator may leave a relay paused for as long as the learner
+	// reads: the server must not end a stream that is quiet.
+	cfg.RuntimeParams["wal_sender_timeout"] = "0"
+	// A receive that times out keeps the stream (the default handler would
+	// send a cancel request, which ends it).
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: pc.Conn()}
+	}
+	pc, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("cdc relay: replication connection: %w", mapDBError(err))
+	}
+	r.note(stmtCDCStartReplication)
+	err = pglogrepl.StartReplication(ctx, pc, r.cdc.slot, from, pglogrepl.StartReplicationOptions{
+		PluginArgs: []string{"proto_version '1'", "publication_names '" + cdcPublication + "'"},
+	})
+	if err != nil {
+		_ = pc.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("cdc relay: start replication from %s at %s: %w", r.cdc.slot, from, err)
+	}
+	r.repl = pc
+	r.cdc.confirmed = from
+	return nil
+}
+
+// receiveUpTo reads the stream until the server says it has sent everything
+// up to target (a keepalive, asked for by a status update with
+// ReplyRequested, carries how far it has sent). It returns that position and
+// the transactions received, which it also appends to pending.
+func (r *Relay) receiveUpTo(ctx context.Context, target pglogrepl.LSN) (pglogrepl.LSN, []*cdcTxn, error) {
+	var fresh []*cdcTxn
+	deadline := time.Now().Add(cdcWait)
+	if err := r.askReply(ctx); err != nil {
+		return 0, nil, err
+	}
+	for {
+		if time.Now().After(deadline) {
+			return 0, nil, fmt.Errorf("cdc relay: the server did not stream %s up to %s within %s", r.cdc.slot, target, cdcWait)
+		}
+		wal, txn, err := r.receiveOne(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		if txn != nil {
+			fresh = append(fresh, txn)
+			r.cdc.pending = append(r.cdc.pending, txn)
+		}
+		if wal == 0 {
+			continue // data, or a read that timed out: see below
+		}
+		if wal >= target && r.cdc.open == nil {
+			return wal, fresh, nil
+		}
+		if err := r.askReply(ctx); err != nil {
+			return 0, nil, err
+		}
+	}
+}
+
+// receiveOne reads one message, waiting a little: a keepalive's WAL end, or
+// a transaction completed by a COMMIT. A read that times out asks the server
+// again and returns neither.
+func (r *Relay) receiveOne(ctx context.Context) (pglogrepl.LSN, *cdcTxn, error) {
+	rctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	msg, err := r.repl.ReceiveMessage(rctx)
+	cancel()
+	if err != nil {
+		if pgconn.Timeout(err) && ctx.Err() == nil {
+			return 0, nil, r.askReply(ctx)
+		}
+		return 0, nil, fmt.Errorf("cdc relay: receive from %s: %w", r.cdc.slot, mapDBError(err))
+	}
+	switch msg := msg.(type) {
+	case *pgproto3.CopyData:
+		if len(msg.Data) == 0 {
+			return 0, nil, nil
+		}
+		switch msg.Data[0] {
+		case pglogrepl.PrimaryKeepaliveMessageByteID:
+			k, err := pglogrepl.ParsePrimaryKeepaliveMessage(msg.Data[1:])
+			if err != nil {
+				return 0, nil, fmt.Errorf("cdc relay: keepalive: %w", err)
+			}
+			return k.ServerWALEnd, nil, nil
+		case pglogrepl.XLogDataByteID:
+			x, err := pglogrepl.ParseXLogData(msg.Data[1:])
+			if err != nil {
+				return 0, nil, fmt.Errorf("cdc relay: xlog data: %w", err)
+			}
+			txn, err := r.decode(x.WALData)
+			return 0, txn, err
+		}
+		return 0, nil, nil
+	case *pgproto3.ErrorResponse:
+		return 0, nil, fmt.Errorf("cdc relay: %s: %w", r.cdc.slot, pgconn.ErrorResponseToPgError(msg))
+	default:
+		return 0, nil, nil
+	}
+}
+
+// askReply sends the position this life has confirmed and asks the server to
+// answer at once with a keepalive.
+func (r *Relay) askReply(ctx context.Context) error {
+	err := pglogrepl.SendStandbyStatusUpdate(ctx, r.repl, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: r.cdc.confirmed, ClientTime: r.clock.Now(), ReplyRequested: true})
+	if err != nil {
+		return fmt.Errorf("cdc relay: status update to %s: %w", r.cdc.slot, mapDBError(err))
+	}
+	return nil
+}
+
+// decode reads one pgoutput message; it returns a transaction at its COMMIT.
+func (r *Relay) decode(data []byte) (*cdcTxn, error) {
+	m, err := pglogrepl.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("cdc relay: pgoutput: %w", err)
+	}
+	switch m := m.(type) {
+	case *pglogrepl.RelationMessage:
+		r.cdc.relations[m.RelationID] = m
+	case *pglogrepl.BeginMessage:
+		r.cdc.open = &cdcTxn{}
+	case *pglogrepl.InsertMessage:
+		rel, ok := r.cdc.relations[m.RelationID]
+		if !ok || r.cdc.open == nil {
+			return nil, fmt.Errorf("cdc relay: an insert into relation %d outside what the stream described", m.RelationID)
+		}
+		msg, err := envelopeOf(rel, m.Tuple)
+		if err != nil {
+			return nil, fmt.Errorf("cdc relay: %s.%s: %w", rel.Namespace, rel.RelationName, err)
+		}
+		r.cdc.open.msgs = append(r.cdc.open.msgs, msg)
+	case *pglogrepl.CommitMessage:
+		t := r.cdc.open
+		r.cdc.open = nil
+		if t == nil || len(t.msgs) == 0 {
+			return nil, nil // a transaction that inserted no outbox row
+		}
+		t.end = m.TransactionEndLSN
+		return t, nil
+	}
+	return nil, nil
+}
+
+// envelopeOf reads an outbox row from pgoutput's text tuple.
+func envelopeOf(rel *pglogrepl.RelationMessage, tuple *pglogrepl.TupleData) (ClaimedMessage, error) {
+	var m ClaimedMessage
+	if tuple == nil {
+		return m, errors.New("an insert with no tuple")
+	}
+	for i, col := range tuple.Columns {
+		if i >= len(rel.Columns) || col.DataType != 't' {
+			continue // NULL (trace_parent, published_at…) or unchanged
+		}
+		v := string(col.Data)
+		var err error
+		switch rel.Columns[i].Name {
+		case "id":
+			m.ID, err = uuid.Parse(v)
+		case "aggregate_type":
+			m.AggregateType = v
+		case "aggregate_id":
+			m.AggregateID = v
+		case "aggregate_version":
+			m.AggregateVersion, err = strconv.ParseInt(v, 10, 64)
+		case "event_type":
+			m.Type = v
+		case "schema_version":
+			m.SchemaVersion, err = strconv.Atoi(v)
+		case "payload":
+			m.Payload = append([]byte(nil), col.Data...)
+		case "trace_parent":
+			m.TraceParent = v
+		case "occurred_at":
+			var ts pgtype.Timestamptz
+			if err = ts.Scan(v); err == nil {
+				m.OccurredAt = ts.Time
+			}
+		}
+		if err != nil {
+			return m, fmt.Errorf("column %s %q: %w", rel.Columns[i].Name, v, err)
+		}
+	}
+	if m.ID == uuid.Nil {
+		return m, errors.New("an outbox row with no id")
+	}
+	m.Attempts = 1
+	return m, nil
+}
+
+// confirm tells the slot the relay is done with everything up to lsn and
+// waits until pg_replication_slots shows it (the walsender applies a status
+// update when it reads it), so a figure read after the step sees it. report
+// says whether the timeline hears of it.
+func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, report bool) error {
+	if lsn <= r.cdc.confirmed {
+		return nil
+	}
+	r.cdc.confirmed = lsn
+	r.note(stmtCDCConfirm)
+	if err := r.askReply(ctx); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(cdcWait)
+	for {
+		var (
+			raw    pgtype.Text
+			active pgtype.Int4
+		)
+		if err := c.QueryRow(ctx, stmtCDCSlotState.SQL, r.cdc.slot).Scan(&raw, &active); err != nil {
+			return fmt.Errorf("cdc relay %s %s: %w", stmtCDCSlotState.Name, r.cdc.slot, mapDBError(err))
+		}
+		if got, err := pglogrepl.ParseLSN(raw.String); err == nil && got >= lsn {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cdc relay: slot %s did not take the confirmation of %s within %s", r.cdc.slot, lsn, cdcWait)
+		}
+		if err := sleep(ctx, time.Millisecond); err != nil {
+			return fmt.Errorf("cdc relay: %w", err)
+		}
+	}
+	if !report {
+		return nil
+	}
+	ev := Event{Checkpoint: RelayConfirmed, Statement: stmtCDCConfirm,
+		Detail: Say("LSN %s confirmed to slot %s: the server may free the WAL before it", lsn.String(), r.cdc.slot)}
+	return r.stopAt(ctx, RelayConfirmed, r.checkpoint(ctx, ev))
+}

@@ -1,0 +1,6 @@
+-- Slot names are cluster-wide and a slot belongs to one database: the
+-- database's oid keeps relay-1 of two databases (parallel tests, two
+-- simulators) apart. $1 is the relay's name, already [a-z0-9_].
+SELECT 'outboxlab_cdc_' || d.oid || '_' || $1::text
+FROM pg_database AS d
+WHERE d.datname = current_database()
