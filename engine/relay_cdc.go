@@ -36,6 +36,7 @@ import (
 var (
 	stmtCDCWalLevel         = load("cdc_wal_level")
 	stmtCDCSlotName         = load("cdc_slot_name")
+	stmtCDCPublication      = load("cdc_publication")
 	stmtCDCCreateSlot       = load("cdc_create_slot")
 	stmtCDCSlotState        = load("cdc_slot_state")
 	stmtCDCEndStaleSender   = load("cdc_end_stale_sender")
@@ -43,9 +44,15 @@ var (
 	stmtCDCMarkPublished    = load("cdc_mark_published")
 	stmtCDCStartReplication = &Statement{Name: "start_replication",
 		SQL: "START_REPLICATION SLOT <slot> LOGICAL <confirmed_flush_lsn> (proto_version '1', publication_names '" + cdcPublication + "')"}
+	stmtCDCReceive = &Statement{Name: "receive_from_slot",
+		SQL: "CopyData on the START_REPLICATION stream: pgoutput's Relation, Begin, Insert, Commit up to the step's WAL position"}
 	stmtCDCConfirm = &Statement{Name: "standby_status_update",
 		SQL: "StandbyStatusUpdate (write = flush = apply = <lsn>): the slot's confirmed_flush_lsn"}
 )
+
+// CDCPublishedDetail is the detail of a CDC relay's relay.published: how a
+// timeline tells it from a polling relay's, which has a lease to speak of.
+const CDCPublishedDetail = "accepted by the broker, LSN not confirmed yet"
 
 // cdcPublication is the publication of the outbox's inserts (pg/schema/004).
 const cdcPublication = "outboxlab_outbox"
@@ -69,6 +76,10 @@ type cdcStream struct {
 	relations map[uint32]*pglogrepl.RelationMessage
 	open      *cdcTxn   // a transaction whose COMMIT has not been received
 	pending   []*cdcTxn // received, not all published
+	// now is the step's time, read once: how many status updates a step
+	// sends depends on the server's pace, and a simulator's clock ticks at
+	// every read.
+	now time.Time
 }
 
 // cdcTxn is one committed transaction's outbox inserts.
@@ -100,6 +111,15 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	if level != "logical" {
 		return fmt.Errorf("%w, and the server has wal_level = %s: set wal_level = logical in its postgresql.conf (or ALTER SYSTEM SET wal_level = logical) and restart it, or run without --database-url to use outboxlab's own server, which starts with it", ErrWALLevel, level)
 	}
+	// pgoutput does not insist on its publication (PostgreSQL 18 warns
+	// and streams nothing): a database without it would look idle for ever.
+	var published int
+	if err := c.QueryRow(ctx, stmtCDCPublication.SQL, cdcPublication).Scan(&published); err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCPublication.Name, mapDBError(err))
+	}
+	if published == 0 {
+		return fmt.Errorf("cdc relay: database %s has no publication %s of outbox_messages (pg/schema/004): its schema is older than this outboxlab; start with --fresh or another --data-dir", c.Config().Database, cdcPublication)
+	}
 	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name)).Scan(&r.cdc.slot); err != nil {
 		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))
 	}
@@ -109,6 +129,16 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	}
 	r.cdc.prepared = true
 	return nil
+}
+
+// EndStream closes the replication connection (the relay's other connection
+// stays): what a process that stops without crashing does. The slot keeps
+// the position last confirmed.
+func (r *Relay) EndStream() {
+	if r.repl != nil {
+		_ = r.repl.Close(context.Background())
+		r.repl = nil
+	}
 }
 
 // slotSuffix makes an actor name fit a slot name ([a-z0-9_]).
@@ -124,8 +154,8 @@ func slotSuffix(name string) string {
 	return b.String()
 }
 
-// stepCDC is one iteration: receive what the server committed up to the WAL
-// position read as the step starts, publish each insert, mark it (for
+// stepCDC is one iteration: receive what the server committed before the
+// step began (up to a marker the step writes in the WAL, cdc_target.sql), publish each insert, mark it (for
 // retention and the figures), then confirm the LSN to the slot. The
 // checkpoints relay.received, relay.published and relay.marked all come
 // before the confirmation: a crash at any of them restarts the stream at the
@@ -134,6 +164,7 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 	if err := r.OpenSlot(ctx); err != nil {
 		return err
 	}
+	r.cdc.now = r.clock.Now()
 	var raw string
 	r.note(stmtCDCTarget)
 	if err := c.QueryRow(ctx, stmtCDCTarget.SQL).Scan(&raw); err != nil {
@@ -161,8 +192,8 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 	res.Claimed = len(ids)
 	if len(fresh) > 0 {
 		r.cfg.Counters.add(&r.cfg.Counters.Claimed, len(ids))
-		ev := Event{Checkpoint: RelayReceived, Statement: stmtCDCStartReplication, Rows: int64(len(ids)), MessageIDs: ids,
-			Detail: Say("%d received from slot %s up to LSN %s, not confirmed; no poll, no lease", len(ids), r.cdc.slot, fresh[len(fresh)-1].end.String())}
+		ev := Event{Checkpoint: RelayReceived, Statement: stmtCDCReceive, Rows: int64(len(ids)), MessageIDs: ids,
+			Detail: Say("%d in %d transaction(s)", len(ids), len(fresh))}
 		if err := r.stopAt(ctx, RelayReceived, r.checkpoint(ctx, ev)); err != nil {
 			return err
 		}
@@ -177,6 +208,13 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 	if err != nil {
 		return err
 	}
+	if len(published) == 0 {
+		// The broker refused the first: nothing moved, nothing to confirm.
+		// Idle, so a simulator's run does not spin; the next step tries
+		// what is pending again (there is no backoff to wait for).
+		res.Idle = true
+		return nil
+	}
 	if len(published) > 0 {
 		r.note(stmtCDCMarkPublished)
 		got, err := collectIDs(c.Query(ctx, stmtCDCMarkPublished.SQL, published, r.clock.Now()))
@@ -186,7 +224,7 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 		res.Marked += len(got)
 		r.cfg.Counters.add(&r.cfg.Counters.Marked, len(got))
 		ev := Event{Checkpoint: RelayMarked, Statement: stmtCDCMarkPublished, Rows: int64(len(got)), MessageIDs: published,
-			Detail: Say("%d marked published for retention; the slot, not this column, says what was sent", len(got))}
+			Detail: Say("for retention only")}
 		if err := r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev)); err != nil {
 			return err
 		}
@@ -211,7 +249,8 @@ func (r *Relay) publishPending(ctx context.Context, res *RelayStepResult) ([]uui
 		t := r.cdc.pending[0]
 		for t.sent < len(t.msgs) {
 			m := t.msgs[t.sent]
-			if err := r.publishOne(ctx, m, trace.SpanContext{}); err != nil {
+			dup, err := r.publishOne(ctx, m, trace.SpanContext{})
+			if err != nil {
 				if ctx.Err() != nil {
 					return published, upTo, fmt.Errorf("cdc relay publish %s: %w", m.ID, ctx.Err())
 				}
@@ -220,12 +259,15 @@ func (r *Relay) publishPending(ctx context.Context, res *RelayStepResult) ([]uui
 			}
 			t.sent++
 			res.Published++
+			if dup {
+				res.DedupDropped++
+			}
 			published = append(published, m.ID)
 			res.MessageIDs = append(res.MessageIDs, m.ID)
 			r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
 			r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
 			ev := Event{Checkpoint: RelayPublished, MessageIDs: []uuid.UUID{m.ID},
-				Detail: Say("accepted by the broker, LSN %s not confirmed yet", t.end.String())}
+				Detail: Say(CDCPublishedDetail)}
 			if err := r.stopAt(ctx, RelayPublished, r.checkpoint(ctx, ev)); err != nil {
 				return published, upTo, err // nothing is confirmed
 			}
@@ -271,6 +313,11 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 	}
 	cfg := c.Config().Config.Copy()
 	cfg.RuntimeParams["replication"] = "database"
+	// Named as the actor, like its SQL connection (a simulator names an
+	// idle connection it lends with SET): the walsender is the actor's too.
+	if name := c.PgConn().ParameterStatus("application_name"); name != "" {
+		cfg.RuntimeParams["application_name"] = name
+	}
 	// The simulator may leave a relay paused for as long as the learner
 	// reads: the server must not end a stream that is quiet.
 	cfg.RuntimeParams["wal_sender_timeout"] = "0"
@@ -299,11 +346,13 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 // receiveUpTo reads the stream until the server says it has sent everything
 // up to target (a keepalive, asked for by a status update with
 // ReplyRequested, carries how far it has sent). It returns that position and
-// the transactions received, which it also appends to pending.
+// the transactions received, which it also appends to pending. It asks
+// again only when the stream is quiet: each ask is answered, and asking at
+// every answer would keep a queue of stale answers ahead of the fresh one.
 func (r *Relay) receiveUpTo(ctx context.Context, target pglogrepl.LSN) (pglogrepl.LSN, []*cdcTxn, error) {
 	var fresh []*cdcTxn
 	deadline := time.Now().Add(cdcWait)
-	if err := r.askReply(ctx); err != nil {
+	if err := r.sendStatus(ctx, true); err != nil {
 		return 0, nil, err
 	}
 	for {
@@ -318,28 +367,22 @@ func (r *Relay) receiveUpTo(ctx context.Context, target pglogrepl.LSN) (pglogrep
 			fresh = append(fresh, txn)
 			r.cdc.pending = append(r.cdc.pending, txn)
 		}
-		if wal == 0 {
-			continue // data, or a read that timed out: see below
-		}
 		if wal >= target && r.cdc.open == nil {
 			return wal, fresh, nil
-		}
-		if err := r.askReply(ctx); err != nil {
-			return 0, nil, err
 		}
 	}
 }
 
 // receiveOne reads one message, waiting a little: a keepalive's WAL end, or
-// a transaction completed by a COMMIT. A read that times out asks the server
-// again and returns neither.
+// a transaction completed by a COMMIT. A read that times out (the stream is
+// quiet) asks the server again and returns neither.
 func (r *Relay) receiveOne(ctx context.Context) (pglogrepl.LSN, *cdcTxn, error) {
-	rctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	msg, err := r.repl.ReceiveMessage(rctx)
 	cancel()
 	if err != nil {
 		if pgconn.Timeout(err) && ctx.Err() == nil {
-			return 0, nil, r.askReply(ctx)
+			return 0, nil, r.sendStatus(ctx, true)
 		}
 		return 0, nil, fmt.Errorf("cdc relay: receive from %s: %w", r.cdc.slot, mapDBError(err))
 	}
@@ -371,11 +414,11 @@ func (r *Relay) receiveOne(ctx context.Context) (pglogrepl.LSN, *cdcTxn, error) 
 	}
 }
 
-// askReply sends the position this life has confirmed and asks the server to
-// answer at once with a keepalive.
-func (r *Relay) askReply(ctx context.Context) error {
+// sendStatus sends the position this life has confirmed; reply asks the
+// server to answer at once with a keepalive.
+func (r *Relay) sendStatus(ctx context.Context, reply bool) error {
 	err := pglogrepl.SendStandbyStatusUpdate(ctx, r.repl, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: r.cdc.confirmed, ClientTime: r.clock.Now(), ReplyRequested: true})
+		WALWritePosition: r.cdc.confirmed, ClientTime: r.cdc.now, ReplyRequested: reply})
 	if err != nil {
 		return fmt.Errorf("cdc relay: status update to %s: %w", r.cdc.slot, mapDBError(err))
 	}
@@ -471,7 +514,8 @@ func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, rep
 	}
 	r.cdc.confirmed = lsn
 	r.note(stmtCDCConfirm)
-	if err := r.askReply(ctx); err != nil {
+	// No reply asked: pg_replication_slots says when it is taken.
+	if err := r.sendStatus(ctx, false); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(cdcWait)
@@ -497,6 +541,6 @@ func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, rep
 		return nil
 	}
 	ev := Event{Checkpoint: RelayConfirmed, Statement: stmtCDCConfirm,
-		Detail: Say("LSN %s confirmed to slot %s: the server may free the WAL before it", lsn.String(), r.cdc.slot)}
+		Detail: Say("LSN confirmed")}
 	return r.stopAt(ctx, RelayConfirmed, r.checkpoint(ctx, ev))
 }

@@ -19,7 +19,7 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 	}
 	defer conn.Close(ctx)
 	id := pgx.Identifier{name}.Sanitize()
-	if err := dropSlots(ctx, conn, name); err != nil {
+	if err := DropSlots(ctx, conn, name); err != nil {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
@@ -41,7 +41,7 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 		return fmt.Errorf("drop database %s: connect: %w", name, err)
 	}
 	defer conn.Close(ctx)
-	if err := dropSlots(ctx, conn, name); err != nil {
+	if err := DropSlots(ctx, conn, name); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
@@ -91,7 +91,7 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 	}
 	// A CDC relay's slot from the previous run would hold WAL from before
 	// the reset and replay rows the TRUNCATE removed.
-	if err := dropSlots(ctx, conn, name); err != nil {
+	if err := DropSlots(ctx, conn, name); err != nil {
 		return fmt.Errorf("reset database %s: %w", name, err)
 	}
 	if _, err := conn.Exec(ctx, sqlReset); err != nil {

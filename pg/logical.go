@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Logical replication (the CDC relay, engine/relay_cdc.go) needs the server
@@ -48,10 +49,17 @@ const (
 	sqlDropAllSlots = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE NOT active`
 )
 
-// dropSlots drops every replication slot of database db, ending the sessions
-// that stream from them; conn is on another database. A walsender takes a
+// Querier is what DropSlots runs its statements on: a connection or a pool.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// DropSlots drops every replication slot of database db, ending the sessions
+// that stream from them (conn is not one of them). A walsender takes a
 // moment to exit after it is told to, so the drop is retried for a while.
-func dropSlots(ctx context.Context, conn *pgx.Conn, db string) error {
+// The simulator calls it when it empties or closes a database.
+func DropSlots(ctx context.Context, conn Querier, db string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, err := conn.Exec(ctx, sqlEndSlotSenders, db); err != nil {

@@ -13,13 +13,7 @@ import (
 // included, in the order the documentation lists them. Parse reads them
 // back to the same Settings.
 func (s Settings) Headers() []string {
-	relay, order, versions := "claim-then-publish", "none", "check"
-	if s.HoldTx {
-		relay = "hold-transaction"
-	}
-	if s.SeqCursor {
-		relay = "seq-cursor"
-	}
+	relay, order, versions := string(s.Relay()), "none", "check"
 	if s.OrderByKey {
 		order = "by-aggregate"
 	}

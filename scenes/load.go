@@ -114,5 +114,5 @@ var teachingOrder = []string{
 	"dual-write-crash", "dual-write-phantom", "rollback", "crash-after-commit", "two-relays",
 	"crash-after-publish", "crash-before-ack", "concurrent-duplicate", "broker-down",
 	"poison-message", "lease-expired", "out-of-order", "two-consumers", "idempotency-key", "ambiguous-commit", "retention",
-	"trace-is-not-an-id",
+	"trace-is-not-an-id", "commit-order", "cdc-relay",
 }

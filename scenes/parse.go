@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -31,6 +32,7 @@ var Checkpoints = []engine.Checkpoint{
 	engine.APIBegin, engine.APIInserted, engine.APICommitted,
 	engine.NaiveBegin, engine.NaiveInserted, engine.NaiveCommitted, engine.NaivePublished,
 	engine.RelayClaimed, engine.RelayPublished, engine.RelayMarked, engine.RelayRetryScheduled, engine.RelayDeadLettered, engine.RelayLeaseLost,
+	engine.RelayReceived, engine.RelayConfirmed,
 	engine.BrokerDelivered,
 	engine.ConsumerInboxInserted, engine.ConsumerDuplicate, engine.ConsumerVersionGap, engine.ConsumerEffectApplied, engine.ConsumerCommitted, engine.ConsumerAcked,
 	engine.ConsumerCalled, engine.SenderCalled, engine.SenderMarked,
@@ -167,6 +169,12 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 	if len(sc.Expects) == 0 {
 		return nil, fail("no expect lines: a scene must say what outcome it shows")
 	}
+	for _, set := range append([]Settings{sc.Settings}, slices.Collect(maps.Values(sc.Variants))...) {
+		if set.CDC && set.Relays > 1 {
+			n = 1
+			return nil, fail("relay: cdc runs one relay (a replication slot streams to one session): remove relays: %d", set.Relays)
+		}
+	}
 	for _, e := range sc.Expects {
 		set := sc.Settings
 		if e.Variant != "" {
@@ -273,8 +281,9 @@ func (s *Settings) set(key, val string) error {
 	case "consumer":
 		err, s.Consumer = oneOf("inbox", "select-then-insert", "trace-id"), val
 	case "relay":
-		err = oneOf("claim-then-publish", "hold-transaction", "seq-cursor")
-		s.HoldTx, s.SeqCursor = val == "hold-transaction", val == "seq-cursor"
+		err = oneOf(RelayKindNames()...)
+		k := RelayKind(val)
+		s.HoldTx, s.SeqCursor, s.CDC = k == RelayHoldTx, k == RelaySeqCursor, k == RelayCDC
 	case "order":
 		err, s.OrderByKey = oneOf("none", "by-aggregate"), val == "by-aggregate"
 	case "versions":

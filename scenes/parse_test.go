@@ -16,7 +16,7 @@ func TestBuiltinScenesParse(t *testing.T) {
 	}
 	want := []string{"dual-write-crash", "dual-write-phantom", "rollback", "crash-after-commit", "two-relays",
 		"crash-after-publish", "concurrent-duplicate", "crash-before-ack", "broker-down", "poison-message",
-		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id", "commit-order", "dedup-window"}
+		"lease-expired", "out-of-order", "two-consumers", "trace-is-not-an-id", "commit-order", "dedup-window", "cdc-relay"}
 	have := map[string]*Scene{}
 	for _, s := range all {
 		have[s.Name] = s
@@ -44,6 +44,11 @@ func TestBuiltinScenesParse(t *testing.T) {
 		dw.Variants["late-republish"].DedupWindow != 2*time.Minute {
 		t.Errorf("dedup-window: window %s, late-republish %+v", dw.Settings.DedupWindow, dw.Variants["late-republish"])
 	}
+	if sc := have["cdc-relay"]; sc == nil || sc.Settings.Relay() != RelayCDC {
+		t.Errorf("cdc-relay does not run relay: cdc")
+	} else if v, ok := sc.Variants["polling"]; !ok || v.Relay() != RelayClaim {
+		t.Errorf("cdc-relay lacks its polling variant: %+v", v)
+	}
 }
 
 func TestMalformedSceneSaysWhereAndWhy(t *testing.T) {
@@ -68,6 +73,7 @@ func TestMalformedSceneSaysWhereAndWhy(t *testing.T) {
 		{"language not a code", "title: t\nteaches: x\ntitle.spanish: t\n", 3, "two-letter language code"},
 		{"english as a translation", "title: t\nteaches: x\nteaches.en: x\n", 3, "English is the plain teaches: header"},
 		{"translated setting", "title: t\nteaches: x\nmode.es: naive\n", 3, `unknown header "mode.es"`},
+		{"two cdc relays", "title: t\nteaches: x\nrelay: cdc\nrelays: 2\nrequest\nexpect outbox payments == 1\n", 1, "relay: cdc runs one relay"},
 		{"undeclared variant", "title: t\nteaches: x\nrequest\nexpect variant=wrong outbox payments == 1\n", 4, `variant "wrong"`},
 	}
 	for _, c := range cases {

@@ -101,7 +101,11 @@ type Settings struct {
 	// ParkGaps makes the consumers park an event ahead of its version and
 	// apply it when the gap fills (versions: park), instead of NACKing it.
 	ParkGaps bool
-	Writers  int // api writers (2 lets one commit while the other waits before its COMMIT)
+	// CDC is the relay that reads the outbox's inserts from logical
+	// replication (issue 16 item 1): no poll, no lease; a slot that holds
+	// WAL while it is down.
+	CDC     bool
+	Writers int // api writers (2 lets one commit while the other waits before its COMMIT)
 	// Effect is how accounting also charges the card through the provider
 	// (S19, an engine.External: marker-before, marker-after, provider-key,
 	// second-outbox); "" charges nothing.

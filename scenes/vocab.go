@@ -29,6 +29,57 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q: want outbox, naive or compare", s)
 }
 
+// RelayKind is how the outbox's relay finds what to publish: the `relay:`
+// header.
+type RelayKind string
+
+// The relay kinds.
+const (
+	RelayClaim     RelayKind = "claim-then-publish" // SKIP LOCKED claim under a lease, publish, mark (S8–S12)
+	RelayHoldTx    RelayKind = "hold-transaction"   // the claim's transaction open while publishing (the wrong way, S8)
+	RelaySeqCursor RelayKind = "seq-cursor"         // WHERE seq > last (the wrong way, issue 16 item 2)
+	RelayCDC       RelayKind = "cdc"                // logical replication, no poll, no lease (issue 16 item 1)
+)
+
+// RelayKinds are the relay kinds, as help lists them.
+var RelayKinds = []RelayKind{RelayClaim, RelayHoldTx, RelaySeqCursor, RelayCDC}
+
+// RelayKindNames are RelayKinds as strings.
+func RelayKindNames() []string {
+	out := make([]string, len(RelayKinds))
+	for i, k := range RelayKinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// Relay is the relay kind these settings run.
+func (s Settings) Relay() RelayKind {
+	switch {
+	case s.HoldTx:
+		return RelayHoldTx
+	case s.SeqCursor:
+		return RelaySeqCursor
+	case s.CDC:
+		return RelayCDC
+	}
+	return RelayClaim
+}
+
+// cdcCheckpoints are reached by the CDC relay alone; a polling relay's
+// checkpoint lists leave them out (CheckpointsFor puts them in).
+var cdcCheckpoints = []engine.Checkpoint{engine.RelayReceived, engine.RelayConfirmed}
+
+// CheckpointsFor lists the checkpoints an actor reaches under these
+// settings: the CDC relay's are received, published, marked, confirmed.
+func (s Settings) CheckpointsFor(actor string) []engine.Checkpoint {
+	_, name := SplitActor(actor)
+	if s.CDC && strings.HasPrefix(name, "relay-") {
+		return []engine.Checkpoint{engine.RelayReceived, engine.RelayPublished, engine.RelayMarked, engine.RelayConfirmed}
+	}
+	return CheckpointsOf(actor)
+}
+
 // Actors names the actors a pipeline of that kind ("outbox" or "naive")
 // runs under these settings, in display order: the one list the
 // simulator's pipelines, a scene's checks and a lesson's checks use.
@@ -134,6 +185,9 @@ func CheckpointsOf(actor string) []engine.Checkpoint {
 	}
 	var out []engine.Checkpoint
 	for _, cp := range Checkpoints {
+		if slices.Contains(cdcCheckpoints, cp) {
+			continue
+		}
 		for _, p := range prefixes {
 			if strings.HasPrefix(string(cp), p) {
 				out = append(out, cp)

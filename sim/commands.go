@@ -411,6 +411,10 @@ func (s *Sim) restart(r *runner, bySupervisor bool) error {
 	relay := strings.HasPrefix(r.name, "relay")
 	var t Text
 	switch {
+	case by && relay && s.settings.CDC:
+		t = text("a supervisor restarts %s: a new process; its stream starts again at the slot's confirmed LSN (no lease to wait for)", r.name)
+	case relay && s.settings.CDC:
+		t = text("restarted %s: a new process; its stream starts again at the slot's confirmed LSN (no lease to wait for)", r.name)
 	case by && relay:
 		t = text("a supervisor restarts %s: a new process with a new connection and a new worker id (its old leases are not its own)", r.name)
 	case by:

@@ -170,6 +170,11 @@ WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_n
 	if _, err := d.pool.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("reset database %s: %w", d.name, err)
 	}
+	// A CDC relay's slot would resume at what the last run confirmed and
+	// stream rows the TRUNCATE removed; and it holds WAL while it exists.
+	if err := pg.DropSlots(ctx, d.pool, d.name); err != nil {
+		return fmt.Errorf("reset database %s: %w", d.name, err)
+	}
 	return nil
 }
 
@@ -316,6 +321,9 @@ func (d *database) close() {
 		// changes nothing: the backend is gone either way.
 		_ = c.Close(ctx)
 	}
+	// A slot outlives every session: left, it would hold WAL until the
+	// next run empties this database (or the next boot).
+	_ = pg.DropSlots(ctx, d.pool, d.name)
 	d.pool.Close()
 }
 

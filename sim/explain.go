@@ -93,8 +93,18 @@ func explain(who string, ev engine.Event) Text {
 		if ev.DedupDropped {
 			return text("%s published %s again: the broker had taken this id within its dedup window, so it acked a duplicate and dropped it: no consumer sees it twice (not marked yet)", who, m)
 		}
+		if ev.Detail.Format == engine.CDCPublishedDetail {
+			return text("%s published %s from the slot's stream; its LSN is not confirmed yet: a crash now restarts the stream at the last confirmed LSN and publishes it again, same id", who, m)
+		}
 		return text("%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", who, m)
+	case engine.RelayReceived:
+		return text("%s received %d inserted outbox row(s) from its replication slot (%s), committed before the step began: no poll, no claim, no lease; nothing confirmed yet: %s", who, ev.Rows, ev.Detail, m)
+	case engine.RelayConfirmed:
+		return text("%s confirmed its LSN to the slot: a restart resumes after it, and the server may free the WAL before it", who)
 	case engine.RelayMarked:
+		if ev.Statement != nil && ev.Statement.Name == "cdc_mark_published" {
+			return text("%s wrote published_at on %d row(s), for retention only: the CDC relay never reads it, its slot says what was sent; the LSN is still not confirmed", who, ev.Rows)
+		}
 		if ev.Statement != nil && ev.Statement.Name == "advance_cursor" {
 			return text("%s marked %d row(s) published and moved its cursor (%s): it never reads a lower seq again", who, ev.Rows, ev.Detail)
 		}
@@ -168,6 +178,12 @@ func explain(who string, ev engine.Event) Text {
 // explainCrash says what a crash left behind, where it happened; a relay's
 // leases are read from the table.
 func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
+	switch r.at {
+	case engine.RelayReceived, engine.RelayPublished, engine.RelayMarked:
+		if s.settings.CDC {
+			return text("%s crashed at %s: its replication stream closed before it confirmed the LSN; the slot keeps its last confirmed position (and the WAL after it): restarted, it receives the same inserts again and publishes them again (same id)", r.name, r.at), nil
+		}
+	}
 	switch r.at {
 	case engine.RelayPublished, engine.RelayClaimed:
 		var until *time.Time

@@ -51,6 +51,11 @@ type Oracle struct {
 	Charges       int64 // charges the provider made
 	LostCharges   int64 // payments applied and never charged, nothing left in flight
 	DoubleCharges int64 // payments charged more than once
+	// SlotRetainedBytes is the WAL the CDC relay's slot holds past its
+	// confirmed position (issue 16 item 1); Slots counts the database's
+	// slots (0: no CDC relay, the figure is not shown).
+	SlotRetainedBytes int64
+	Slots             int64
 
 	// Examples name a message id for each violation, so the UI can point at it.
 	LostExample, PhantomExample, DuplicateExample, DoubleLeaseExample string
@@ -99,6 +104,7 @@ var figures = []struct {
 	{"crashes", func(o *Oracle) int64 { return o.Crashes }},
 	{"conflicts", func(o *Oracle) int64 { return o.Conflicts }},
 	{"replays", func(o *Oracle) int64 { return o.Replays }},
+	{"slot_retained_bytes", func(o *Oracle) int64 { return o.SlotRetainedBytes }},
 }
 
 // Figure returns a figure by its scene name (scenes.Figures).
@@ -221,6 +227,11 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 		return o, fmt.Errorf("ordering: %w", err)
 	}
 	o.LostLeases = c.LostLeases.Load()
+	if p.Kind == "outbox" && p.sim.settings.CDC {
+		if err := p.pool.QueryRow(ctx, sqlSlotRetained).Scan(&o.Slots, &o.SlotRetainedBytes); err != nil {
+			return o, fmt.Errorf("slot retained bytes: %w", err)
+		}
+	}
 	if p.Kind == "outbox" {
 		var ex *string
 		if err := p.pool.QueryRow(ctx, sqlDoubleLeases, p.sim.settings.Lease).Scan(&o.DoubleLeases, &ex); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +36,9 @@ type Pipeline struct {
 	// provider is the card provider accounting charges (S19), nil when the
 	// scene has no external effect.
 	provider engine.Provider
+	// cdc holds each CDC relay as it runs now (a restart replaces it): its
+	// replication stream is ended when the run stops.
+	cdc map[string]*engine.Relay
 
 	requests []request          // waiting for the api (or naive) actor
 	lastReq  *request           // for resend
@@ -63,7 +68,8 @@ const topic = engine.TopicPayments
 var consumerNames = []string{"accounting", "notifications"}
 
 func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
-	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, keyed: map[string]request{}}
+	p := &Pipeline{Kind: kind, sim: s, counters: &engine.Counters{}, byName: map[string]*runner{}, keyed: map[string]request{},
+		cdc: map[string]*engine.Relay{}}
 	d, err := s.database(ctx, kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s pipeline: %w", kind, err)
@@ -103,7 +109,22 @@ func newPipeline(ctx context.Context, s *Sim, kind string) (*Pipeline, error) {
 			p.addConsumer(name, name)
 		}
 	}
+	// A slot streams what commits after it is made, and making one waits
+	// for open transactions: it is made now, before any request.
+	for _, name := range slices.Sorted(maps.Keys(p.cdc)) {
+		if err := p.cdc[name].OpenSlot(ctx); err != nil {
+			return nil, fmt.Errorf("%s pipeline: %s: %w", kind, name, err)
+		}
+	}
 	return p, nil
+}
+
+// endStreams closes the CDC relays' replication connections (their actors
+// have stopped): the slots stay until the database is emptied or closed.
+func (p *Pipeline) endStreams() {
+	for _, r := range p.cdc {
+		r.EndStream()
+	}
 }
 
 // add starts an actor's goroutine. Its connections are the database's to
@@ -202,7 +223,7 @@ func (p *Pipeline) addRelay(name string) *runner {
 			Name: name, Connect: p.connect(name), Publisher: p.publisher(), Clock: p.sim.clock, Hook: hook,
 			Rand: jitter, Counters: p.counters,
 			WorkerID: worker, BatchSize: set.Batch, Lease: set.Lease, MaxAttempts: set.MaxAttempts,
-			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, LeaseForever: set.LeaseForever,
+			HoldTransaction: set.HoldTx, SeqCursor: set.SeqCursor, LeaseForever: set.LeaseForever, CDC: set.CDC,
 			Ordering:       set.Ordering,
 			TracerProvider: p.sim.tracing.Provider,
 		})
@@ -210,6 +231,9 @@ func (p *Pipeline) addRelay(name string) *runner {
 			p.workers = map[string]uuid.UUID{}
 		}
 		p.workers[name] = worker
+		if set.CDC {
+			p.cdc[name] = relay
+		}
 	}
 	build()
 	r := p.add(name, func(ctx context.Context) (unitResult, error) {

@@ -217,6 +217,9 @@ func (s *Sim) stop() {
 	// A parked actor's hook returns the cancellation and one inside
 	// PostgreSQL has its statement cancelled, so every goroutine ends.
 	s.actors.Wait()
+	for _, p := range s.pipes {
+		p.endStreams()
+	}
 }
 
 // Seed is the seed the run replays from.

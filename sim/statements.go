@@ -38,6 +38,7 @@ var (
 	sqlLeasesRecovered     = statement("leases_recovered")
 	sqlCharges             = statement("charges")
 	sqlUnchargedPayments   = statement("uncharged_payments")
+	sqlSlotRetained        = statement("slot_retained")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")

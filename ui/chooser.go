@@ -33,6 +33,7 @@ type chooserPane struct {
 	cur          int
 
 	actorStates map[string]sim.ActorState
+	set         scenes.Settings // which checkpoints a relay reaches (relay: cdc has its own)
 }
 
 type choice struct {
@@ -50,8 +51,8 @@ type faultChosenMsg struct{ steps []scenes.Step }
 // closeChooserMsg closes the dialog without doing anything.
 type closeChooserMsg struct{}
 
-func newChooserPane(st *Styles, fault string, actors []sim.ActorView) chooserPane {
-	c := chooserPane{st: st, fault: fault, keys: chooserKeys{
+func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes.Settings) chooserPane {
+	c := chooserPane{st: st, fault: fault, set: set, keys: chooserKeys{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", st.Words.T("up"))),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", st.Words.T("down"))),
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("choose"))),
@@ -215,7 +216,7 @@ func (c chooserPane) whatItems() []choice {
 			{label: w.T("one step"), value: "step", note: w.T("to its next checkpoint")},
 			{label: w.T("finish"), value: "finish", note: w.T("until it has nothing left to do")},
 		}
-		for _, cp := range checkpointsFor(c.actor) {
+		for _, cp := range checkpointsFor(c.set, c.actor) {
 			out = append(out, choice{label: w.T("until %s", cp), value: cp, note: w.T("step it until it reaches %s", cp)})
 		}
 		return out
@@ -230,7 +231,7 @@ func (c chooserPane) whatItems() []choice {
 	if c.fault == "crash" {
 		out = append(out, choice{label: w.T("now"), value: "now", note: w.T("kill it where it is")})
 	}
-	for _, cp := range checkpointsFor(c.actor) {
+	for _, cp := range checkpointsFor(c.set, c.actor) {
 		out = append(out, choice{label: w.T("at %s", cp), value: cp, note: w.T("when it next reaches %s", cp)})
 	}
 	return out
@@ -275,10 +276,10 @@ func (c chooserPane) step(what string) scenes.Step {
 	return scenes.Arm(scenes.Fault(c.fault), c.actor, engine.Checkpoint(what))
 }
 
-// checkpointsFor lists the checkpoints an actor can reach.
-func checkpointsFor(actor string) []string {
+// checkpointsFor lists the checkpoints an actor can reach under set.
+func checkpointsFor(set scenes.Settings, actor string) []string {
 	var out []string
-	for _, cp := range scenes.CheckpointsOf(actor) {
+	for _, cp := range set.CheckpointsFor(actor) {
 		out = append(out, string(cp))
 	}
 	return out

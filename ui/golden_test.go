@@ -263,7 +263,7 @@ func TestPickerGolden(t *testing.T) {
 }
 
 func TestChooserGolden(t *testing.T) {
-	c := newChooserPane(testStyles(), "crash", fixtureActors())
+	c := newChooserPane(testStyles(), "crash", fixtureActors(), scenes.Settings{})
 	golden(t, "chooser_actor", c.View())
 	c, _ = c.Update(keyPress("down"))
 	c, _ = c.Update(keyPress("enter"))
@@ -278,7 +278,7 @@ func TestChooserGolden(t *testing.T) {
 
 	// In compare mode an actor both pipelines run can be hit in one only,
 	// and f asks which writer's COMMIT fails.
-	c = newChooserPane(testStyles(), "crash", fixtureCompareActors())
+	c = newChooserPane(testStyles(), "crash", fixtureCompareActors(), scenes.Settings{})
 	golden(t, "chooser_compare", c.View())
 	keys, err := keyPath(scenes.Step{Cmd: "crash", Args: []string{"outbox/accounting"}}, fixtureCompareActors(), scenes.Settings{Mode: "compare"})
 	if err != nil {
@@ -294,7 +294,7 @@ func TestChooserGolden(t *testing.T) {
 	if got := cmd().(faultChosenMsg).steps; len(got) != 1 || got[0].String() != "crash outbox/accounting" {
 		t.Errorf("%v chose %v, want crash outbox/accounting", keys, got)
 	}
-	f := newChooserPane(testStyles(), "fail", fixtureCompareActors())
+	f := newChooserPane(testStyles(), "fail", fixtureCompareActors(), scenes.Settings{})
 	f.naive = "publish-then-commit"
 	_, cmd = f.Update(keyPress("1"))
 	if got := cmd().(faultChosenMsg).steps; len(got) != 1 || got[0].String() != "fail-commit naive at naive.published" {

@@ -178,6 +178,10 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 			figure{scenes.FigureLabel("double_leases"), num(o.DoubleLeases), o.DoubleLeases > 0},
 		)
 	}
+	if o.Slots > 0 {
+		// relay: cdc: the WAL its slot holds, growing while the relay is down.
+		figs = append(figs, figure{scenes.FigureLabel("slot_retained_bytes"), byteSize(o.SlotRetainedBytes), false})
+	}
 	figs = append(figs, figure{scenes.FigureLabel("crashes"), num(o.Crashes), false})
 	if o.Conflicts > 0 || o.Replays > 0 {
 		figs = append(figs, figure{scenes.FigureLabel("conflicts"), num(o.Conflicts), false}, figure{scenes.FigureLabel("replays"), num(o.Replays), false})
@@ -192,6 +196,17 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 			figure{scenes.FigureLabel("held_back"), num(o.HeldBack), false})
 	}
 	return append(lines, g.grid(figs, w)...)
+}
+
+// byteSize is a size in bytes as a reader takes it in at a glance.
+func byteSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f kB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
 }
 
 // grid lays figures out in as many columns of 21 cells as fit.

@@ -44,7 +44,7 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 	}
 	// item numbers a checkpoint in an actor's list, after first fixed items.
 	item := func(first int, cp string) (string, error) {
-		i := slices.Index(checkpointsFor(arg(0)), cp)
+		i := slices.Index(checkpointsFor(set, arg(0)), cp)
 		if i < 0 || first+i+1 > 9 {
 			return "", fmt.Errorf("%s: %s is not in %s's list", st, cp, arg(0))
 		}

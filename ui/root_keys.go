@@ -89,7 +89,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.AdvanceBy):
 			fault = "advance"
 		}
-		m.chooser = newChooserPane(m.st, fault, m.actors)
+		m.chooser = newChooserPane(m.st, fault, m.actors, m.settings)
 		m.showChooser = true
 		return m, nil
 	case key.Matches(msg, k.Drain):
@@ -111,7 +111,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if m.settings.Mode == "compare" {
 			// Two writers run: ask which one's COMMIT fails, rather than
 			// arm both (a lesson's later step would be done already).
-			m.chooser = newChooserPane(m.st, "fail", m.actors)
+			m.chooser = newChooserPane(m.st, "fail", m.actors, m.settings)
 			m.chooser.naive = m.settings.Naive
 			m.showChooser = true
 			return m, nil

@@ -30,7 +30,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	m.setFocus()
 	m.help.ShowAll = false
 	for _, fault := range []string{"crash", "stall", "move", "advance", "fail"} {
-		c := newChooserPane(m.st, fault, fixtureCompareActors())
+		c := newChooserPane(m.st, fault, fixtureCompareActors(), m.settings)
 		views = append(views, c.View())
 		if fault != "advance" && fault != "fail" {
 			c, _ = c.Update(keyPress("2")) // accounting: which pipeline's?

@@ -270,7 +270,7 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 
 // A digit beyond a dialog's list says so instead of doing nothing.
 func TestDialogDigitBeyondTheList(t *testing.T) {
-	c := newChooserPane(testStyles(), "fail", fixtureCompareActors())
+	c := newChooserPane(testStyles(), "fail", fixtureCompareActors(), scenes.Settings{})
 	c, cmd := c.Update(keyPress("7"))
 	if cmd != nil || !strings.Contains(plain(c.View()), "no choice 7 here: 1 to 3") {
 		t.Fatalf("f 7 said nothing:\n%s", plain(c.View()))
