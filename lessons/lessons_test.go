@@ -10,7 +10,7 @@ import (
 
 // The core path comes first, in the order the course teaches it.
 var coursePath = []string{"dual-write", "phantom", "outbox", "relay", "duplicate", "inbox", "race",
-	"backoff", "poison", "lease", "order", "consumers", "trace", "chaos", "commit-order", "effects", "lanes", "zombie", "dedup"}
+	"backoff", "poison", "lease", "order", "consumers", "trace", "chaos", "commit-order", "cdc", "effects", "lanes", "zombie", "dedup"}
 
 func TestBuiltinLessonsLoad(t *testing.T) {
 	for _, lang := range Langs {

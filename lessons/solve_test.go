@@ -145,6 +145,7 @@ var wrongs = map[string]struct {
 	"effects":      {0, "crash accounting at consumer.committed; request; drain"},                                                                 // crashed after the COMMIT: charged once
 	"lanes":        {0, "request; capture; request; capture; request; capture; finish api; finish relay-1; drain"},                                // relay-1 alone publishes in order: no gap
 	"dedup":        {0, "request; drain"},                                                                                                         // no crash, no republish: nothing for the window to drop
+	"cdc":          {0, "request; run; request; request; finish api"},                                                                             // the relay never went down
 }
 
 // A wrong action leaves the step unpassed: the checks read what happened,
