@@ -388,6 +388,11 @@ func (g guaranteesPane) compactView() string {
 			// S19, where accounting charges a card; first for the same reason.
 			broken = v("lost charges", o.LostCharges, o.LostChargeExample) + "  " + v("double charges", o.DoubleCharges, o.DoubleChargeExample) + "  " + broken
 		}
+		if o.Slots > 0 {
+			// relay: cdc: the WAL its slot holds, beside the guarantees it
+			// does not change.
+			broken += "  " + fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ") + fs.Value.Render(byteSize(o.SlotRetainedBytes))
+		}
 		lines = append(lines,
 			" "+fs.Heading.Render(pad(o.Pipeline, 7))+broken,
 			"        "+f("payments", o.Payments)+"  "+f("published", o.Published)+"  "+f("publishes", o.Publishes)+"  "+
