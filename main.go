@@ -20,6 +20,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/live"
 	"github.com/outboxlab/outboxlab/pg"
@@ -592,7 +593,9 @@ func headless(h headlessRun, stderr io.Writer) (res *sim.Result, code int) {
 	res, err = sim.RunScene(ctx, srv, sc, opts)
 	if err != nil {
 		var script *sim.ScriptError
-		if errors.As(err, &script) {
+		if errors.As(err, &script) || errors.Is(err, engine.ErrWALLevel) {
+			// A relay: cdc scene on a --database-url server without
+			// wal_level = logical: what the user pointed at must change.
 			return fail(err, exitUsage)
 		}
 		return fail(err, exitFail)

@@ -26,12 +26,17 @@ var logicalSettings = []struct{ name, value string }{
 	{"max_wal_senders", "64"},
 }
 
-// startOptions is pg_ctl's -o: the port and the logical replication settings.
-func startOptions(port int) string {
+// startOptions is pg_ctl's -o: the port and the logical replication
+// settings, except one Options.Settings sets otherwise (a test of a server
+// without logical decoding).
+func (s *Server) startOptions(port int) string {
 	var b strings.Builder
 	b.WriteString("-p " + strconv.Itoa(port))
-	for _, s := range logicalSettings {
-		fmt.Fprintf(&b, " -c %s=%s", s.name, s.value)
+	for _, ls := range logicalSettings {
+		if _, set := s.settings[ls.name]; set {
+			continue
+		}
+		fmt.Fprintf(&b, " -c %s=%s", ls.name, ls.value)
 	}
 	return b.String()
 }

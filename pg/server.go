@@ -375,7 +375,7 @@ func (s *Server) launch(ctx context.Context) error {
 		}
 		logPath := filepath.Join(s.DataDir, logFile)
 		cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
-			"-D", s.PGData, "-l", logPath, "-o", startOptions(port))
+			"-D", s.PGData, "-l", logPath, "-o", s.startOptions(port))
 		out, err := runCmd(ctx, cmd)
 		if err == nil {
 			s.mu.Lock()
@@ -460,7 +460,7 @@ func (s *Server) Restart(ctx context.Context) error {
 		return fmt.Errorf("restart: %w", err)
 	}
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
-		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", startOptions(s.Port))
+		"-D", s.PGData, "-l", filepath.Join(s.DataDir, logFile), "-o", s.startOptions(s.Port))
 	if out, err := runCmd(ctx, cmd); err != nil {
 		return fmt.Errorf("pg_ctl start (restart): %w\n%s\n%s", err, out, logTail(filepath.Join(s.DataDir, logFile), 8))
 	}

@@ -2,9 +2,15 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
 )
 
 // The CDC relay as an actor (relay: cdc): down while requests commit, its
@@ -77,5 +83,32 @@ expect outbox lost_events == 0
 	defer admin.Close()
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_replication_slots WHERE database = $1`, db).Scan(&slots); err != nil || slots != 0 {
 		t.Errorf("after Close: %d slot(s) of %s left (%v), want 0", slots, db, err)
+	}
+}
+
+// A relay: cdc scene on a server without wal_level = logical (an external
+// --database-url one, say) is refused at once with what to change, not left
+// waiting on a slot the server cannot stream.
+func TestCDCNeedsLogicalWAL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: pgtest.DataDir(t), Settings: map[string]string{"wal_level": "replica", "fsync": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	set := scenes.DefaultSettings()
+	set.CDC = true
+	start := time.Now()
+	s, err := New(ctx, Config{Server: srv, Settings: set, DBPrefix: prefix()})
+	if err == nil {
+		s.Close()
+		t.Fatal("a CDC relay on wal_level = replica: no error")
+	}
+	if !errors.Is(err, engine.ErrWALLevel) || !strings.Contains(err.Error(), "wal_level = replica") || !strings.Contains(err.Error(), "ALTER SYSTEM SET wal_level = logical") {
+		t.Errorf("error %q, want ErrWALLevel naming the level and the fix", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refused after %v, want at once", d)
 	}
 }
