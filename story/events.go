@@ -21,6 +21,7 @@ type teller struct {
 	delivered map[string]int // deliveries per consumer
 	committed bool           // the writer's COMMIT of the message returned
 	capture   bool           // the request was a capture (version 2)
+	cdc       bool           // a CDC relay streams it (relay: cdc): no claim, no lease
 }
 
 func (b *builder) events() []Event {
@@ -77,7 +78,11 @@ func (t *teller) entry(i int, e sim.Entry) {
 		if e.Checkpoint != "" {
 			label := say("✗ crash at %s", e.Checkpoint)
 			short := label
-			if h := crashHint[e.Checkpoint]; h != "" {
+			h := crashHint[e.Checkpoint]
+			if t.cdc && cdcCrashHint[e.Checkpoint] != "" {
+				h = cdcCrashHint[e.Checkpoint]
+			}
+			if h != "" {
 				label, short = say("✗ crash at %s: %s", e.Checkpoint, say(h)), say("✗ crash: %s", say(h))
 			}
 			t.add(e, Crash, Wreck, who, "", label, short)
@@ -88,6 +93,8 @@ func (t *teller) entry(i int, e sim.Entry) {
 		switch {
 		case e.Actor == "postgres":
 			t.add(e, Restart, Note, who, "", say("PostgreSQL is back after crash recovery"), say("back"))
+		case strings.HasPrefix(e.Actor, "relay") && t.cdc:
+			t.add(e, Restart, Note, who, "", say("restarted: streams again from the slot's confirmed LSN"), say("restarted"))
 		case strings.HasPrefix(e.Actor, "relay"):
 			t.add(e, Restart, Note, who, "", say("restarted: a new process, a new worker id"), say("restarted"))
 		default:
@@ -112,6 +119,14 @@ func (t *teller) entry(i int, e sim.Entry) {
 	default:
 		t.add(e, Step(e.Kind), Note, who, "", clauseOf(e), verbatim(e.Kind))
 	}
+}
+
+// cdcCrashHint is crashHint for a CDC relay: its position is the slot's
+// confirmed LSN, not a mark.
+var cdcCrashHint = map[string]string{
+	"relay.received":  "received, LSN not confirmed",
+	"relay.published": "published, LSN not confirmed",
+	"relay.marked":    "marked, LSN not confirmed",
 }
 
 // crashHint says what a crash at a checkpoint leaves behind (a key of the
@@ -242,7 +257,16 @@ func (t *teller) checkpoint(i int, e sim.Entry) {
 		}
 	case "relay.claimed":
 		t.claim(e)
+	case "relay.received":
+		t.cdc = true
+		t.add(e, Receive, Arrow, PostgreSQL, who, say("streamed from the slot: no poll, no lease"), say("from the slot"))
+	case "relay.confirmed":
+		t.add(e, Confirm, Arrow, who, PostgreSQL, say("confirm the LSN to the slot"), say("confirm LSN"))
 	case "relay.published":
+		if t.cdc {
+			t.add(e, Publish, Arrow, who, Broker, say("publish (LSN not confirmed)"), say("publish"))
+			break
+		}
 		n := t.attempt[e.Actor]
 		if e.DedupDropped {
 			t.add(e, PublishDropped, Arrow, who, Broker, say("publish (attempt %d): duplicate ack, dropped", n), say("publish %d: dropped", n))
@@ -250,6 +274,10 @@ func (t *teller) checkpoint(i int, e sim.Entry) {
 		}
 		t.add(e, Publish, Arrow, who, Broker, say("publish (attempt %d)", n), say("publish, attempt %d", n))
 	case "relay.marked":
+		if t.cdc {
+			t.add(e, Mark, Arrow, who, PostgreSQL, say("published_at, for retention only"), say("retention mark"))
+			break
+		}
 		t.leased = false
 		if e.Rows == 0 {
 			t.add(e, Mark, Arrow, who, PostgreSQL, say(markedNone), say("mark: 0 rows"))

@@ -28,10 +28,12 @@ const (
 	Replayed       Step = "replayed"        // the Idempotency-Key was found
 	Answer         Step = "answer"          // writer → client
 	Claim          Step = "claim"           // relay → PostgreSQL: a lease
+	Receive        Step = "receive"         // PostgreSQL → CDC relay: inserts streamed from its slot
 	Publish        Step = "publish"         // relay or naive writer → broker
 	PublishFailed  Step = "publish_failed"  // the broker refused or was down
 	PublishDropped Step = "publish_dropped" // the broker acked a duplicate inside its dedup window and dropped it
 	Mark           Step = "mark"            // relay → PostgreSQL: published_at
+	Confirm        Step = "confirm"         // CDC relay → PostgreSQL: the LSN confirmed to its slot
 	RetryScheduled Step = "retry_scheduled" // relay → PostgreSQL: next_attempt_at
 	DeadLettered   Step = "dead_lettered"   // relay → PostgreSQL: dead_lettered_at
 	LeaseLost      Step = "lease_lost"      // a mark found another worker's lease
