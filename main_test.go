@@ -394,7 +394,7 @@ func TestChaos(t *testing.T) {
 		say  string
 	}{
 		{[]string{"chaos", "--mode", "both"}, `--mode "both": want outbox, naive or compare`},
-		{[]string{"chaos", "--variant", "wrong"}, `--variant "wrong": want select-then-insert, hold-transaction, seq-cursor or lease-forever`},
+		{[]string{"chaos", "--variant", "wrong"}, `--variant "wrong": want select-then-insert, hold-transaction, seq-cursor, lease-forever or cdc`},
 		{[]string{"chaos", "--faults", "crash,meteor"}, `--faults: "meteor" is not a fault kind`},
 		{[]string{"chaos", "--runs", "0"}, "--runs and --parallel want 1 or more"},
 		{[]string{"chaos", "extra"}, `unexpected argument "extra"`},

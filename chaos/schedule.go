@@ -39,6 +39,9 @@ var Variants = map[string]func(*scenes.Settings){
 	// Claims with no end (issue 16 item 4): a relay crashed holding one
 	// strands its rows.
 	"lease-forever": func(s *scenes.Settings) { s.LeaseForever = true },
+	// The CDC relay (issue 16 item 1): one, a slot streams to one session.
+	// Not a wrong way of delivery, another one, under the same faults.
+	"cdc": func(s *scenes.Settings) { s.CDC = true; s.Relays = 1 },
 }
 
 // Check validates options.
@@ -47,7 +50,7 @@ func (o Options) Check() error {
 		return fmt.Errorf("--mode %w", err)
 	}
 	if _, ok := Variants[o.Variant]; o.Variant != "" && !ok {
-		return fmt.Errorf("--variant %q: want select-then-insert, hold-transaction, seq-cursor or lease-forever", o.Variant)
+		return fmt.Errorf("--variant %q: want select-then-insert, hold-transaction, seq-cursor, lease-forever or cdc", o.Variant)
 	}
 	if o.Variant != "" && o.Mode == scenes.Naive {
 		return fmt.Errorf("--variant %s is a wrong way of the outbox chain: use it with --mode outbox or compare", o.Variant)
