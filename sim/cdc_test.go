@@ -112,3 +112,31 @@ func TestCDCNeedsLogicalWAL(t *testing.T) {
 		t.Errorf("refused after %v, want at once", d)
 	}
 }
+
+// A poison message stops a CDC relay's stream: the drain says which message
+// holds how many back, and why nothing skips it.
+func TestCDCDrainNamesThePoisonThatHoldsTheStream(t *testing.T) {
+	sc := parseScene(t, "cdcpoison", `title: t
+teaches: t
+relay: cdc
+request amount=1250 client=acme
+request poison
+request amount=990 client=globex
+drain
+expect outbox pending == 2
+expect outbox published == 1
+`)
+	res := run(t, sc, RunOptions{})
+	if !res.Held {
+		t.Fatalf("expected outcome did not hold:\n%s", explainFailure(res))
+	}
+	var said bool
+	for _, e := range res.Timeline {
+		if strings.Contains(e.Explain, "2 event(s) wait behind") && strings.Contains(e.Explain, "a stream has no dead letter") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("the drain does not say the poison message holds the stream back:\n%s", explainFailure(res))
+	}
+}

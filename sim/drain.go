@@ -153,6 +153,15 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 		if behind > 0 && cursor != nil {
 			add(text("%d committed row(s) at or below the relay's cursor (seq %d): no poll will ever read them, they are lost", behind, *cursor))
 		}
+		if s.settings.CDC && !p.broker.Down() {
+			held, err := p.heldStream(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if held.n > 0 {
+				add(text("%d event(s) wait behind %s in the CDC relay's stream: the broker refuses it every time, and a stream has no dead letter (no attempts, nothing to skip it), so nothing after it is published", held.n, short(held.poison)))
+			}
+		}
 		var stranded int
 		var example *uuid.UUID
 		if err := p.pool.QueryRow(ctx, sqlStranded, p.liveWorkers()).Scan(&stranded, &example); err != nil {
@@ -169,6 +178,34 @@ func (s *Sim) waiting(ctx context.Context) ([]Text, error) {
 		why = append(why, text("messages are pending but nothing can take them"))
 	}
 	return why, nil
+}
+
+// heldStream finds a poison message among the pending rows of a CDC
+// relay's pipeline: the stream publishes in commit order and stops at the
+// first the broker refuses. n counts the pending rows (0: none is poison).
+func (p *Pipeline) heldStream(ctx context.Context) (struct {
+	n      int
+	poison uuid.UUID
+}, error) {
+	var out struct {
+		n      int
+		poison uuid.UUID
+	}
+	rows, err := p.pool.Query(ctx, sqlPendingIDs)
+	if err != nil {
+		return out, fmt.Errorf("pending rows: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return out, fmt.Errorf("pending rows: %w", err)
+	}
+	for _, id := range ids {
+		if p.sim.poison[id] {
+			out.n, out.poison = len(ids), id
+			break
+		}
+	}
+	return out, nil
 }
 
 // moving names the messages the broker keeps handing out again: what goes

@@ -39,6 +39,7 @@ var (
 	sqlCharges             = statement("charges")
 	sqlUnchargedPayments   = statement("uncharged_payments")
 	sqlSlotRetained        = statement("slot_retained")
+	sqlPendingIDs          = statement("pending_ids")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")
