@@ -402,7 +402,7 @@ var messages = []struct{ en, es string }{
 	{"dead-lettered", "en dead letter"},
 	{"double leases", "leases dobles"},
 	{"leases recovered", "leases recuperados"},
-	{"slot WAL bytes", "bytes de WAL del slot"},
+	{"slot WAL", "WAL del slot"},
 	{"crashes", "caídas"},
 	{"422 conflicts", "conflictos 422"},
 	{"replays", "repeticiones"},

@@ -43,7 +43,7 @@ var FigureTable = []Figure{
 	{"crashes", "crashes", "actors crashed by a fault"},
 	{"conflicts", "422 conflicts", "422 answers to a reused Idempotency-Key with another body"},
 	{"replays", "replays", "stored responses returned for a repeated Idempotency-Key"},
-	{"slot_retained_bytes", "slot WAL bytes", "WAL written since the CDC relay last confirmed its slot (pg_current_wal_lsn less confirmed_flush_lsn, every database's writes): what the server must keep for the slot while the relay is down; 0 without relay: cdc"},
+	{"slot_retained_bytes", "slot WAL", "WAL written since the CDC relay last confirmed its slot (pg_current_wal_lsn less confirmed_flush_lsn, every database's writes): what the server must keep for the slot while the relay is down; 0 without relay: cdc"},
 }
 
 // Figures are the figure names, as an `expect` line may give them.
