@@ -20,7 +20,7 @@ import (
 
 // The CDC relay (issue 16 item 1, S26) reads the outbox's INSERTs from
 // PostgreSQL's logical replication instead of polling the table: a
-// publication (pg/schema/004), a logical slot with pgoutput, a replication
+// publication (pg/schema/006), a logical slot with pgoutput, a replication
 // connection streaming from the slot.
 //
 // What it removes: no poll (nothing asks the table what is ready), no claim,
@@ -54,7 +54,7 @@ var (
 // timeline tells it from a polling relay's, which has a lease to speak of.
 const CDCPublishedDetail = "accepted by the broker, LSN not confirmed yet"
 
-// cdcPublication is the publication of the outbox's inserts (pg/schema/004).
+// cdcPublication is the publication of the outbox's inserts (pg/schema/006).
 const cdcPublication = "outboxlab_outbox"
 
 // ErrWALLevel means the server cannot decode its WAL logically: the CDC relay
@@ -118,7 +118,7 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 		return fmt.Errorf("cdc relay %s: %w", stmtCDCPublication.Name, mapDBError(err))
 	}
 	if published == 0 {
-		return fmt.Errorf("cdc relay: database %s has no publication %s of outbox_messages (pg/schema/004): its schema is older than this outboxlab; start with --fresh or another --data-dir", c.Config().Database, cdcPublication)
+		return fmt.Errorf("cdc relay: database %s has no publication %s of outbox_messages (pg/schema/006): its schema is older than this outboxlab; start with --fresh or another --data-dir", c.Config().Database, cdcPublication)
 	}
 	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name)).Scan(&r.cdc.slot); err != nil {
 		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))

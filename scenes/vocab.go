@@ -70,14 +70,21 @@ func (s Settings) Relay() RelayKind {
 // checkpoint lists leave them out (CheckpointsFor puts them in).
 var cdcCheckpoints = []engine.Checkpoint{engine.RelayReceived, engine.RelayConfirmed}
 
-// CheckpointsFor lists the checkpoints an actor reaches under these
-// settings: the CDC relay's are received, published, marked, confirmed.
+// CheckpointsFor lists the checkpoints the crash and move choosers offer
+// for an actor: the CDC relay's own under relay: cdc, else every one the
+// actor has (CheckpointsOf), as the keys of the lessons were written for.
 func (s Settings) CheckpointsFor(actor string) []engine.Checkpoint {
 	_, name := SplitActor(actor)
 	if s.CDC && strings.HasPrefix(name, "relay-") {
-		return []engine.Checkpoint{engine.RelayReceived, engine.RelayPublished, engine.RelayMarked, engine.RelayConfirmed}
+		return cdcRelayCheckpoints()
 	}
 	return CheckpointsOf(actor)
+}
+
+// cdcRelayCheckpoints are the CDC relay's checkpoints, in the order it meets
+// them: received, published, marked, then (after the LSN) confirmed.
+func cdcRelayCheckpoints() []engine.Checkpoint {
+	return []engine.Checkpoint{engine.RelayReceived, engine.RelayPublished, engine.RelayMarked, engine.RelayConfirmed}
 }
 
 // Actors names the actors a pipeline of that kind ("outbox" or "naive")
@@ -114,8 +121,11 @@ func (s Settings) Actors(pipeline string) []string {
 // test nothing; without an effect the list is what it was before S19, so a
 // seed draws the same schedule.
 func (s Settings) CheckpointsOf(actor string) []engine.Checkpoint {
-	cps := CheckpointsOf(actor)
 	_, name := SplitActor(actor)
+	if s.CDC && strings.HasPrefix(name, "relay-") {
+		return cdcRelayCheckpoints()
+	}
+	cps := CheckpointsOf(actor)
 	if s.Effect != "" && (name == "accounting" || name == "accounting-2") {
 		return cps
 	}

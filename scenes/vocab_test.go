@@ -82,3 +82,25 @@ func TestSettingsCheckpointsOf(t *testing.T) {
 		t.Errorf("sender reaches %v, want %v (sender.called, sender.marked)", got, want)
 	}
 }
+
+// relay: cdc: the relay's checkpoints are the CDC relay's, in its order, for
+// chaos (CheckpointsOf) and the choosers (CheckpointsFor); a polling relay's
+// lists never offer received or confirmed, which it never reaches.
+func TestCDCRelayCheckpoints(t *testing.T) {
+	set := DefaultSettings()
+	want := []engine.Checkpoint{engine.RelayReceived, engine.RelayPublished, engine.RelayMarked, engine.RelayConfirmed}
+	polling := set.CheckpointsOf("relay-1")
+	if slices.Contains(polling, engine.RelayReceived) || slices.Contains(polling, engine.RelayConfirmed) {
+		t.Errorf("a polling relay's checkpoints %v hold the CDC relay's", polling)
+	}
+	set.CDC = true
+	if got := set.CheckpointsOf("outbox/relay-1"); !slices.Equal(got, want) {
+		t.Errorf("CheckpointsOf(relay-1) with relay: cdc = %v, want %v", got, want)
+	}
+	if got := set.CheckpointsFor("relay-1"); !slices.Equal(got, want) {
+		t.Errorf("CheckpointsFor(relay-1) with relay: cdc = %v, want %v", got, want)
+	}
+	if got := set.CheckpointsFor("accounting"); !slices.Equal(got, CheckpointsOf("accounting")) {
+		t.Errorf("a consumer's checkpoints change with relay: cdc: %v", got)
+	}
+}
