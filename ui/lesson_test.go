@@ -126,7 +126,7 @@ func TestDriveLessonStep(t *testing.T) {
 	progress := filepath.Join(t.TempDir(), "progress.json")
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en", ProgressPath: progress})
 	scr := d.screen()
-	for _, want := range []string{"lesson duplicate", "Lesson 5/19 duplicate · step 1/2", "Step 1/2 · Die between publish and mark", "Task."} {
+	for _, want := range []string{"lesson duplicate", "Lesson 5/20 duplicate · step 1/2", "Step 1/2 · Die between publish and mark", "Task."} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
