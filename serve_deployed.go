@@ -51,7 +51,9 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 	if err := srv.CreateDatabase(ctx, db); err != nil {
 		return fail(err, exitFail)
 	}
-	j, err := deploy.OpenJetStream(ctx, broker, storeDir, jetstream.Config{Pipeline: string(scenes.Outbox), AckWait: set.AckTimeout})
+	// The stream is named after the database: two serves on one NATS each
+	// have their own stream and consumers.
+	j, err := deploy.OpenJetStream(ctx, broker, storeDir, jetstream.Config{Pipeline: prefix, AckWait: set.AckTimeout})
 	if err != nil {
 		code := exitFail
 		if broker.Kind == deploy.BrokerNATSURL {
@@ -60,6 +62,14 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 		return fail(fmt.Errorf("--broker %s: %w", broker, err), code)
 	}
 	defer j.Close()
+	if broker.Kind == deploy.BrokerNATSURL {
+		// A NATS outboxlab does not run: leave no stream on it.
+		defer func() {
+			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = j.Broker.DeleteStream(dctx)
+		}()
+	}
 	strategy, err := engine.ParseStrategy(set.Consumer)
 	if err != nil {
 		return fail(err, exitUsage)

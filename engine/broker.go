@@ -154,8 +154,9 @@ type Broker struct {
 	logHead int
 	stats   BrokerStats
 	// accepted is when each id was last accepted, with a DedupWindow.
-	accepted map[uuid.UUID]time.Time
-	changed  chan struct{}
+	accepted      map[uuid.UUID]time.Time
+	acceptedPrune int // the size at which accepted is next pruned
+	changed       chan struct{}
 	// watched is true once changed was handed out by Changed: only then can
 	// closing it wake anyone, so signal skips the close-and-replace otherwise.
 	watched bool
@@ -334,6 +335,17 @@ func (b *Broker) PublishDedup(ctx context.Context, msg Message) (bool, error) {
 		}
 		if b.accepted == nil {
 			b.accepted = map[uuid.UUID]time.Time{}
+		}
+		if len(b.accepted) >= b.acceptedPrune {
+			// Ids past the window drop nothing any more: forget them, at
+			// most once each time the map doubles, so a long run holds the
+			// window's ids, not every id it ever saw.
+			for id, at := range b.accepted {
+				if now.Sub(at) >= w {
+					delete(b.accepted, id)
+				}
+			}
+			b.acceptedPrune = max(1024, 2*len(b.accepted))
 		}
 		b.accepted[msg.ID] = now
 	}

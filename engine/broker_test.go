@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine/enginetest"
 )
 
@@ -235,5 +236,29 @@ func TestBrokerDedupWindow(t *testing.T) {
 	}
 	if n := b.count(t, "SELECT count(*) FROM ledger_entries WHERE message_id = $1", id); n != 1 {
 		t.Errorf("%d ledger entries, want 1", n)
+	}
+}
+
+// A long run's dedup window holds the ids still inside it, not every id
+// the broker ever accepted.
+func TestBrokerDedupWindowForgetsOldIDs(t *testing.T) {
+	t.Parallel()
+	clock := enginetest.NewClock()
+	br := NewBroker(BrokerConfig{Clock: clock, DedupWindow: time.Minute})
+	ctx := context.Background()
+	publish := func() {
+		if err := br.Publish(ctx, Message{Envelope: Envelope{ID: uuid.New()}, Topic: TopicPayments}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3000 {
+		publish()
+	}
+	clock.Advance(2 * time.Minute)
+	for range 1100 {
+		publish()
+	}
+	if n := len(br.accepted); n > 2100 {
+		t.Errorf("the window remembers %d ids after 4100 publishes, 1100 of them inside it", n)
 	}
 }

@@ -143,6 +143,11 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		Subjects:   []string{b.subject + ".>"},
 		Storage:    jetstream.FileStorage, // a restart keeps what was published
 		Duplicates: cfg.Duplicates,
+		// A message goes once every consumer has acked it: the store holds
+		// what is still owed, not all that ever passed (a serve left
+		// running would grow it without bound). The dedup window is kept
+		// apart from the messages, so it works the same.
+		Retention: jetstream.InterestPolicy,
 	})
 	if err != nil {
 		return nil, brokerErr("create stream "+b.stream, err)
@@ -298,6 +303,19 @@ func (b *Broker) PublishBatch(ctx context.Context, msgs []engine.Message) []engi
 			continue
 		}
 		what := "publish " + msgs[i].ID.String()
+		// An answer already in is taken before the timer is looked at: past
+		// the first timeout the timer always fires at once, and select picks
+		// among ready cases at random, which would call a stored message
+		// failed (a spurious retry and last_error).
+		select {
+		case ack := <-f.Ok():
+			out[i].Duplicate = ack.Duplicate
+			continue
+		case err := <-f.Err():
+			out[i].Err = brokerErr(what, err)
+			continue
+		default:
+		}
 		select {
 		case ack := <-f.Ok():
 			out[i].Duplicate = ack.Duplicate
@@ -365,6 +383,17 @@ func (b *Broker) sub(name string) (*subscription, error) {
 		return nil, fmt.Errorf("receive on %s: %w", name, engine.ErrUnknownSubscription)
 	}
 	return s, nil
+}
+
+// DeleteStream deletes the pipeline's stream, its messages and its
+// consumers: a run on a server it does not own leaves nothing there.
+func (b *Broker) DeleteStream(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 5*b.cfg.Timeout)
+	defer cancel()
+	if err := b.js.DeleteStream(cctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return brokerErr("delete stream "+b.stream, err)
+	}
+	return nil
 }
 
 // Close stops the wake-up subscription; the connection is the caller's.

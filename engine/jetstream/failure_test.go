@@ -439,3 +439,41 @@ func TestBatchPublishAndBatchAck(t *testing.T) {
 		t.Errorf("%d of 3 rows scheduled for a retry with the outage as their error", n)
 	}
 }
+
+// The stream keeps what is still owed: once both consumers have acked, it
+// holds no message (interest retention), and the dedup window still drops a
+// republish of an id it took.
+func TestAckedByEveryConsumerLeavesTheStream(t *testing.T) {
+	t.Parallel()
+	b := setup(t, Config{})
+	ctx := context.Background()
+	ids := b.seed(t, 3)
+	if res := must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx)); res.Published != 3 {
+		t.Fatalf("relay: %+v", res)
+	}
+	for _, name := range []string{"accounting", "notifications"} {
+		c := b.consumer(t, name, nil)
+		for applied, deadline := 0, time.Now().Add(2*time.Second); applied < 3 && time.Now().Before(deadline); {
+			if res := must[engine.ConsumeResult](t)(c.Step(ctx)); res.Outcome == engine.OutcomeApplied {
+				applied++
+			}
+		}
+	}
+	msgs := func() uint64 {
+		info, err := b.broker.js.Stream(ctx, b.broker.Stream())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.CachedInfo().State.Msgs
+	}
+	n := msgs()
+	for deadline := time.Now().Add(time.Second); n != 0 && time.Now().Before(deadline); n = msgs() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n != 0 {
+		t.Errorf("the stream holds %d message(s) every consumer acked, want 0", n)
+	}
+	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, engine.Message{Envelope: envelope(t, b, ids[0]), Topic: engine.TopicPayments})); !ack.Duplicate {
+		t.Error("a republish inside the window, after the message left the stream, was not acked as a duplicate")
+	}
+}

@@ -54,6 +54,10 @@ func (s *Server) Start() error {
 		StoreDir:   s.dir,
 		NoLog:      true,
 		NoSigs:     true, // the process's signals are main's, not the server's
+		// Every write reaches the disk before its ack: the relay marks a row
+		// published once JetStream acks it, so an ack must survive a power
+		// cut, not only a restart (the default syncs every two minutes).
+		SyncAlways: true,
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
