@@ -156,10 +156,7 @@ type Broker struct {
 	// accepted is when each id was last accepted, with a DedupWindow.
 	accepted      map[uuid.UUID]time.Time
 	acceptedPrune int // the size at which accepted is next pruned
-	changed       chan struct{}
-	// watched is true once changed was handed out by Changed: only then can
-	// closing it wake anyone, so signal skips the close-and-replace otherwise.
-	watched bool
+	changes       Signal
 }
 
 type subscription struct {
@@ -224,7 +221,7 @@ func NewBroker(cfg BrokerConfig) *Broker {
 	if cfg.LogLimit == 0 {
 		cfg.LogLimit = 100000
 	}
-	b := &Broker{cfg: cfg, subs: map[string]*subscription{}, byTopic: map[string][]*subscription{}, changed: make(chan struct{})}
+	b := &Broker{cfg: cfg, subs: map[string]*subscription{}, byTopic: map[string][]*subscription{}}
 	b.resetStats()
 	return b
 }
@@ -285,25 +282,10 @@ func (b *Broker) DuplicateArmed() bool {
 
 // Changed returns a channel closed the next time something becomes
 // deliverable (a publish, a nack, the broker coming back), for wait loops.
-func (b *Broker) Changed() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.watched = true
-	return b.changed
-}
+func (b *Broker) Changed() <-chan struct{} { return b.changes.Watch() }
 
-// signal wakes whoever waits on a channel Changed returned. A channel nobody
-// was given cannot have waiters, so replacing it would change nothing: that
-// case (most acks of a batch) costs no allocation.
-func (b *Broker) signal() {
-	b.mu.Lock()
-	if b.watched {
-		close(b.changed)
-		b.changed = make(chan struct{})
-		b.watched = false
-	}
-	b.mu.Unlock()
-}
+// signal wakes whoever waits on a channel Changed returned.
+func (b *Broker) signal() { b.changes.Notify() }
 
 // Publish accepts msg for every subscription of its topic. The broker keeps
 // msg as given, its Metadata map included (every delivery shares it, read

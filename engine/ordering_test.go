@@ -79,17 +79,7 @@ func TestRelayOrderingKeepsAnAggregateInOrder(t *testing.T) {
 			if n := b.count(t, `SELECT count(*) FROM outbox_messages WHERE published_at IS NULL`); n != 0 {
 				t.Fatalf("%d rows unpublished after the drain", n)
 			}
-			var versions []int64
-			for {
-				d, ok, err := b.broker.Receive(ctx, "accounting")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				versions = append(versions, d.AggregateVersion)
-			}
+			versions := receivedVersions(t, b, "accounting")
 			inOrder := len(versions) == 3 && versions[0] == 1 && versions[1] == 2 && versions[2] == 3
 			if inOrder != tc.inOrder {
 				t.Errorf("published versions %v (relay-2 published %d while relay-1 held version 1): in order %v, want %v",
@@ -258,17 +248,7 @@ func TestOrderingHoldsWhenVersionsOccurOutOfOrder(t *testing.T) {
 			if _, err := r.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
-			var versions []int64
-			for {
-				d, ok, err := b.broker.Receive(ctx, "accounting")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				versions = append(versions, d.AggregateVersion)
-			}
+			versions := receivedVersions(t, b, "accounting")
 			if !slices.Equal(versions, []int64{1, 2, 3}) {
 				t.Errorf("published versions %v, want [1 2 3]", versions)
 			}
@@ -349,5 +329,22 @@ func TestBatchConsumerParksOneByOne(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM parked_messages`); n != 0 {
 		t.Errorf("%d event(s) left parked, want 0", n)
+	}
+}
+
+// receivedVersions takes every message the broker holds for a consumer and
+// returns their aggregate versions in the order it handed them out.
+func receivedVersions(t *testing.T, b *bundle, consumer string) []int64 {
+	t.Helper()
+	var versions []int64
+	for {
+		d, ok, err := b.broker.Receive(context.Background(), consumer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return versions
+		}
+		versions = append(versions, d.AggregateVersion)
 	}
 }

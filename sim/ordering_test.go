@@ -5,13 +5,9 @@ import (
 	"testing"
 )
 
-// A parking consumer (versions: park, S20) whose missing version never
-// comes: the payment's event is poison and dead-lettered, its capture
-// published and parked by both consumers. The drain has nothing left to
-// deliver and says the parked events wait — the consumers' table is their
-// only copy — instead of ending as if all were done.
-func TestDrainSaysParkedEventsWait(t *testing.T) {
-	sc := parseScene(t, "parkdead", `title: t
+// parkedBehindADeadLetter is a scene whose payment's event is poison and
+// dead-lettered while its capture is published: both consumers park it.
+const parkedBehindADeadLetter = `title: t
 teaches: t
 versions: park
 max-attempts: 2
@@ -19,7 +15,15 @@ request amount=666 poison
 capture
 drain
 expect outbox parked == 2
-expect outbox dead_lettered == 1
+`
+
+// A parking consumer (versions: park, S20) whose missing version never
+// comes: the payment's event is poison and dead-lettered, its capture
+// published and parked by both consumers. The drain has nothing left to
+// deliver and says the parked events wait — the consumers' table is their
+// only copy — instead of ending as if all were done.
+func TestDrainSaysParkedEventsWait(t *testing.T) {
+	sc := parseScene(t, "parkdead", parkedBehindADeadLetter+`expect outbox dead_lettered == 1
 expect outbox out_of_order == 0
 expect outbox suppressed_effects == 0
 `)
@@ -41,15 +45,7 @@ expect outbox suppressed_effects == 0
 // The Tables pane's parked_messages: what psql would show of the parked
 // capture, one row per consumer, at version 2.
 func TestParkedMessagesTable(t *testing.T) {
-	sc := parseScene(t, "parktable", `title: t
-teaches: t
-versions: park
-max-attempts: 2
-request amount=666 poison
-capture
-drain
-expect outbox parked == 2
-`)
+	sc := parseScene(t, "parktable", parkedBehindADeadLetter)
 	s := newSim(t, sc)
 	ctx := t.Context()
 	for _, st := range sc.Steps {

@@ -63,8 +63,7 @@ type Broker struct {
 	out     map[uint64]jetstream.Msg // deliveries handed out, not settled
 	tag     uint64
 	stats   Stats
-	changed chan struct{}
-	watched bool
+	changes engine.Signal
 	wake    *nats.Subscription
 }
 
@@ -129,7 +128,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	}
 	token := subjectToken(cfg.Pipeline)
 	b := &Broker{cfg: cfg, nc: nc, js: js, stream: "OUTBOXLAB_" + strings.ToUpper(token), subject: "outboxlab." + token,
-		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}, changed: make(chan struct{})}
+		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}}
 	b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
 	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
 	defer cancel()

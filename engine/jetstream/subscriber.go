@@ -227,19 +227,11 @@ func (b *Broker) Changed() <-chan struct{} {
 			b.wake = sub
 		}
 	}
-	b.watched = true
-	return b.changed
+	return b.changes.Watch()
 }
 
-func (b *Broker) signal() {
-	b.mu.Lock()
-	if b.watched {
-		close(b.changed)
-		b.changed = make(chan struct{})
-		b.watched = false
-	}
-	b.mu.Unlock()
-}
+// signal wakes whoever waits on a channel Changed returned.
+func (b *Broker) signal() { b.changes.Notify() }
 
 var (
 	_ engine.DedupPublisher = (*Broker)(nil)
