@@ -347,21 +347,19 @@ func (l lessonPane) textWidth() int { return max(20, l.w-2) }
 // markdown renders Markdown wrapped to the pane, as lines without the
 // blank lines glamour puts around blocks at the very start and end.
 func (l lessonPane) markdown(md string) []string {
-	md = fitCode(md, l.textWidth()-l.codeOffset())
-	wrap := l.textWidth()
-	if strings.HasPrefix(md, "> ") || strings.Contains(md, "\n> ") {
-		// Glamour takes one cell off a quote's width for its bar, which is
-		// two ("│ "): a hint's line would end one cell past the pane and
-		// wrap again on its own, without the bar.
-		wrap--
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(wrap))
+	return l.markdownAt(md, l.textWidth())
+}
+
+// markdownAt renders Markdown wrapped to width.
+func (l lessonPane) markdownAt(md string, width int) []string {
+	md = fitCode(md, width-l.codeOffset())
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(width))
 	var out string
 	if err == nil {
 		out, err = r.Render(md)
 	}
 	if err != nil {
-		out = lipgloss.Wrap(md, l.textWidth(), " ")
+		out = lipgloss.Wrap(md, width, " ")
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	for len(lines) > 0 && strings.TrimSpace(stripped(lines[0])) == "" {
@@ -470,6 +468,16 @@ func wrapCode(line string, width, hang int) []string {
 	return append(out, body)
 }
 
+// quote draws Markdown text as a quote: wrapped two cells narrower than the
+// pane, each line behind a bar.
+func (l lessonPane) quote(md string) []string {
+	lines := l.markdownAt(md, l.textWidth()-2)
+	for i, line := range lines {
+		lines[i] = "│ " + line
+	}
+	return lines
+}
+
 // render renders the text for the current state: glamour runs here, on a
 // change, never in View.
 func (l *lessonPane) render() {
@@ -479,6 +487,7 @@ func (l *lessonPane) render() {
 	}
 	lb := l.lang()
 	var md strings.Builder
+	var before []string // what is drawn above md: the step's text and its hint
 	l.task = nil
 	switch l.stage {
 	case stageStep, stagePassed:
@@ -494,7 +503,14 @@ func (l *lessonPane) render() {
 			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Keys, l.keyHint)
 		}
 		if l.showHint && st.Hint != "" {
-			fmt.Fprintf(&md, "> **%s.** %s\n\n", lb.Hint, st.Hint)
+			// The hint is a quote drawn here, not by glamour: glamour takes
+			// one cell off a quote's width for a bar two cells wide, so a
+			// line could end past the pane and its last word wrap to a line
+			// of its own, without the bar.
+			before = append(l.markdown(md.String()), "")
+			before = append(before, l.quote(fmt.Sprintf("**%s.** %s", lb.Hint, st.Hint))...)
+			before = append(before, "")
+			md.Reset()
 		}
 		if l.stage == stagePassed && st.Why != "" {
 			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Why, st.Why)
@@ -519,7 +535,7 @@ func (l *lessonPane) render() {
 			fmt.Fprintf(&md, "%s\n\n", lb.Last)
 		}
 	}
-	l.body = l.markdown(md.String())
+	l.body = append(before, l.markdown(md.String())...)
 	if l.stage == stageQuiz {
 		l.body = append(l.body, "")
 		l.body = append(l.body, l.choices()...)
