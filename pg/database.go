@@ -56,7 +56,6 @@ const (
 	// would: a previous simulation's actor parked inside a transaction would
 	// otherwise hold the locks TRUNCATE needs.
 	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`
-	sqlSchemaAt    = `SELECT COALESCE(max(version), 0) FROM schema_migrations`
 )
 
 // ResetDatabase gives a database the state CreateDatabase would, faster:
@@ -81,8 +80,8 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 		return s.CreateDatabase(ctx, name)
 	}
 	defer conn.Close(ctx)
-	var at int
-	if err := conn.QueryRow(ctx, sqlSchemaAt).Scan(&at); err != nil || at != SchemaVersion() {
+	if !UpToDate(ctx, conn) {
+		// Older, newer or another build's schema: a clone of the template is.
 		conn.Close(ctx)
 		return s.CreateDatabase(ctx, name)
 	}

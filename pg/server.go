@@ -186,6 +186,10 @@ func bootExternal(ctx context.Context, opts Options, start time.Time, progress f
 		s.Binaries.Version = ver
 	}
 	if err := Migrate(ctx, conn); err != nil {
+		if errors.Is(err, ErrSchemaHistory) {
+			// The user's database, not ours to drop: say how to go on.
+			return nil, inputErr("--database-url", fmt.Errorf("--database-url %s: %w; outboxlab changed nothing there: give it a database of its own (CREATE DATABASE outboxlab_new) or drop that one's tables and schema_migrations", redactURL(opts.DatabaseURL), err))
+		}
 		return nil, err
 	}
 	s.BootTime = time.Since(start)

@@ -634,3 +634,81 @@ func TestResetDatabase(t *testing.T) {
 		t.Errorf("scene_r exists %d times (%v)", n, err)
 	}
 }
+
+// A data directory kept from another outboxlab build whose migrations were
+// numbered otherwise (as CI's was: the provider's schema applied as 004,
+// then renumbered 005) boots: the cluster's own databases are made again
+// instead of failing on "schema provider already exists". A database of the
+// user's (--database-url) with that history is refused, as bad input, and
+// left as it was.
+func TestDataDirMigratedByAnotherBuild(t *testing.T) {
+	t.Parallel()
+	dir := tempDataDir(t)
+	ctx := context.Background()
+	// Another build's history: 004 was the provider, 005 and 006 not there.
+	rewrite := func(t *testing.T, url string) {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DELETE FROM schema_migrations WHERE version > 4; UPDATE schema_migrations SET name = '004_provider.sql' WHERE version = 4`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []string{"scene_old", "users_db"} {
+		if err := srv.CreateDatabase(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, db := range []string{templateDB, appDatabase, "scene_old", "users_db"} {
+		rewrite(t, srv.DatabaseURL(db))
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	srv = boot(t, Options{DataDir: dir})
+	for _, db := range []string{templateDB, appDatabase} {
+		conn, err := pgx.Connect(ctx, srv.DatabaseURL(db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !UpToDate(ctx, conn) {
+			t.Errorf("%s after the boot: not this build's migrations", db)
+		}
+		conn.Close(ctx)
+	}
+	// A simulation's database from before is made again by its reset.
+	if err := srv.ResetDatabase(ctx, "scene_old"); err != nil {
+		t.Fatalf("reset a database of another build: %v", err)
+	}
+	pool, err := srv.Pool(ctx, "scene_old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var names string
+	if err := pool.QueryRow(ctx, `SELECT string_agg(name, ' ' ORDER BY version) FROM schema_migrations`).Scan(&names); err != nil || !strings.Contains(names, "005_provider.sql") {
+		t.Errorf("scene_old's history after reset = %q (%v), want this build's", names, err)
+	}
+
+	_, err = Boot(ctx, Options{DatabaseURL: srv.DatabaseURL("users_db")})
+	if err == nil || !errors.Is(err, ErrSchemaHistory) || !IsInputError(err) || !strings.Contains(err.Error(), "004_provider.sql") {
+		t.Fatalf("--database-url migrated by another build: %v, want an input error naming 004_provider.sql", err)
+	}
+	conn, err := pgx.Connect(ctx, srv.DatabaseURL("users_db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE name = '004_provider.sql'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the user's database was changed: %d rows of its own history left (%v)", n, err)
+	}
+}
