@@ -25,6 +25,11 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 		}
 		for _, l := range course {
 			t.Run(lang+"/"+l.Name, func(t *testing.T) {
+				// Each lesson has its own databases and model: they run side
+				// by side (the -parallel limit, GOMAXPROCS by default). A
+				// lesson is mostly waiting for a key's quiet moment, so two at
+				// once take about half the time on a machine of two cores.
+				t.Parallel()
 				start, presses := time.Now(), 0
 				d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 				press := func(keys ...string) {
