@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/outboxlab/outboxlab/pg/slotname"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -120,7 +121,7 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	if published == 0 {
 		return fmt.Errorf("cdc relay: database %s has no publication %s of outbox_messages (pg/schema/006): its schema is older than this outboxlab; start with --fresh or another --data-dir", c.Config().Database, cdcPublication)
 	}
-	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name)).Scan(&r.cdc.slot); err != nil {
+	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name), slotname.Prefix).Scan(&r.cdc.slot); err != nil {
 		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))
 	}
 	r.note(stmtCDCCreateSlot)

@@ -54,8 +54,10 @@ const (
 	sqlDatabaseExists = `SELECT count(*) FROM pg_database WHERE datname = $1`
 	// Ends every other session on the database, as DROP DATABASE WITH (FORCE)
 	// would: a previous simulation's actor parked inside a transaction would
-	// otherwise hold the locks TRUNCATE needs.
-	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`
+	// otherwise hold the locks TRUNCATE needs. Not a walsender: it holds
+	// no table lock, and one streaming a slot not of ours is someone
+	// else's replication (DropSlots ends the senders of ours).
+	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type <> 'walsender'`
 )
 
 // ResetDatabase gives a database the state CreateDatabase would, faster:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/outboxlab/outboxlab/pg/slotname"
 )
 
 // Logical replication (the CDC relay, engine/relay_cdc.go) needs the server
@@ -45,13 +47,15 @@ const (
 	// A replication slot holds WAL for as long as it exists, whether or not
 	// anyone reads it, and DROP DATABASE refuses a database that has one: a
 	// slot's database ending must end the slot. Its walsender is ended first
-	// (a slot in use cannot be dropped).
-	sqlEndSlotSenders = `SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE database = $1 AND active_pid IS NOT NULL`
-	sqlDropSlots      = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE database = $1 AND NOT active`
-	sqlSlotsLeft      = `SELECT count(*) FROM pg_replication_slots WHERE database = $1`
-	// At boot of a server of our own nothing is connected yet: every slot in
-	// the cluster was left by a run that was killed before it could drop it.
-	sqlDropAllSlots = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE NOT active`
+	// (a slot in use cannot be dropped). Only outboxlab's slots
+	// (slotname.Ours, $1 its prefix): the others are the server owner's.
+	sqlEndSlotSenders = `SELECT count(pg_terminate_backend(active_pid)) FROM pg_replication_slots WHERE ` + slotname.Ours + ` AND database = $2 AND active_pid IS NOT NULL`
+	sqlDropSlots      = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE ` + slotname.Ours + ` AND database = $2 AND NOT active`
+	sqlSlotsLeft      = `SELECT count(*) FROM pg_replication_slots WHERE ` + slotname.Ours + ` AND database = $2`
+	// At boot of a server of our own nothing of ours is connected yet:
+	// every slot of ours in the cluster was left by a run that was killed
+	// before it could drop it. A slot someone else made stays.
+	sqlDropAllSlots = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE ` + slotname.Ours + ` AND NOT active`
 )
 
 // Querier is what DropSlots runs its statements on: a connection or a pool.
@@ -60,17 +64,18 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// DropSlots drops every replication slot of database db, ending the sessions
-// that stream from them (conn is not one of them). A walsender takes a
+// DropSlots drops outboxlab's replication slots of database db (those named
+// with slotname.Prefix), ending the sessions that stream from them (conn is
+// not one of them); any other slot, and its session, is left alone. A walsender takes a
 // moment to exit after it is told to, so the drop is retried for a while.
 // The simulator calls it when it empties or closes a database.
 func DropSlots(ctx context.Context, conn Querier, db string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := conn.Exec(ctx, sqlEndSlotSenders, db); err != nil {
+		if _, err := conn.Exec(ctx, sqlEndSlotSenders, slotname.Prefix, db); err != nil {
 			return fmt.Errorf("end replication of %s: %w", db, err)
 		}
-		if _, err := conn.Exec(ctx, sqlDropSlots, db); err != nil {
+		if _, err := conn.Exec(ctx, sqlDropSlots, slotname.Prefix, db); err != nil {
 			// A slot that became active between the two statements: the
 			// next round ends its sender again.
 			if time.Now().After(deadline) {
@@ -78,7 +83,7 @@ func DropSlots(ctx context.Context, conn Querier, db string) error {
 			}
 		}
 		var left int
-		if err := conn.QueryRow(ctx, sqlSlotsLeft, db).Scan(&left); err != nil {
+		if err := conn.QueryRow(ctx, sqlSlotsLeft, slotname.Prefix, db).Scan(&left); err != nil {
 			return fmt.Errorf("count replication slots of %s: %w", db, err)
 		}
 		if left == 0 {
@@ -95,7 +100,7 @@ func DropSlots(ctx context.Context, conn Querier, db string) error {
 	}
 }
 
-// dropOrphanSlots drops the slots a killed run left in a cluster that has
+// dropOrphanSlots drops the slots of ours a killed run left in a cluster that has
 // just been started by this process (no session can be using them).
 func (s *Server) dropOrphanSlots(ctx context.Context) error {
 	conn, err := pgx.Connect(ctx, s.DatabaseURL("postgres"))
@@ -103,7 +108,7 @@ func (s *Server) dropOrphanSlots(ctx context.Context) error {
 		return fmt.Errorf("drop orphan replication slots: connect: %w", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sqlDropAllSlots); err != nil {
+	if _, err := conn.Exec(ctx, sqlDropAllSlots, slotname.Prefix); err != nil {
 		return fmt.Errorf("drop orphan replication slots: %w", err)
 	}
 	return nil

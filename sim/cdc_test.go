@@ -3,13 +3,19 @@ package sim
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/pg/slotname"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -138,5 +144,123 @@ expect outbox published == 1
 	}
 	if !said {
 		t.Errorf("the drain does not say the poison message holds the stream back:\n%s", explainFailure(res))
+	}
+}
+
+// A pipeline's database may be the user's own (--database-url), with slots
+// of theirs (a Debezium, a standby) and a session streaming from one: a
+// reset and a Close drop outboxlab's slot and end its stream, never theirs.
+// And a reset to settings with no CDC relay leaves no slot of ours: an
+// unused slot holds WAL for ever.
+func TestResetKeepsSlotsNotOurs(t *testing.T) {
+	t.Parallel()
+	sc := parseScene(t, "cdcforeign", `title: t
+teaches: t
+relay: cdc
+request amount=1250 client=acme
+run
+expect outbox published == 1
+`)
+	s := newSim(t, sc)
+	ctx := context.Background()
+	doAll(t, s, sc.Steps)
+	db := s.dbs["outbox"].name
+	srv := pgtest.Server(t)
+	admin, err := srv.Pool(ctx, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	idle, streamed := "users_slot_"+db, "users_stream_"+db
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL`, streamed)
+		for range 100 {
+			_, _ = admin.Exec(context.Background(), `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ANY($1) AND NOT active`, []string{idle, streamed})
+			var n int
+			if admin.QueryRow(context.Background(), `SELECT count(*) FROM pg_replication_slots WHERE slot_name = ANY($1)`, []string{idle, streamed}).Scan(&n) == nil && n == 0 {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	user, err := srv.Pool(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := user.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, idle); err != nil {
+		t.Fatal(err)
+	}
+	user.Close()
+	cfg, err := pgconn.ParseConfig(srv.DatabaseURL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["replication"] = "database"
+	sender, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sender.Close(context.Background())
+	if _, err := pglogrepl.CreateReplicationSlot(ctx, sender, streamed, "pgoutput", pglogrepl.CreateReplicationSlotOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pglogrepl.StartReplication(ctx, sender, streamed, 0, pglogrepl.StartReplicationOptions{
+		PluginArgs: []string{"proto_version '1'", "publication_names 'outboxlab_outbox'"}}); err != nil {
+		t.Fatal(err)
+	}
+	type slot struct {
+		Name string
+		PID  int32
+	}
+	slotsOf := func() (ours int, theirs []slot) {
+		t.Helper()
+		rows, err := admin.Query(ctx, `SELECT slot_name, COALESCE(active_pid, 0) FROM pg_replication_slots WHERE database = $1 ORDER BY 1`, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := pgx.CollectRows(rows, pgx.RowToStructByPos[slot])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range all {
+			if strings.HasPrefix(s.Name, slotname.Prefix) {
+				ours++
+			} else {
+				theirs = append(theirs, s)
+			}
+		}
+		return ours, theirs
+	}
+	ours, before := slotsOf()
+	if ours != 1 || len(before) != 2 || before[1].PID == 0 {
+		t.Fatalf("before the reset: %d slot(s) of ours, theirs %v: want 1, and %s streamed", ours, before, streamed)
+	}
+	polling := scenes.DefaultSettings()
+	if polling.CDC {
+		t.Fatal("the default settings have a CDC relay")
+	}
+	if err := s.Renew(ctx, polling, 0); err != nil {
+		t.Fatal(err)
+	}
+	ours, after := slotsOf()
+	if ours != 0 {
+		t.Errorf("after a reset to a polling relay: %d slot(s) of ours left, want 0", ours)
+	}
+	if !slices.Equal(after, before) {
+		t.Errorf("after a reset: their slots %v, want %v (same walsender)", after, before)
+	}
+	if err := pglogrepl.SendStandbyStatusUpdate(ctx, sender, pglogrepl.StandbyStatusUpdate{ReplyRequested: true}); err != nil {
+		t.Errorf("their stream after the reset: %v", err)
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := sender.ReceiveMessage(rctx)
+		cancel()
+		if err != nil {
+			t.Errorf("their stream answers no more after the reset: %v", err)
+		}
+	}
+	s.Close()
+	if _, after := slotsOf(); !slices.Equal(after, before) {
+		t.Errorf("after Close: their slots %v, want %v", after, before)
 	}
 }

@@ -162,7 +162,7 @@ func (d *database) reset(ctx context.Context) error {
 	}
 	d.mu.Unlock()
 	sql := `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ` + quote(d.poolName) + `
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type <> 'walsender' AND application_name <> ` + quote(d.poolName) + `
   AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]))`
 	if len(written) > 0 {
 		sql += ";\nTRUNCATE " + strings.Join(written, ", ") + " RESTART IDENTITY"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg/slotname"
 )
 
 // Oracle is the guarantee check of one pipeline, recomputed from the real
@@ -228,7 +229,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	}
 	o.LostLeases = c.LostLeases.Load()
 	if p.Kind == "outbox" && p.sim.settings.CDC {
-		if err := p.pool.QueryRow(ctx, sqlSlotRetained).Scan(&o.Slots, &o.SlotRetainedBytes); err != nil {
+		if err := p.pool.QueryRow(ctx, sqlSlotRetained, slotname.Prefix).Scan(&o.Slots, &o.SlotRetainedBytes); err != nil {
 			return o, fmt.Errorf("slot retained bytes: %w", err)
 		}
 	}
