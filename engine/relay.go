@@ -81,6 +81,11 @@ type RelayConfig struct {
 	// that holds WAL while the relay is down, and the same duplicate window
 	// between the broker's accept and the confirmed LSN.
 	CDC bool
+	// SlotWait bounds how long the CDC relay waits to make its slot: making
+	// one waits for every transaction open at that moment to end (a writer
+	// paused mid-transaction, a psql session left in BEGIN). Past it the
+	// step fails with ErrSlotBlocked naming them; default 5s.
+	SlotWait time.Duration
 	// TracerProvider traces claims, publishes and marks (S22, tracing.go);
 	// nil traces nothing (otel's noop provider).
 	TracerProvider trace.TracerProvider
@@ -164,6 +169,9 @@ func NewRelay(cfg RelayConfig) *Relay {
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 12
+	}
+	if cfg.SlotWait <= 0 {
+		cfg.SlotWait = 5 * time.Second
 	}
 	if cfg.Counters == nil {
 		cfg.Counters = &Counters{} // counted privately; callers pass one to read it

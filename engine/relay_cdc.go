@@ -39,6 +39,7 @@ var (
 	stmtCDCSlotName         = load("cdc_slot_name")
 	stmtCDCPublication      = load("cdc_publication")
 	stmtCDCCreateSlot       = load("cdc_create_slot")
+	stmtCDCSlotBlockers     = load("cdc_slot_blockers")
 	stmtCDCSlotState        = load("cdc_slot_state")
 	stmtCDCEndStaleSender   = load("cdc_end_stale_sender")
 	stmtCDCTarget           = load("cdc_target")
@@ -61,6 +62,51 @@ const cdcPublication = "outboxlab_outbox"
 // ErrWALLevel means the server cannot decode its WAL logically: the CDC relay
 // needs wal_level = logical, which only a server restart changes.
 var ErrWALLevel = errors.New("the CDC relay needs wal_level = logical")
+
+// ErrSlotBlocked means the CDC relay's slot could not be made within
+// RelayConfig.SlotWait: making a logical slot waits for every transaction
+// open at that moment to end, and one did not. The error is a
+// *SlotBlockedError, which names them.
+var ErrSlotBlocked = errors.New("the CDC relay's replication slot is waiting for open transactions")
+
+// SlotBlockedError is ErrSlotBlocked with the slot and the sessions whose
+// transactions it waited for (pg_stat_activity).
+type SlotBlockedError struct {
+	Slot     string
+	Waited   time.Duration
+	Blockers []SlotBlocker
+}
+
+// SlotBlocker is a session with a transaction open since before the slot
+// was asked for: its pid, state and query (cut short).
+type SlotBlocker struct {
+	PID   int32
+	State string
+	Query string
+}
+
+func (e *SlotBlockedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cdc relay: %v: slot %s not made within %s", ErrSlotBlocked, e.Slot, e.Waited)
+	if len(e.Blockers) == 0 {
+		b.WriteString("; no session holds a transaction open now: start again")
+		return b.String()
+	}
+	b.WriteString(", blocked by")
+	pids := make([]string, len(e.Blockers))
+	for i, x := range e.Blockers {
+		pids[i] = strconv.Itoa(int(x.PID))
+		fmt.Fprintf(&b, " pid %d (%s: %q)", x.PID, x.State, x.Query)
+		if i < len(e.Blockers)-1 {
+			b.WriteByte(',')
+		}
+	}
+	fmt.Fprintf(&b, ": end that transaction (COMMIT or ROLLBACK in its session, or SELECT pg_terminate_backend(%s)) and start again", strings.Join(pids, "), pg_terminate_backend("))
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrSlotBlocked) hold.
+func (e *SlotBlockedError) Is(target error) bool { return target == ErrSlotBlocked }
 
 // cdcWait bounds how long a step waits for the server to stream up to its
 // target, or to answer a confirmation; a healthy server takes milliseconds.
@@ -124,12 +170,50 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name), slotname.Prefix).Scan(&r.cdc.slot); err != nil {
 		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))
 	}
-	r.note(stmtCDCCreateSlot)
-	if _, err := c.Exec(ctx, stmtCDCCreateSlot.SQL, r.cdc.slot); err != nil {
-		return fmt.Errorf("cdc relay %s %s: %w", stmtCDCCreateSlot.Name, r.cdc.slot, mapDBError(err))
+	if err := r.createSlot(ctx, c); err != nil {
+		return err
 	}
 	r.cdc.prepared = true
 	return nil
+}
+
+// createSlot makes the slot, waiting SlotWait at most for the transactions
+// open now to end. The server bounds the wait (statement_timeout): it then
+// cancels the statement, the half-made slot goes with it, and the
+// connection stays. A context deadline would cut the connection instead and
+// leave its backend waiting, to make the slot after the relay gave up. The
+// context's deadline only guards against a server that does not answer.
+func (r *Relay) createSlot(ctx context.Context, c *pgx.Conn) error {
+	wait := r.cfg.SlotWait
+	ms := (wait + time.Millisecond - 1) / time.Millisecond
+	if _, err := c.Exec(ctx, "SET statement_timeout = "+strconv.FormatInt(int64(ms), 10)); err != nil {
+		return fmt.Errorf("cdc relay %s: %w", stmtCDCCreateSlot.Name, mapDBError(err))
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait+cdcWait)
+	defer cancel()
+	r.note(stmtCDCCreateSlot)
+	_, err := c.Exec(wctx, stmtCDCCreateSlot.SQL, r.cdc.slot)
+	if !c.IsClosed() {
+		if _, rerr := c.Exec(ctx, "RESET statement_timeout"); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &pgErr) || pgErr.Code != "57014" || ctx.Err() != nil:
+		return fmt.Errorf("cdc relay %s %s: %w", stmtCDCCreateSlot.Name, r.cdc.slot, mapDBError(err))
+	}
+	blocked := &SlotBlockedError{Slot: r.cdc.slot, Waited: wait}
+	rows, qerr := c.Query(ctx, stmtCDCSlotBlockers.SQL, wait)
+	if qerr == nil {
+		blocked.Blockers, qerr = pgx.CollectRows(rows, pgx.RowToStructByPos[SlotBlocker])
+	}
+	if qerr != nil {
+		return fmt.Errorf("%w (and %s: %w)", blocked, stmtCDCSlotBlockers.Name, mapDBError(qerr))
+	}
+	return blocked
 }
 
 // EndStream closes the replication connection (the relay's other connection
