@@ -226,6 +226,18 @@ func (r *Relay) EndStream() {
 	}
 }
 
+// Kill is the relay's process dying between steps, with nothing in flight:
+// its sockets close with no Terminate message, as a killed process's do.
+// For a CDC relay that ends its stream: the server's walsender sees the
+// socket close and lets go of the slot, which a restarted relay can then
+// take (a slot streams to one session at a time). A relay that is only
+// forgotten keeps its replication connection open, and its walsender
+// holds the slot for as long as this process lives.
+func (r *Relay) Kill() {
+	r.closeListen()
+	r.die()
+}
+
 // slotSuffix makes an actor name fit a slot name ([a-z0-9_]).
 func slotSuffix(name string) string {
 	var b strings.Builder

@@ -73,3 +73,49 @@ func TestCDCSlotBlockedByAnOpenTransactionFailsNamingIt(t *testing.T) {
 		t.Errorf("after the COMMIT: %+v, want the new row published", res)
 	}
 }
+
+// A CDC relay killed or closed between steps, nothing in flight, lets go of
+// its slot: the server's walsender ends with the connection, and a restarted
+// relay streams from the slot and publishes the next row.
+func TestCDCRelayIdleEndLetsGoOfTheSlot(t *testing.T) {
+	t.Parallel()
+	for _, end := range []string{"kill", "close"} {
+		t.Run(end, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			ctx := context.Background()
+			r1 := b.cdcRelay(t, nil)
+			if err := r1.OpenSlot(ctx); err != nil {
+				t.Fatal(err)
+			}
+			must[PaymentResponse](t)(b.writer(t, nil).CreatePayment(ctx, payment("c1")))
+			if res := must[RelayStepResult](t)(r1.Step(ctx)); res.Published != 1 {
+				t.Fatalf("first step: %+v, want 1 published", res)
+			}
+			must[RelayStepResult](t)(r1.Step(ctx)) // idle
+			if end == "kill" {
+				r1.Kill()
+			} else if err := r1.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var active bool
+			for range 100 {
+				if err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, r1.Slot()).Scan(&active); err != nil {
+					t.Fatal(err)
+				}
+				if !active {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if active {
+				t.Errorf("2 s after the relay's %s its slot is still active", end)
+			}
+			resp := must[PaymentResponse](t)(b.writer(t, nil).CreatePayment(ctx, payment("c2")))
+			r2 := b.cdcRelay(t, nil)
+			if res := must[RelayStepResult](t)(r2.Step(ctx)); res.Published != 1 || b.broker.Stats().PublishesByID[resp.EventID] != 1 {
+				t.Errorf("the restarted relay: %+v, want the new row published once", res)
+			}
+		})
+	}
+}

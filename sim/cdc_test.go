@@ -264,3 +264,66 @@ expect outbox published == 1
 		t.Errorf("after Close: their slots %v, want %v", after, before)
 	}
 }
+
+// A CDC relay that crashes with nothing in flight is a dead process: its
+// replication connection closes with it, so the server ends the walsender
+// and the slot is free (a slot streams to one session at a time: "replication
+// slot ... is active for PID" refuses a second START_REPLICATION). The
+// restarted relay takes the slot and publishes the next row.
+func TestCDCRelayIdleCrashEndsItsStream(t *testing.T) {
+	t.Parallel()
+	sc := parseScene(t, "cdcidlecrash", `title: t
+teaches: t
+relay: cdc
+request amount=1250 client=acme
+run
+crash relay-1
+request amount=990 client=globex
+finish api
+restart relay-1
+run
+expect outbox published == 2
+expect outbox pending == 0
+`)
+	s := newSim(t, sc)
+	ctx := context.Background()
+	db := s.dbs["outbox"].name
+	admin, err := pgtest.Server(t).Pool(ctx, "postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	sender := func() (pid int32) {
+		t.Helper()
+		if err := admin.QueryRow(ctx, `SELECT COALESCE(max(active_pid), 0) FROM pg_replication_slots WHERE database = $1 AND starts_with(slot_name, $2)`, db, slotname.Prefix).Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		return pid
+	}
+	for i, st := range sc.Steps {
+		if err := s.Do(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+		switch i {
+		case 1:
+			if sender() == 0 {
+				t.Fatal("after the run: the relay's slot has no walsender")
+			}
+		case 2: // crashed while idle
+			var pid int32
+			for range 100 { // the server notices a closed socket at once; allow it a moment
+				if pid = sender(); pid == 0 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if pid != 0 {
+				t.Errorf("2 s after an idle crash the slot is still streamed by pid %d: the dead relay's stream lives on", pid)
+			}
+		}
+	}
+	o := oracleOf(t, s, "outbox")
+	if o.Published != 2 || o.LostEvents != 0 {
+		t.Errorf("after the restart: %+v, want 2 published", o)
+	}
+}

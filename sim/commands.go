@@ -387,6 +387,12 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 			r.crashes++
 			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash"}.with(text("%s died while waiting inside PostgreSQL: its connection closed, its transaction rolled back", r.name)))
 		case Idle:
+			// Nothing in flight, but a process that dies closes its
+			// sockets: a CDC relay's stream too, else its walsender holds
+			// the slot against the restarted relay.
+			if relay := r.pipe.cdc[r.name]; relay != nil {
+				relay.Kill()
+			}
 			r.state = Crashed
 			r.crashes++
 			s.version++
