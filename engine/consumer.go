@@ -545,15 +545,16 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if res.Outcome != OutcomeIdle {
 			continue
 		}
-		t := time.NewTimer(c.cfg.PollInterval)
+		// A real wait for work to arrive: a context deadline, not the clock.
+		wctx, cancel := context.WithTimeout(ctx, c.cfg.PollInterval)
 		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		case <-wctx.Done():
 		case <-wake:
-		case <-t.C:
 		}
-		t.Stop()
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
 }
 

@@ -806,15 +806,14 @@ func (r *Relay) Close(ctx context.Context) error {
 	return r.actor.Close(ctx)
 }
 
+// sleep waits d, or until ctx ends: a real wait against the server or the
+// network (a poll interval, a walsender's exit), so a context deadline;
+// the engine reads time only from its Clock.
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	<-wctx.Done()
+	return ctx.Err()
 }
 
 // stepHoldingTx is one iteration the wrong way (S8): BEGIN, claim, publish

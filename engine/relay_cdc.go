@@ -385,7 +385,8 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 		raw    pgtype.Text
 		active pgtype.Int4
 	)
-	deadline := time.Now().Add(cdcWait)
+	wctx, cancel := context.WithTimeout(ctx, cdcWait)
+	defer cancel()
 	for {
 		if err := c.QueryRow(ctx, stmtCDCSlotState.SQL, r.cdc.slot).Scan(&raw, &active); err != nil {
 			return fmt.Errorf("cdc relay %s %s: %w", stmtCDCSlotState.Name, r.cdc.slot, mapDBError(err))
@@ -393,7 +394,7 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 		if !active.Valid {
 			break
 		}
-		if time.Now().After(deadline) {
+		if wctx.Err() != nil && ctx.Err() == nil {
 			return fmt.Errorf("cdc relay: slot %s is still streamed by pid %d", r.cdc.slot, active.Int32)
 		}
 		r.note(stmtCDCEndStaleSender)
@@ -404,6 +405,7 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 			return fmt.Errorf("cdc relay: %w", err)
 		}
 	}
+	cancel()
 	from, err := pglogrepl.ParseLSN(raw.String)
 	if err != nil {
 		return fmt.Errorf("cdc relay: slot %s confirmed_flush_lsn %q: %w", r.cdc.slot, raw.String, err)
@@ -448,12 +450,15 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 // every answer would keep a queue of stale answers ahead of the fresh one.
 func (r *Relay) receiveUpTo(ctx context.Context, target pglogrepl.LSN) (pglogrepl.LSN, []*cdcTxn, error) {
 	var fresh []*cdcTxn
-	deadline := time.Now().Add(cdcWait)
+	// How long the server may take is real time, against the network: a
+	// context deadline (the engine reads time only from its Clock).
+	wctx, cancel := context.WithTimeout(ctx, cdcWait)
+	defer cancel()
 	if err := r.sendStatus(ctx, true); err != nil {
 		return 0, nil, err
 	}
 	for {
-		if time.Now().After(deadline) {
+		if wctx.Err() != nil && ctx.Err() == nil {
 			return 0, nil, fmt.Errorf("cdc relay: the server did not stream %s up to %s within %s", r.cdc.slot, target, cdcWait)
 		}
 		wal, txn, err := r.receiveOne(ctx)
@@ -615,7 +620,8 @@ func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, rep
 	if err := r.sendStatus(ctx, false); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(cdcWait)
+	wctx, cancel := context.WithTimeout(ctx, cdcWait)
+	defer cancel()
 	for {
 		var (
 			raw    pgtype.Text
@@ -627,7 +633,7 @@ func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, rep
 		if got, err := pglogrepl.ParseLSN(raw.String); err == nil && got >= lsn {
 			break
 		}
-		if time.Now().After(deadline) {
+		if wctx.Err() != nil && ctx.Err() == nil {
 			return fmt.Errorf("cdc relay: slot %s did not take the confirmation of %s within %s", r.cdc.slot, lsn, cdcWait)
 		}
 		if err := sleep(ctx, time.Millisecond); err != nil {

@@ -294,16 +294,19 @@ func (b *Broker) PublishBatch(ctx context.Context, msgs []engine.Message) []engi
 			out[i].Err = brokerErr(what, err)
 		}
 	}
-	timer := time.NewTimer(b.cfg.Timeout)
-	defer timer.Stop()
+	// The answers' deadline is a context's: the engine reads time only from
+	// its clock (engine's TestEngineReadsTimeOnlyFromItsClock). Once it has
+	// passed, every later answer is late too.
+	tctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
 	stored := 0
 	for i, f := range futures {
 		if f == nil {
 			continue
 		}
 		what := "publish " + msgs[i].ID.String()
-		// An answer already in is taken before the timer is looked at: past
-		// the first timeout the timer always fires at once, and select picks
+		// An answer already in is taken before the deadline is looked at: past
+		// the first timeout the deadline is always done, and select picks
 		// among ready cases at random, which would call a stored message
 		// failed (a spurious retry and last_error).
 		select {
@@ -320,11 +323,12 @@ func (b *Broker) PublishBatch(ctx context.Context, msgs []engine.Message) []engi
 			out[i].Duplicate = ack.Duplicate
 		case err := <-f.Err():
 			out[i].Err = brokerErr(what, err)
-		case <-ctx.Done():
-			out[i].Err = fmt.Errorf("%s: %w", what, ctx.Err())
-		case <-timer.C:
-			out[i].Err = brokerErr(what, errAnswerTimeout)
-			timer.Reset(0) // every later answer is late too
+		case <-tctx.Done():
+			if ctx.Err() != nil {
+				out[i].Err = fmt.Errorf("%s: %w", what, ctx.Err())
+			} else {
+				out[i].Err = brokerErr(what, errAnswerTimeout)
+			}
 		}
 	}
 	b.mu.Lock()

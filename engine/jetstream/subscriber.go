@@ -84,8 +84,8 @@ func (b *Broker) pull(s *subscription) error {
 	if err != nil {
 		return brokerErr(what, err)
 	}
-	timer := time.NewTimer(b.cfg.Timeout)
-	defer timer.Stop()
+	tctx, cancel := context.WithTimeout(context.Background(), b.cfg.Timeout)
+	defer cancel()
 	for {
 		select {
 		case m, ok := <-batch.Messages():
@@ -96,7 +96,7 @@ func (b *Broker) pull(s *subscription) error {
 				return nil
 			}
 			s.buf = append(s.buf, m)
-		case <-timer.C:
+		case <-tctx.Done():
 			return brokerErr(what, errAnswerTimeout)
 		}
 	}
