@@ -33,6 +33,11 @@ func (s Settings) Headers() []string {
 	if s.Ordering != "" && s.Ordering != engine.OrderingNone {
 		ordering = []string{"ordering: " + string(s.Ordering)}
 	}
+	// A CDC relay has no attempts (relay: cdc refuses max-attempts:).
+	attempts := []string{fmt.Sprintf("max-attempts: %d", s.MaxAttempts)}
+	if s.CDC {
+		attempts = nil
+	}
 	h := slices.Concat([]string{
 		"mode: " + string(s.Mode),
 		"naive: " + s.Naive,
@@ -46,7 +51,7 @@ func (s Settings) Headers() []string {
 		fmt.Sprintf("writers: %d", s.Writers),
 		"lease: " + lease,
 		"ack-timeout: " + Duration(s.AckTimeout),
-		fmt.Sprintf("max-attempts: %d", s.MaxAttempts),
+	}, attempts, []string{
 		fmt.Sprintf("batch: %d", s.Batch),
 		fmt.Sprintf("seed: %d", s.Seed),
 	})

@@ -84,6 +84,9 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 		return &Error{File: file, Line: n, Reason: fmt.Sprintf(format, args...)}
 	}
 	inBody := false
+	// Where max-attempts: was written, for the scene (and so every variant)
+	// or for one variant: a CDC relay refuses it.
+	attemptsLine, variantAttempts := 0, map[string]int{}
 	for in.Scan() {
 		n++
 		text := in.Text()
@@ -104,6 +107,11 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 			}
 			if err := sc.header(key, strings.TrimSpace(rest), variants); err != nil {
 				return nil, fail("%v", err)
+			}
+			if key == "max-attempts" {
+				attemptsLine = n
+			} else if name, set, _ := strings.Cut(strings.TrimSpace(rest), " "); key == "variant" && slices.Contains(strings.Fields(set), "max-attempts:") {
+				variantAttempts[name] = n
 			}
 			continue
 		}
@@ -175,6 +183,16 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 			return nil, fail("relay: cdc runs one relay (a replication slot streams to one session): remove relays: %d", set.Relays)
 		}
 	}
+	if sc.Settings.CDC && attemptsLine > 0 {
+		n = attemptsLine
+		return nil, fail("%s", errCDCAttempts)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sc.Variants)) {
+		if line := max(attemptsLine, variantAttempts[name]); sc.Variants[name].CDC && line > 0 {
+			n = line
+			return nil, fail("variant %s: %s", name, errCDCAttempts)
+		}
+	}
 	for _, e := range sc.Expects {
 		set := sc.Settings
 		if e.Variant != "" {
@@ -187,6 +205,13 @@ func Parse(name, file string, r io.Reader) (*Scene, error) {
 	}
 	return sc, nil
 }
+
+// errCDCAttempts is why relay: cdc refuses max-attempts:. The stream has no
+// attempts counter and no dead letter: the relay offers the message it holds
+// until the broker takes it, and nothing after it moves (outboxlab's CDC
+// relay's choice; Debezium and Kafka Connect send a failing record to a
+// dead-letter topic instead).
+const errCDCAttempts = "max-attempts: a CDC relay (relay: cdc) has no attempts counter and no dead letter: it offers the message it holds until the broker takes it, and nothing after it is published (Debezium and Kafka Connect send a failing record to a dead-letter topic instead): remove max-attempts"
 
 // maxLine is the longest line a scene may have.
 const maxLine = 64 * 1024

@@ -74,6 +74,10 @@ func TestMalformedSceneSaysWhereAndWhy(t *testing.T) {
 		{"english as a translation", "title: t\nteaches: x\nteaches.en: x\n", 3, "English is the plain teaches: header"},
 		{"translated setting", "title: t\nteaches: x\nmode.es: naive\n", 3, `unknown header "mode.es"`},
 		{"two cdc relays", "title: t\nteaches: x\nrelay: cdc\nrelays: 2\nrequest\nexpect outbox payments == 1\n", 1, "relay: cdc runs one relay"},
+		{"cdc with max-attempts", "title: t\nteaches: x\nrelay: cdc\nmax-attempts: 3\nrequest\nexpect outbox payments == 1\n", 4, "a CDC relay (relay: cdc) has no attempts counter and no dead letter"},
+		{"max-attempts before relay: cdc", "title: t\nteaches: x\nmax-attempts: 3\nrelay: cdc\nrequest\nexpect outbox payments == 1\n", 3, "dead-letter topic"},
+		{"cdc variant with max-attempts", "title: t\nteaches: x\nvariant: stream relay: cdc max-attempts: 2\nrequest\nexpect outbox payments == 1\n", 3, "variant stream: max-attempts: a CDC relay"},
+		{"cdc variant under max-attempts", "title: t\nteaches: x\nmax-attempts: 2\nvariant: stream relay: cdc\nrequest\nexpect outbox payments == 1\n", 3, "variant stream: max-attempts: a CDC relay"},
 		{"undeclared variant", "title: t\nteaches: x\nrequest\nexpect variant=wrong outbox payments == 1\n", 4, `variant "wrong"`},
 	}
 	for _, c := range cases {
