@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,6 +19,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/telemetry"
 )
 
 // Broker is what the engine needs of one: the relays publish to it, the
@@ -34,8 +34,8 @@ type Options struct {
 	// DatabaseURL is the pipeline's database, migrated.
 	DatabaseURL string
 	Broker      Broker
-	// Edge is the HTTP API, listening already; Run serves it, and the
-	// faults (faults.go) beside it.
+	// Edge is the HTTP API, listening already; Launch serves it, the
+	// faults (faults.go) and GET /metrics beside it. Nil serves nothing.
 	Edge *edge.Edge
 	// Server is the embedded JetStream the broker runs on, which
 	// /faults/broker/stop and /start stop and start; nil for a broker at a URL.
@@ -52,17 +52,36 @@ type Options struct {
 	Strategy engine.Strategy
 	// Counters are shared by every actor; nil counts privately.
 	Counters *engine.Counters
-	// OnError hears an actor's unexpected end; the actor is started again
-	// a second later. Nil ignores it.
+	// OnError hears an actor's unexpected end (the actor is started again
+	// a second later) and a /metrics scrape that could not read the
+	// figures. Nil ignores it.
 	OnError func(error)
+	// Clock stamps the actors' states and is the now a Snapshot measures
+	// ages at; default engine.SystemClock (the actors run on the system clock).
+	Clock engine.Clock
 }
 
 // Consumers are the consumer names a deployment runs, each a subscription
 // of the broker's.
 var Consumers = []string{"accounting", "notifications"}
 
-// Run serves the API and runs the relays and consumers until ctx ends.
+// Run serves the API and runs the relays and consumers until ctx ends:
+// Launch, then Wait.
 func Run(ctx context.Context, o Options) error {
+	d, err := Launch(ctx, o)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	d.Wait()
+	return nil
+}
+
+// Launch starts the relays and consumers (and serves the API on o.Edge, if
+// any) and returns at once with the handle that runs them: its faults, its
+// payments and its figures, without HTTP. They run until ctx ends; Wait
+// then waits for them and releases what Launch opened.
+func Launch(ctx context.Context, o Options) (*Deployment, error) {
 	if o.Relays <= 0 {
 		o.Relays = 1
 	}
@@ -75,11 +94,13 @@ func Run(ctx context.Context, o Options) error {
 	if o.OnError == nil {
 		o.OnError = func(error) {}
 	}
+	if o.Clock == nil {
+		o.Clock = engine.SystemClock{}
+	}
 	pool, err := pgxpool.New(ctx, o.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("deploy: %w", err)
+		return nil, fmt.Errorf("deploy: %w", err)
 	}
-	defer pool.Close()
 	connect := engine.ConnectURL(o.DatabaseURL)
 	var actors []string
 	for i := range o.Relays {
@@ -93,22 +114,26 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}
-	f := newFaults(o.Server, actors)
-	mux := http.NewServeMux()
-	f.handler(mux)
-	mux.Handle("/", httpapi.NewHandler(httpapi.NewDBBackend(pool, httpapi.DBConfig{})))
-	o.Edge.ServeHandler(mux)
-	defer o.Edge.Close()
+	d := &Deployment{o: o, pool: pool, faults: newFaults(o.Server, actors, o.Clock),
+		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{})}
+	d.js, _ = o.Broker.(*jetstream.Broker)
+	if o.Edge != nil {
+		mux := http.NewServeMux()
+		d.faults.handler(mux)
+		mux.Handle("GET /metrics", telemetry.DeploymentHandler(telemetry.NewDeploymentCollector(d.figures, o.OnError)))
+		mux.Handle("/", httpapi.NewHandler(d.backend))
+		o.Edge.ServeHandler(mux)
+	}
 
-	var wg sync.WaitGroup
+	f := d.faults
 	for i := range o.Relays {
 		cfg := o.Relay
 		cfg.Name = fmt.Sprintf("relay-%d", i+1)
 		cfg.Connect, cfg.Publisher, cfg.Counters = connect, o.Broker, o.Counters
 		cfg.Clock, cfg.Hook = nil, f.hook(cfg.Name) // the system clock; only a fault stops it
 		cfg.PublishBatches = true
-		wg.Go(func() {
-			supervise(ctx, cfg.Name, o.OnError, func() error {
+		d.wg.Go(func() {
+			f.supervise(ctx, cfg.Name, o.OnError, func() error {
 				r := engine.NewRelay(cfg)
 				defer r.Close(context.WithoutCancel(ctx))
 				return r.Run(ctx)
@@ -127,8 +152,8 @@ func Run(ctx context.Context, o Options) error {
 				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
 			}
 			cfg.Hook = f.hook(cfg.Actor)
-			wg.Go(func() {
-				supervise(ctx, cfg.Actor, o.OnError, func() error {
+			d.wg.Go(func() {
+				f.supervise(ctx, cfg.Actor, o.OnError, func() error {
 					c := engine.NewConsumer(cfg)
 					defer c.Close(context.WithoutCancel(ctx))
 					return c.Run(ctx)
@@ -136,15 +161,13 @@ func Run(ctx context.Context, o Options) error {
 			})
 		}
 	}
-	<-ctx.Done()
-	wg.Wait()
-	return nil
+	return d, nil
 }
 
 // supervise runs an actor until ctx ends, starting it again (a new one: a
 // new relay has a new worker id) a second after it ends with an error, as
-// a process supervisor would.
-func supervise(ctx context.Context, name string, onError func(error), run func() error) {
+// a process supervisor would. The actor's state says so meanwhile.
+func (f *faults) supervise(ctx context.Context, name string, onError func(error), run func() error) {
 	for {
 		err := run()
 		if ctx.Err() != nil {
@@ -153,13 +176,19 @@ func supervise(ctx context.Context, name string, onError func(error), run func()
 		if err == nil {
 			err = errors.New("ended")
 		}
-		onError(fmt.Errorf("%s: %w; starting it again in 1s", name, err))
-		t := time.NewTimer(time.Second)
+		onError(fmt.Errorf("%s: %w; starting it again in %s", name, err, restartAfter))
+		f.ended(name, restartAfter)
+		t := time.NewTimer(restartAfter)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
 		}
+		f.restarted(name)
 	}
 }
+
+// restartAfter is how long a supervisor waits before it starts an ended
+// actor again.
+const restartAfter = time.Second

@@ -378,6 +378,53 @@ func (b *Broker) Pending(ctx context.Context, name string) (waiting, unacked int
 	return int(info.NumPending), info.NumAckPending, nil
 }
 
+// Info is what JetStream holds for the pipeline, asked of the server: the
+// stream's messages (with interest retention, those some consumer has not
+// acked yet) and, per subscription, its backlog.
+type Info struct {
+	Stream    string
+	Messages  uint64 // messages in the stream
+	Bytes     uint64
+	Consumers map[string]ConsumerInfo
+}
+
+// ConsumerInfo is one durable consumer's backlog, as JetStream counts it.
+type ConsumerInfo struct {
+	Waiting     int // not delivered yet
+	Unacked     int // delivered, not acknowledged (this broker's pull buffer included)
+	Redelivered int // delivered more than once and not acknowledged yet
+}
+
+// Info asks the server for the stream's and every subscription's figures.
+// A server that does not answer is engine.ErrBrokerDown.
+func (b *Broker) Info(ctx context.Context) (Info, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	st, err := b.js.Stream(cctx, b.stream)
+	if err != nil {
+		return Info{}, brokerErr("stream info "+b.stream, err)
+	}
+	si, err := st.Info(cctx)
+	if err != nil {
+		return Info{}, brokerErr("stream info "+b.stream, err)
+	}
+	out := Info{Stream: b.stream, Messages: si.State.Msgs, Bytes: si.State.Bytes, Consumers: map[string]ConsumerInfo{}}
+	b.mu.Lock()
+	subs := make([]*subscription, 0, len(b.subs))
+	for _, s := range b.subs {
+		subs = append(subs, s)
+	}
+	b.mu.Unlock()
+	for _, s := range subs {
+		ci, err := s.consumer.Info(cctx)
+		if err != nil {
+			return Info{}, brokerErr("consumer info "+s.name, err)
+		}
+		out.Consumers[s.name] = ConsumerInfo{Waiting: int(ci.NumPending), Unacked: ci.NumAckPending, Redelivered: ci.NumRedelivered}
+	}
+	return out, nil
+}
+
 func (b *Broker) sub(name string) (*subscription, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
