@@ -48,6 +48,10 @@ Usage:
                                 with --http HOST:PORT also a simulation live, in real time, behind
                                 its HTTP API (POST /payments, GET /payments/{id}, GET /metrics);
                                 --broker nats|nats://HOST:PORT runs the engine for real on JetStream
+  outboxlab live [--broker nats|nats://HOST:PORT] [--http HOST:PORT] [--lang en|es]
+                                the engine running for real on JetStream, live on screen: post
+                                payments, crash or stall an actor, stop and start the broker;
+                                --http also serves its API, faults and /metrics
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
@@ -119,6 +123,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return doctor(args, stdout, stderr)
 	case "serve":
 		return serve(args, stdout, stderr)
+	case "live":
+		return liveScreen(args, stdout, stderr)
 	case "scenes":
 		return listScenes(args, stdout, stderr)
 	case "run":

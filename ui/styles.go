@@ -48,6 +48,11 @@ type Styles struct {
 	Lesson struct {
 		Pass, Fail, Pending, Detail, Status, Caption, Right, Wrong, Choice, Selected, Because lipgloss.Style
 	}
+	// Live is the live screen's (outboxlab live): its header and the
+	// actors' states; its figures use Figures.
+	Live struct {
+		Title, Broker, Why, Running, Stalled, Crashed, Armed, Index lipgloss.Style
+	}
 	// Markdown is the lesson pane's glamour style, matched to the
 	// background (ASCII only under NO_COLOR), without the document margin:
 	// the pane draws its own.
@@ -172,6 +177,15 @@ func DefaultStyles(hasDark bool) Styles {
 	s.Lesson.Selected = n().Foreground(accent).Bold(true).Reverse(noColor)
 	s.Lesson.Because = n().Foreground(muted).Italic(true)
 	s.Markdown = markdownStyle(hasDark, noColor)
+
+	s.Live.Title = n().Bold(true).Foreground(accent)
+	s.Live.Broker = n().Bold(true).Foreground(text)
+	s.Live.Why = n().Foreground(muted)
+	s.Live.Running = n().Foreground(green)
+	s.Live.Stalled = n().Foreground(orange).Bold(true)
+	s.Live.Crashed = n().Foreground(red).Bold(true)
+	s.Live.Armed = n().Foreground(orange)
+	s.Live.Index = n().Foreground(muted)
 
 	s.Spinner = n().Foreground(accent)
 

@@ -1,0 +1,381 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/deploy"
+)
+
+// LiveOptions say what the live screen shows: a deployment running for
+// real (deploy.Launch), started by the caller, who also stops it.
+type LiveOptions struct {
+	Deployment *deploy.Deployment
+	// BrokerURL is the NATS URL the broker runs at; "" for JetStream
+	// embedded in this process.
+	BrokerURL string
+	// HTTP is where its HTTP API listens ("" for none).
+	HTTP string
+	// Lang is the screen's language, en or es ("" = en).
+	Lang string
+}
+
+// The live screen's size: below it, a message instead of a broken layout.
+const (
+	liveMinWidth  = 80
+	liveMinHeight = 20
+)
+
+// liveRefresh is how often the snapshot is read again.
+const liveRefresh = 500 * time.Millisecond
+
+// LiveModel is the live screen's root: the header (which broker runs and
+// why), the actors and the figures, and the footer of keys. It turns keys
+// into the deployment's faults and payments, each a command whose result
+// comes back as a message; the tick reads the snapshot.
+type LiveModel struct {
+	ctx     context.Context
+	d       *deploy.Deployment
+	opts    LiveOptions
+	st      *Styles
+	keys    LiveKeyMap
+	help    help.Model
+	actors  liveActorsPane
+	figures liveFiguresPane
+	w, h    int
+
+	tag        int  // the tick chain's; a tick of another is dropped
+	refreshing bool // a snapshot is being read
+	snapErr    error
+	brokerBusy bool // a stop or start runs
+	notice     string
+	err        error // the last action's failure
+}
+
+// Messages of the live screen's commands.
+type (
+	liveTickMsg     struct{ tag int }
+	liveSnapshotMsg struct {
+		snap   deploy.Snapshot
+		actors []deploy.Actor
+		err    error
+	}
+	livePostedMsg struct {
+		n   int
+		err error
+	}
+	liveFaultMsg struct {
+		notice string
+		err    error
+	}
+	liveBrokerMsg struct {
+		started bool
+		err     error
+	}
+)
+
+// NewLiveModel builds the live screen for o.Deployment.
+func NewLiveModel(ctx context.Context, o LiveOptions) LiveModel {
+	st := DefaultStyles(true)
+	st.Words = catalog.For(o.Lang)
+	keys := DefaultLiveKeyMap(st.Words)
+	h := help.New()
+	h.Styles = st.Help
+	m := LiveModel{ctx: ctx, d: o.Deployment, opts: o, st: &st, keys: keys, help: h, tag: 1}
+	m.actors = newLiveActorsPane(m.st, keys, o.Deployment.AckWait())
+	m.figures = newLiveFiguresPane(m.st)
+	return m
+}
+
+// Init reads the first snapshot and starts the tick.
+func (m LiveModel) Init() tea.Cmd {
+	return tea.Batch(liveSnapshotCmd(m.ctx, m.d), liveTickCmd(m.tag), tea.RequestBackgroundColor)
+}
+
+func liveTickCmd(tag int) tea.Cmd {
+	return tea.Tick(liveRefresh, func(time.Time) tea.Msg { return liveTickMsg{tag: tag} })
+}
+
+func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment) tea.Cmd {
+	return func() tea.Msg {
+		c, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		s, err := d.Snapshot(c)
+		return liveSnapshotMsg{snap: s, actors: d.Actors(), err: err}
+	}
+}
+
+func livePostCmd(ctx context.Context, d *deploy.Deployment, n int) tea.Cmd {
+	return func() tea.Msg {
+		for i := range n {
+			c, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err := d.PostPayment(c, int64(100+i))
+			cancel()
+			if err != nil {
+				return livePostedMsg{n: i, err: err}
+			}
+		}
+		return livePostedMsg{n: n}
+	}
+}
+
+func liveBrokerCmd(d *deploy.Deployment, start bool) tea.Cmd {
+	return func() tea.Msg {
+		if start {
+			return liveBrokerMsg{started: true, err: d.StartBroker()}
+		}
+		return liveBrokerMsg{err: d.StopBroker()}
+	}
+}
+
+// stallFor is how long s freezes an actor: past AckWait, so JetStream
+// delivers its message again.
+func (m LiveModel) stallFor() time.Duration {
+	if w := m.d.AckWait(); w > 0 {
+		return w + 5*time.Second
+	}
+	return 35 * time.Second
+}
+
+// Update routes: window size to every pane, keys to the actors pane while
+// it picks an actor, else to the root's keys; results to whoever draws them.
+func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	w := m.st.Words
+	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		words := m.st.Words
+		st := DefaultStyles(msg.IsDark())
+		st.Words = words
+		*m.st = st
+		m.help.Styles = st.Help
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.layout()
+	case liveTickMsg:
+		if msg.tag != m.tag {
+			return m, nil
+		}
+		cmds := []tea.Cmd{liveTickCmd(m.tag)}
+		if !m.refreshing {
+			m.refreshing = true
+			cmds = append(cmds, liveSnapshotCmd(m.ctx, m.d))
+		}
+		return m, tea.Batch(cmds...)
+	case liveSnapshotMsg:
+		m.refreshing = false
+		m.snapErr = msg.err
+		var cmd tea.Cmd
+		m.actors, cmd = m.actors.Update(msg)
+		m.figures, _ = m.figures.Update(msg)
+		return m, cmd
+	case livePostedMsg:
+		m.err = msg.err
+		if msg.err == nil {
+			m.notice = w.T("payments posted: %d (each in one transaction with its outbox row)", msg.n)
+		}
+		return m, liveSnapshotCmd(m.ctx, m.d)
+	case liveFaultMsg:
+		m.notice, m.err = msg.notice, msg.err
+		return m, liveSnapshotCmd(m.ctx, m.d)
+	case liveBrokerMsg:
+		m.brokerBusy, m.err = false, msg.err
+		switch {
+		case msg.err != nil:
+		case msg.started:
+			m.notice = w.Word("JetStream started again on its store: the relays publish what waited in the outbox")
+		default:
+			m.notice = w.Word("JetStream stopped: publishes fail (the relays retry later), consumers wait; its store is kept")
+		}
+		return m, liveSnapshotCmd(m.ctx, m.d)
+	case liveActorChosenMsg:
+		m.keys.choosing(false)
+		return m, m.arm(msg)
+	case tea.KeyPressMsg:
+		if key.Matches(msg, m.keys.Quit) {
+			return m, tea.Quit
+		}
+		if m.actors.choosing != "" {
+			var cmd tea.Cmd
+			m.actors, cmd = m.actors.Update(msg)
+			return m, cmd
+		}
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+// key is a key of the root's.
+func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	w := m.st.Words
+	switch {
+	case key.Matches(msg, m.keys.Post):
+		m.notice, m.err = w.Word("posting a payment…"), nil
+		return m, livePostCmd(m.ctx, m.d, 1)
+	case key.Matches(msg, m.keys.PostTen):
+		m.notice, m.err = w.Word("posting 10 payments…"), nil
+		return m, livePostCmd(m.ctx, m.d, 10)
+	case key.Matches(msg, m.keys.Crash), key.Matches(msg, m.keys.Stall):
+		fault := deploy.FaultCrash
+		m.notice = w.T("crash which actor? 1-%d, esc cancels", len(m.actors.actors))
+		if key.Matches(msg, m.keys.Stall) {
+			fault = deploy.FaultStall
+			m.notice = w.T("stall which actor for %s (past AckWait)? 1-%d, esc cancels", m.stallFor(), len(m.actors.actors))
+		}
+		m.err = nil
+		m.actors.choose(fault)
+		m.keys.choosing(true)
+		m.layout()
+	case key.Matches(msg, m.keys.Broker):
+		m.err = nil
+		if !m.d.Embedded() {
+			m.notice = w.T("the broker runs at %s, not in this process: stop it there", m.opts.BrokerURL)
+			return m, nil
+		}
+		if m.brokerBusy {
+			return m, nil
+		}
+		m.brokerBusy = true
+		if m.d.BrokerRunning() {
+			m.notice = w.Word("stopping JetStream…")
+			return m, liveBrokerCmd(m.d, false)
+		}
+		m.notice = w.Word("starting JetStream…")
+		return m, liveBrokerCmd(m.d, true)
+	}
+	return m, nil
+}
+
+// arm arms the chosen fault, on bubbletea's goroutine (arming only sets
+// what the actor's hook reads at its next checkpoint: it does not block).
+func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
+	w := m.st.Words
+	m.layout()
+	if c.actor == "" {
+		m.notice = ""
+		return nil
+	}
+	var err error
+	notice := ""
+	if c.fault == deploy.FaultCrash {
+		err = m.d.Crash(c.actor)
+		notice = w.T("%s crashes at its next checkpoint; its supervisor starts a new one a second later", c.actor)
+	} else {
+		d := m.stallFor()
+		err = m.d.Stall(c.actor, d)
+		notice = w.T("%s freezes for %s at its next checkpoint: its ack comes after AckWait, and JetStream delivers again", c.actor, d)
+	}
+	if errors.Is(err, deploy.ErrUnknownActor) {
+		return func() tea.Msg { return liveFaultMsg{notice: w.T("no actor %s", c.actor)} }
+	}
+	return func() tea.Msg { return liveFaultMsg{notice: notice, err: err} }
+}
+
+// header is the lines above the panes: which broker runs, and why.
+func (m LiveModel) header() []string {
+	st, w := m.st, m.st.Words
+	where := w.Word("JetStream embedded in this process")
+	if m.opts.BrokerURL != "" {
+		where = w.T("NATS JetStream at %s", m.opts.BrokerURL)
+	}
+	first := st.Live.Title.Render("outboxlab live") + st.App.Status.Render(" │ ") +
+		st.App.StatusKey.Render(w.Word("broker")+" ") + st.Live.Broker.Render(where)
+	if m.figures.snap != nil && !m.figures.snap.BrokerRunning {
+		first += " " + st.Live.Crashed.Render(w.Word("(stopped)"))
+	}
+	if m.opts.HTTP != "" {
+		first += st.App.Status.Render(" │ ") + st.App.StatusKey.Render("api ") + st.App.StatusValue.Render("http://"+m.opts.HTTP)
+	}
+	return []string{
+		first,
+		st.Live.Why.Render(w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit")),
+		st.Live.Why.Render(w.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock")),
+	}
+}
+
+// layout sizes the panes: the actors on the left, the figures beside them.
+func (m *LiveModel) layout() {
+	body := max(m.h-len(m.header())-3, 1)
+	// The figures' longest lines take about 55 columns; the actors the rest,
+	// half the width at most.
+	left := min(max(m.w-3-55, 36), m.w/2)
+	m.actors.SetSize(left, body)
+	m.figures.SetSize(m.w-left-3, body)
+	m.help.SetWidth(m.w)
+}
+
+// View draws the screen.
+func (m LiveModel) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "outboxlab live"
+	return v
+}
+
+func (m LiveModel) render() string {
+	w := m.st.Words
+	if m.w < liveMinWidth || m.h < liveMinHeight {
+		return w.T("terminal too small: the live screen needs %d×%d", liveMinWidth, liveMinHeight)
+	}
+	lines := m.header()
+	lines = append(lines, m.st.Pane.Gutter.Render(strings.Repeat("─", m.w)))
+	gutter := m.st.Pane.Gutter.Render(" │ ")
+	lines = append(lines, lipgloss.JoinHorizontal(lipgloss.Top, m.actors.View(),
+		strings.TrimRight(strings.Repeat(gutter+"\n", m.actors.h), "\n"), m.figures.View()))
+	status := ""
+	switch {
+	case m.err != nil:
+		status = m.st.App.Error.Render(m.err.Error())
+	case m.snapErr != nil:
+		status = m.st.App.Error.Render(w.T("cannot read the database: %s", m.snapErr.Error()))
+	default:
+		status = m.st.App.Notice.Render(m.notice)
+	}
+	lines = append(lines, fitLine(status, m.w))
+	var h help.KeyMap = m.keys
+	if m.actors.choosing != "" {
+		h = m.actors
+	}
+	lines = append(lines, m.help.View(h))
+	return strings.Join(lines, "\n")
+}
+
+// RunLive shows the deployment live on the terminal until the learner
+// quits (or SIGINT, SIGTERM, SIGHUP, or ctx ends). It neither starts nor
+// stops the deployment: its caller does both.
+func RunLive(ctx context.Context, o LiveOptions) error {
+	if o.Deployment == nil {
+		return &UsageError{errors.New("live: no deployment")}
+	}
+	if o.Lang == "" {
+		o.Lang = "en"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := tea.NewProgram(NewLiveModel(ctx, o), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			p.Quit()
+		case <-ctx.Done():
+		}
+	}()
+	_, err := p.Run()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
+		return fmt.Errorf("live: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	"github.com/outboxlab/outboxlab/catalog"
+)
+
+// LiveKeyMap holds the live screen's keys. While a fault waits for its
+// actor's digit, only the digits and esc apply.
+type LiveKeyMap struct {
+	Post    key.Binding
+	PostTen key.Binding
+	Crash   key.Binding
+	Stall   key.Binding
+	Broker  key.Binding
+	Actor   key.Binding // a digit: the actor a crash or stall is for
+	Cancel  key.Binding
+	Quit    key.Binding
+}
+
+// DefaultLiveKeyMap returns the live screen's keys, their help in w's language.
+func DefaultLiveKeyMap(w *catalog.Printer) LiveKeyMap {
+	k := LiveKeyMap{
+		Post:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", w.T("post a payment"))),
+		PostTen: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", w.T("post 10"))),
+		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", w.T("crash an actor"))),
+		Stall:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", w.T("stall an actor past AckWait"))),
+		Broker:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("broker stop/start"))),
+		Actor:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", w.T("which actor"))),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("cancel"))),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
+	}
+	k.choosing(false)
+	return k
+}
+
+// choosing enables the digits and esc while a fault waits for its actor,
+// the other keys (but quit) otherwise.
+func (k *LiveKeyMap) choosing(on bool) {
+	for _, b := range []*key.Binding{&k.Post, &k.PostTen, &k.Crash, &k.Stall, &k.Broker} {
+		b.SetEnabled(!on)
+	}
+	k.Actor.SetEnabled(on)
+	k.Cancel.SetEnabled(on)
+}
+
+// ShortHelp is the footer's line.
+func (k LiveKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Quit}
+}
+
+// FullHelp is every key.
+func (k LiveKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
