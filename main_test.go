@@ -61,6 +61,12 @@ func TestBadInput(t *testing.T) {
 		{"serve with an unknown broker", []string{"serve", "--http", "127.0.0.1:0", "--broker", "kafka", "--data-dir", tempDataDir(t)}, exitUsage, "want inprocess, nats (JetStream embedded) or nats://HOST:PORT"},
 		{"serve --broker without --http", []string{"serve", "--broker", "nats", "--data-dir", tempDataDir(t)}, exitUsage, "go with --http"},
 		{"serve --broker nats in compare mode", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats", "--mode", "compare", "--data-dir", tempDataDir(t)}, exitUsage, "--mode compare and --otlp go with --broker inprocess"},
+		{"live on the in-process broker", []string{"live", "--broker", "inprocess", "--data-dir", tempDataDir(t)}, exitUsage, "the in-process broker runs on the simulator's virtual clock"},
+		{"live with an unknown broker", []string{"live", "--broker", "bogus", "--data-dir", tempDataDir(t)}, exitUsage, "want inprocess, nats (JetStream embedded) or nats://HOST:PORT"},
+		{"live on a port in use", []string{"live", "--http", busyPort(t), "--data-dir", tempDataDir(t)}, exitUsage, "another program listens there"},
+		{"live with an unknown flag", []string{"live", "--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{"live with a bad language", []string{"live", "--lang", "fr", "--data-dir", tempDataDir(t)}, exitUsage, "--lang"},
+		{"live at an unreachable url", []string{"live", "--broker", "nats://127.0.0.1:1", "--data-dir", tempDataDir(t)}, exitUsage, "--broker nats://127.0.0.1:1"},
 		{"serve --broker at an unreachable url", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats://127.0.0.1:1", "--data-dir", tempDataDir(t)}, exitUsage, "--broker nats://127.0.0.1:1"},
 	}
 	for _, c := range cases {

@@ -199,7 +199,6 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, liveSnapshotCmd(m.ctx, m.d)
 	case liveActorChosenMsg:
-		m.keys.choosing(false)
 		return m, m.arm(msg)
 	case tea.KeyPressMsg:
 		if key.Matches(msg, m.keys.Quit) {
@@ -208,6 +207,12 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.actors.choosing != "" {
 			var cmd tea.Cmd
 			m.actors, cmd = m.actors.Update(msg)
+			// The root's keys come back with the choice made, not when its
+			// message arrives: a key pressed meanwhile is not lost.
+			m.keys.choosing(m.actors.choosing != "")
+			if m.actors.choosing == "" {
+				m.notice = "" // the fault's own comes with its message
+			}
 			return m, cmd
 		}
 		return m.key(msg)
@@ -262,7 +267,6 @@ func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
 	w := m.st.Words
 	m.layout()
 	if c.actor == "" {
-		m.notice = ""
 		return nil
 	}
 	var err error
@@ -296,11 +300,17 @@ func (m LiveModel) header() []string {
 	if m.opts.HTTP != "" {
 		first += st.App.Status.Render(" │ ") + st.App.StatusKey.Render("api ") + st.App.StatusValue.Render("http://"+m.opts.HTTP)
 	}
-	return []string{
-		first,
-		st.Live.Why.Render(w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit")),
-		st.Live.Why.Render(w.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock")),
+	lines := []string{fitLine(first, m.w)}
+	// Why, wrapped at the width: the reason matters more than one line.
+	for _, why := range []string{
+		w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit"),
+		w.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock"),
+	} {
+		for _, l := range strings.Split(lipgloss.NewStyle().Width(max(m.w, 1)).Render(why), "\n") {
+			lines = append(lines, st.Live.Why.Render(strings.TrimRight(l, " ")))
+		}
 	}
+	return lines
 }
 
 // layout sizes the panes: the actors on the left, the figures beside them.
@@ -346,7 +356,8 @@ func (m LiveModel) render() string {
 	if m.actors.choosing != "" {
 		h = m.actors
 	}
-	lines = append(lines, m.help.View(h))
+	// help lets a binding overflow when not even its ellipsis fits.
+	lines = append(lines, fitLine(m.help.View(h), m.w))
 	return strings.Join(lines, "\n")
 }
 

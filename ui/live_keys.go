@@ -23,9 +23,9 @@ func DefaultLiveKeyMap(w *catalog.Printer) LiveKeyMap {
 	k := LiveKeyMap{
 		Post:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", w.T("post a payment"))),
 		PostTen: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", w.T("post 10"))),
-		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", w.T("crash an actor"))),
-		Stall:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", w.T("stall an actor past AckWait"))),
-		Broker:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("broker stop/start"))),
+		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", w.T("crash"))),
+		Stall:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", w.T("stall past AckWait"))),
+		Broker:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("stop/start the broker"))),
 		Actor:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", w.T("which actor"))),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("cancel"))),
 		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),

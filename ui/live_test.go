@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+)
+
+// liveDriver plays the Bubble Tea runtime for the live screen, as driver
+// does for the simulator: each command on its own goroutine, each message
+// back to Update one at a time.
+type liveDriver struct {
+	t    *testing.T
+	m    LiveModel
+	msgs chan tea.Msg
+	seen []string // every screen drawn, for what showed only for a moment
+}
+
+// newLiveDriver launches a deployment on embedded JetStream (a 1 s lease:
+// a crashed relay's row is claimed again soon) and opens the live screen
+// on it at w×h.
+func newLiveDriver(t *testing.T, lang string, w, h int) *liveDriver {
+	t.Helper()
+	_, db := pgtest.DB(t)
+	j, err := deploy.OpenJetStream(context.Background(), deploy.BrokerChoice{Kind: deploy.BrokerNATS}, t.TempDir(),
+		jetstream.Config{Timeout: 500 * time.Millisecond, AckWait: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := deploy.Launch(ctx, deploy.Options{DatabaseURL: pgtest.Server(t).DatabaseURL(db), Broker: j.Broker, Server: j.Server,
+		Relay: engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second}})
+	if err != nil {
+		cancel()
+		j.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		d.Wait()
+		j.Close()
+	})
+	ld := &liveDriver{t: t, m: NewLiveModel(ctx, LiveOptions{Deployment: d, Lang: lang}), msgs: make(chan tea.Msg, 64)}
+	ld.handle(tea.WindowSizeMsg{Width: w, Height: h})
+	ld.exec(ld.m.Init())
+	return ld
+}
+
+func (d *liveDriver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if msg := cmd(); msg != nil {
+			d.msgs <- msg
+		}
+	}()
+}
+
+func (d *liveDriver) handle(msg tea.Msg) {
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			d.exec(c)
+		}
+		return
+	}
+	next, cmd := d.m.Update(msg)
+	d.m = next.(LiveModel)
+	d.seen = append(d.seen, d.screen())
+	d.exec(cmd)
+}
+
+func (d *liveDriver) screen() string { return plain(d.m.render()) }
+
+func (d *liveDriver) press(keys ...string) {
+	for _, k := range keys {
+		d.handle(keyPress(k))
+	}
+}
+
+// waitFor handles messages until the screen matches re, or fails after 20 s.
+func (d *liveDriver) waitFor(re string) {
+	d.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.After(20 * time.Second)
+	for !rx.MatchString(d.screen()) {
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+		case <-deadline:
+			d.t.Fatalf("the screen never matched %q:\n%s", re, d.screen())
+		}
+	}
+}
+
+// shown reports whether any screen drawn so far matched re.
+func (d *liveDriver) shown(re string) bool {
+	rx := regexp.MustCompile(re)
+	for _, s := range d.seen {
+		if rx.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// carried is the screen of n payments published and applied by both consumers.
+func carried(n string) string {
+	return `(?s)payments +` + n + `\n.*outbox pending +0\n.*published +` + n + `\n.*accounting +` + n + ` +` + n + ` .*notifications +` + n + ` +` + n + ` `
+}
+
+// The live screen driven by keys, as a user would: p three times, the
+// figures reach published 3 and both consumers 3; c 1 arms relay-1's crash,
+// the next payment's claim fires it and the screen shows relay-1 crashed and
+// restarting, then running with one restart, and the payment carried once
+// its lease ends; b stops the broker, payments then wait (pending grows, the
+// header says stopped), b again starts it and pending drains.
+func TestLiveScreenByKeys(t *testing.T) {
+	d := newLiveDriver(t, "en", 120, 40)
+	d.waitFor(`1 relay-1 +● running`)
+	for _, want := range []string{"JetStream embedded in this process", "the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock",
+		"relays woken by LISTEN/NOTIFY", "p post a payment", "b stop/start the broker", "q quit"} {
+		if !strings.Contains(d.screen(), want) {
+			t.Errorf("the screen lacks %q:\n%s", want, d.screen())
+		}
+	}
+	d.press("p", "p", "p")
+	d.waitFor(carried("3"))
+
+	d.press("c")
+	d.waitFor(`crash which actor\? 1-3, esc cancels\n1-9 which actor • esc cancel`)
+	d.press("1")
+	d.waitFor(`1 relay-1 +● running ⚑ crash at its next checkpoint`)
+	d.press("p")
+	d.waitFor(`1 relay-1 +● running restarts: 1`)
+	if !d.shown(`1 relay-1 +✗ crashed, restarting in`) {
+		t.Error("relay-1 was never shown crashed and restarting")
+	}
+	d.waitFor(carried("4"))
+
+	d.press("b")
+	d.waitFor(`JetStream embedded in this process \(stopped\)`)
+	d.waitFor(`JetStream +stopped: b starts it`)
+	d.press("p", "p")
+	d.waitFor(`outbox pending +2\n`)
+	d.waitFor(`oldest pending +[0-9.]+(ms|s)\n`)
+	d.press("b")
+	d.waitFor(`JetStream started again on its store`)
+	d.waitFor(carried("6"))
+	d.waitFor(`stream messages \(not acked by every consumer\): 0`)
+
+	// esc gives up a choice; a digit past the actors says there is none.
+	d.press("s", "esc")
+	d.waitFor(`p post a payment`)
+	if strings.Contains(d.screen(), "stall which actor") || !strings.Contains(d.screen(), "p post a payment") {
+		t.Errorf("after s, esc:\n%s", d.screen())
+	}
+	d.press("s", "9")
+	d.waitFor(`no actor #9`)
+	d.press("s", "2")
+	d.waitFor(`2 accounting +● running ⚑ stall at its next checkpoint`)
+
+	d.press("q")
+	var quit bool
+	for !quit {
+		select {
+		case msg := <-d.msgs:
+			_, quit = msg.(tea.QuitMsg)
+			if !quit {
+				d.handle(msg)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("q did not quit")
+		}
+	}
+}
+
+// --lang es: every word of the live screen in Spanish, none of the English
+// the catalog translates; a terminal too small says so, in the language.
+func TestLiveScreenInSpanish(t *testing.T) {
+	d := newLiveDriver(t, "es", 120, 40)
+	d.press("p")
+	d.waitFor(`(?s)pendientes en outbox +0\n.*publicadas +1\n.*accounting +1 +1 .*notifications +1 +1 `)
+	screens := []string{d.screen()}
+	d.press("c")
+	screens = append(screens, d.screen())
+	d.press("esc", "b")
+	d.waitFor(`detenido: b lo arranca`)
+	screens = append(screens, d.screen())
+	screen := strings.Join(screens, "\n")
+	for _, want := range []string{"Actores", "Cifras", "leídas de la base de datos", "pendientes en outbox", "pendiente más antiguo",
+		"JetStream embebido en este proceso", "el simulador paso a paso mantiene el broker en proceso", "¿qué actor tumbar\\? 1-3, esc cancela",
+		"enviar un pago", "parar/arrancar el broker", "salir", "● en marcha", "consumidor", "deteniendo JetStream|JetStream detenido"} {
+		if !regexp.MustCompile(want).MatchString(screen) {
+			t.Errorf("the Spanish screen lacks %q:\n%s", want, screen)
+		}
+	}
+	for _, leak := range catalog.EnglishIn(screen, 8, nil) {
+		t.Errorf("the Spanish screen shows the English %q (Spanish: %q)", leak[0], leak[1])
+	}
+	d.handle(tea.WindowSizeMsg{Width: 79, Height: 30})
+	if got := d.screen(); got != "terminal demasiado pequeña: la pantalla en vivo necesita 80×20\n" {
+		t.Errorf("79 columns: %q", got)
+	}
+}
+
+// A terminal below 80×20 gets a message instead of a broken layout, and
+// the screen comes back at once when it grows.
+func TestLiveScreenTooSmall(t *testing.T) {
+	d := newLiveDriver(t, "en", 120, 19)
+	if got := d.screen(); got != "terminal too small: the live screen needs 80×20\n" {
+		t.Errorf("120×19: %q", got)
+	}
+	d.handle(tea.WindowSizeMsg{Width: 80, Height: 20})
+	d.waitFor(`1 relay-1 +● running`)
+	for i, l := range strings.Split(strings.TrimSuffix(d.screen(), "\n"), "\n") {
+		if w := len([]rune(l)); w > 80 {
+			t.Errorf("line %d is %d wide at 80 columns: %q", i, w, l)
+		}
+	}
+	if n := strings.Count(d.screen(), "\n"); n > 20 {
+		t.Errorf("%d lines at 20 rows:\n%s", n, d.screen())
+	}
+}
