@@ -1,5 +1,5 @@
 // Package deploy runs the engine as a deployment would, for `outboxlab
-// serve --http --broker nats`: no simulator and no virtual clock, the
+// serve --http --broker nats` and `outboxlab live`: no simulator and no virtual clock, the
 // system clock, relays woken by LISTEN/NOTIFY, consumers pulling from a real
 // broker, each in its own goroutine for as long as the context lives, and
 // the HTTP API's POST /payments an engine.Writer on the same database.

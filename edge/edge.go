@@ -97,7 +97,8 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 
 // ServeBackend answers POST and GET /payments with b instead of a
 // simulation: the engine running for real, in real time (serve --broker
-// nats). /metrics reads a simulation, so it is not served then.
+// nats). Its /metrics is not a simulation's: a deployment serves its own
+// beside the API through ServeHandler.
 func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandler(b)) }
 
 // ServeHandler answers every request with h (ServeBackend's API and

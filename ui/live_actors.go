@@ -48,6 +48,7 @@ func (p liveActorsPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
 // choose waits for the digit of fault's actor.
 func (p *liveActorsPane) choose(fault string) {
 	p.choosing = fault
+	p.keys.Actor.SetHelp(fmt.Sprintf("1-%d", max(len(p.actors), 1)), p.keys.Actor.Help().Desc)
 	p.keys.Actor.SetEnabled(true)
 	p.keys.Cancel.SetEnabled(true)
 }

@@ -137,7 +137,7 @@ func TestLiveScreenByKeys(t *testing.T) {
 	d.waitFor(carried("3"))
 
 	d.press("c")
-	d.waitFor(`crash which actor\? 1-3, esc cancels\n1-9 which actor • esc cancel`)
+	d.waitFor(`crash which actor\? 1-3, esc cancels\n1-3 which actor • esc cancel`)
 	d.press("1")
 	d.waitFor(`1 relay-1 +● running ⚑ crash at its next checkpoint`)
 	d.press("p")
