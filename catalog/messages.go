@@ -680,7 +680,7 @@ var messages = []struct{ en, es string }{
 	{"stop/start the broker", "parar/arrancar el broker"},
 	{"broker", "broker"},
 	{"cannot read the database: %s", "no se puede leer la base de datos: %s"},
-	{"consumer", "consumidor"},
+	{"per consumer", "por consumidor"},
 	{"crash which actor? 1-%d, esc cancels", "¿qué actor tumbar? 1-%d, esc cancela"},
 	{"does not answer", "no responde"},
 	{"from the database", "leídas de la base de datos"},

@@ -67,7 +67,7 @@ func (p liveFiguresPane) View() string {
 		lines = append(lines, st.Figures.Label.Render(pad(l, labelW))+"  "+v)
 	}
 	lines = append(lines, "")
-	head := []string{w.Word("consumer"), w.Word("inbox"), w.Word("effects"), w.Word("dup. ignored")}
+	head := []string{w.Word("per consumer"), w.Word("inbox"), w.Word("effects"), w.Word("dup. ignored")}
 	nameW := lipgloss.Width(head[0])
 	for _, c := range s.Consumers {
 		nameW = max(nameW, len(c.Name))
