@@ -133,8 +133,11 @@ func (d *database) sizes(ctx context.Context) ([]tableSize, error) {
 }
 
 // reset empties the database in place: every session that is not the
-// simulator's own is ended (a learner's psql inside a transaction, an
-// actor's backend of another simulation), as ResetDatabase ends them, then
+// simulator's own and may hold a lock is ended (a learner's psql inside a
+// transaction, an actor's backend of another simulation, anything not
+// idle); an idle session holds no lock a TRUNCATE waits for, and is left
+// alone (a learner's psql between two queries, the user's own sessions on
+// a --database-url server); then
 // the tables a run wrote are truncated, identities restarted (a TRUNCATE
 // waits for the locks of a backend still exiting). TRUNCATE, not DELETE:
 // the tables are new files again, so rows go where they went in the first
@@ -162,7 +165,7 @@ func (d *database) reset(ctx context.Context) error {
 	}
 	d.mu.Unlock()
 	sql := `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type <> 'walsender' AND application_name <> ` + quote(d.poolName) + `
+WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle' AND application_name <> ` + quote(d.poolName) + `
   AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]))`
 	if len(written) > 0 {
 		sql += ";\nTRUNCATE " + strings.Join(written, ", ") + " RESTART IDENTITY"
