@@ -3,6 +3,7 @@ package ui
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,95 +19,107 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays every lesson twice on the real database")
 	}
+	// Each lesson has its own databases and model, so they play side by
+	// side, four at once whatever -parallel says: a lesson mostly waits for
+	// a key's quiet moment (80 ms), so even a machine of two cores plays
+	// four in about the time of one (measured: 474 s one after another,
+	// 155 s two at once). Run may be called from several goroutines.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 4)
+	defer wg.Wait()
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range course {
-			t.Run(lang+"/"+l.Name, func(t *testing.T) {
-				// Each lesson has its own databases and model: they run side
-				// by side (the -parallel limit, GOMAXPROCS by default). A
-				// lesson is mostly waiting for a key's quiet moment, so two at
-				// once take about half the time on a machine of two cores.
-				t.Parallel()
-				start, presses := time.Now(), 0
-				d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
-				press := func(keys ...string) {
-					presses += len(keys)
-					d.press(keys...)
-				}
-				press("+", "+", "+") // the fastest autoplay: 16 steps a second
-				for i, step := range d.m.lesson.lesson.Steps {
-					if d.m.lesson.step != i {
-						t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
-					}
-					press("h")
-					if step.Chaos > 0 {
-						// The task is a chaos run: X, the hint says so; the
-						// table is read in the learner's language.
-						if !strings.Contains(d.m.lesson.keyHint, "X") {
-							t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
-						}
-						if foot := plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
-							t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
-						}
-						press("p") // an action first: the hint keeps its X
-						d.settle()
-						if !strings.Contains(d.m.lesson.keyHint, "X") {
-							t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.keyHint)
-						}
-						press("X")
-						d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
-						if d.m.chaos.err != nil {
-							t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
-						}
-						d.settle()
-						table := plain(d.m.render())
-						want := map[string]string{"en": "naive write: lost events in", "es": "escritura ingenua: perdió eventos en"}[lang]
-						if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
-							t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
-						}
-						press("esc")
-					}
-					for _, st := range step.Solution {
-						keys, err := keyPath(st, d.m.actors, d.m.settings)
-						if err != nil {
-							t.Fatalf("step %d: %v", i+1, err)
-						}
-						if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
-							t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
-						}
-						press(keys...)
-						if keys[0] == "space" {
-							d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
-							d.settle()
-						}
-						if d.m.err != nil {
-							t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
-						}
-					}
-					d.waitFor("the step to pass", func(m Model) bool {
-						return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy
-					})
-					d.settle()
-					if d.m.lesson.stage != stagePassed {
-						t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
-					}
-					press("enter")
-					if step := d.m.lesson.current(); step != nil && step.Fresh {
-						d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
-						d.settle()
-					}
-				}
-				for _, q := range d.m.lesson.lesson.Quiz {
-					press(string(rune('1'+q.Answer())), "enter", "enter")
-				}
-				if d.m.lesson.stage != stageDone {
-					t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
-				}
-				t.Logf("%s/%s by keys: %d presses, %v", lang, l.Name, presses, time.Since(start).Round(time.Millisecond))
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				playLessonByKeys(t, lang, l)
 			})
 		}
 	}
+}
+
+// playLessonByKeys is one lesson of TestEveryLessonByKeysAlone, a subtest.
+func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
+	t.Run(lang+"/"+l.Name, func(t *testing.T) {
+		start, presses := time.Now(), 0
+		d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+		press := func(keys ...string) {
+			presses += len(keys)
+			d.press(keys...)
+		}
+		press("+", "+", "+") // the fastest autoplay: 16 steps a second
+		for i, step := range d.m.lesson.lesson.Steps {
+			if d.m.lesson.step != i {
+				t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
+			}
+			press("h")
+			if step.Chaos > 0 {
+				// The task is a chaos run: X, the hint says so; the
+				// table is read in the learner's language.
+				if !strings.Contains(d.m.lesson.keyHint, "X") {
+					t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
+				}
+				if foot := plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
+					t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
+				}
+				press("p") // an action first: the hint keeps its X
+				d.settle()
+				if !strings.Contains(d.m.lesson.keyHint, "X") {
+					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.keyHint)
+				}
+				press("X")
+				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
+				if d.m.chaos.err != nil {
+					t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
+				}
+				d.settle()
+				table := plain(d.m.render())
+				want := map[string]string{"en": "naive write: lost events in", "es": "escritura ingenua: perdió eventos en"}[lang]
+				if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
+					t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
+				}
+				press("esc")
+			}
+			for _, st := range step.Solution {
+				keys, err := keyPath(st, d.m.actors, d.m.settings)
+				if err != nil {
+					t.Fatalf("step %d: %v", i+1, err)
+				}
+				if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
+					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
+				}
+				press(keys...)
+				if keys[0] == "space" {
+					d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+					d.settle()
+				}
+				if d.m.err != nil {
+					t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
+				}
+			}
+			d.waitFor("the step to pass", func(m Model) bool {
+				return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy
+			})
+			d.settle()
+			if d.m.lesson.stage != stagePassed {
+				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
+			}
+			press("enter")
+			if step := d.m.lesson.current(); step != nil && step.Fresh {
+				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
+				d.settle()
+			}
+		}
+		for _, q := range d.m.lesson.lesson.Quiz {
+			press(string(rune('1'+q.Answer())), "enter", "enter")
+		}
+		if d.m.lesson.stage != stageDone {
+			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
+		}
+		t.Logf("%s/%s by keys: %d presses, %v", lang, l.Name, presses, time.Since(start).Round(time.Millisecond))
+	})
 }
