@@ -15,11 +15,6 @@ import (
 //go:embed sql/snapshot.sql
 var sqlSnapshot string
 
-// sqlSnapshotConsumers counts each consumer's inbox and effects.
-//
-//go:embed sql/snapshot_consumers.sql
-var sqlSnapshotConsumers string
-
 // Snapshot is a deployment's figures at one moment: the outbox and each
 // consumer's inbox and effects as the database holds them, and what the
 // broker holds as JetStream says.
@@ -72,22 +67,13 @@ func (d *Deployment) Snapshot(ctx context.Context) (Snapshot, error) {
 		return s, fmt.Errorf("snapshot: %w", err)
 	}
 	s.OldestPendingAge = time.Duration(age * float64(time.Second))
-	rows, err := d.pool.Query(ctx, sqlSnapshotConsumers)
+	read, err := telemetry.ReadConsumerFigures(ctx, d.pool)
 	if err != nil {
-		return s, fmt.Errorf("snapshot consumers: %w", err)
+		return s, fmt.Errorf("snapshot: %w", err)
 	}
 	found := map[string]ConsumerFigures{}
-	for rows.Next() {
-		var c ConsumerFigures
-		if err := rows.Scan(&c.Name, &c.Inbox, &c.Effects); err != nil {
-			rows.Close()
-			return s, fmt.Errorf("snapshot consumers: %w", err)
-		}
-		found[c.Name] = c
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s, fmt.Errorf("snapshot consumers: %w", err)
+	for name, c := range read {
+		found[name] = ConsumerFigures{Name: name, Inbox: c.Inbox, Effects: c.Effects}
 	}
 	dups := d.o.Counters.DuplicatesIgnoredBy()
 	for _, name := range Consumers {

@@ -283,20 +283,9 @@ func (c *Collector) perConsumer(ctx context.Context, pipeline string) ([]prometh
 		return nil, fmt.Errorf("%s database: connect: %w", pipeline, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rows, err := conn.Query(ctx, sqlConsumerFigures)
+	by, err := ReadConsumerFigures(ctx, conn)
 	if err != nil {
-		return nil, fmt.Errorf("%s database: consumer_figures: %w", pipeline, err)
-	}
-	type counts struct{ inbox, effects int64 }
-	by := map[string]counts{}
-	var name string
-	var n counts
-	_, err = pgx.ForEachRow(rows, []any{&name, &n.inbox, &n.effects}, func() error {
-		by[name] = n
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s database: consumer_figures: %w", pipeline, err)
+		return nil, fmt.Errorf("%s database: %w", pipeline, err)
 	}
 	names := append([]string(nil), consumers...)
 	for name := range by {
@@ -307,8 +296,8 @@ func (c *Collector) perConsumer(ctx context.Context, pipeline string) ([]prometh
 	var out []prometheus.Metric
 	for _, name := range names {
 		out = append(out,
-			prometheus.MustNewConstMetric(descInboxMessages, prometheus.GaugeValue, float64(by[name].inbox), pipeline, name),
-			prometheus.MustNewConstMetric(descEffects, prometheus.GaugeValue, float64(by[name].effects), pipeline, name))
+			prometheus.MustNewConstMetric(descInboxMessages, prometheus.GaugeValue, float64(by[name].Inbox), pipeline, name),
+			prometheus.MustNewConstMetric(descEffects, prometheus.GaugeValue, float64(by[name].Effects), pipeline, name))
 	}
 	return out, nil
 }
@@ -343,3 +332,25 @@ func (c *Collector) run(s *sim.Sim) (time.Time, int64) {
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// ReadConsumerFigures reads each consumer's inbox rows and effects from a
+// pipeline's database (the simulation's collector and a deployment's
+// snapshot both), keyed by consumer name; a consumer with none is absent.
+func ReadConsumerFigures(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}) (map[string]ConsumerFigures, error) {
+	rows, err := q.Query(ctx, sqlConsumerFigures)
+	if err != nil {
+		return nil, fmt.Errorf("consumer_figures: %w", err)
+	}
+	by := map[string]ConsumerFigures{}
+	var c ConsumerFigures
+	_, err = pgx.ForEachRow(rows, []any{&c.Name, &c.Inbox, &c.Effects}, func() error {
+		by[c.Name] = c
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consumer_figures: %w", err)
+	}
+	return by, nil
+}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -374,16 +371,7 @@ func RunLive(ctx context.Context, o LiveOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := tea.NewProgram(NewLiveModel(ctx, o), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			p.Quit()
-		case <-ctx.Done():
-		}
-	}()
+	defer quitOnSignal(ctx, p)()
 	_, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("live: %w", err)
