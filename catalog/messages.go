@@ -71,6 +71,9 @@ var messages = []struct{ en, es string }{
 	{"next lesson", "siguiente lección"},
 	{"restart step", "repetir el paso"},
 	{"from another terminal: ", "desde otra terminal: "},
+	{"broker: in-process, on the simulator's virtual clock:", "broker: en proceso, sobre el reloj virtual del simulador:"},
+	{"        only it can be stopped between two statements;", "        solo él puede pararse entre dos sentencias;"},
+	{"        outboxlab live: the same engine on NATS JetStream, in real time", "        outboxlab live: el mismo motor sobre NATS JetStream, en tiempo real"},
 
 	// Dialogs.
 	{"%s which actor?", "%s: ¿qué actor?"},

@@ -62,6 +62,13 @@ func (m Model) helpView() string {
 		}
 		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(lines, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
 	}
+	if m.help.ShowAll {
+		// Which broker runs, and why this one: the learner's next question
+		// is "and with a real broker?".
+		v += "\n" + m.st.App.Muted.Render(m.st.Words.T("broker: in-process, on the simulator's virtual clock:")+
+			"\n"+m.st.Words.T("        only it can be stopped between two statements;")+
+			"\n"+m.st.Words.T("        outboxlab live: the same engine on NATS JetStream, in real time"))
+	}
 	return v
 }
 
