@@ -75,7 +75,11 @@ func startTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
 	}
 	dir := tempDataDir(t)
 	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-%s-%d", name, os.Getpid())}
-	cmd := fmt.Sprintf("%s %s --data-dir %s %s; echo EXITED $?; sleep 30", env, bin, dir, args)
+	sub := "" // a command (live) goes before the flags
+	if first, rest, _ := strings.Cut(args, " "); first != "" && !strings.HasPrefix(first, "-") {
+		sub, args = first, rest
+	}
+	cmd := fmt.Sprintf("%s %s %s --data-dir %s %s; echo EXITED $?; sleep 30", env, bin, sub, dir, args)
 	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
@@ -165,4 +169,37 @@ func TestRaceLessonByKeysInTmux(t *testing.T) {
 	term.waitFor("the step passed", regexp.MustCompile(`step passed`), 60*time.Second)
 	term.keys("q")
 	term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
+}
+
+// outboxlab live, through the built binary in a real terminal: the
+// deployment on embedded JetStream runs in real time, p posts payments that
+// the screen shows published and applied by both consumers (figures read
+// from the database), b stops the broker and a payment waits as pending,
+// b starts it and the relay's retry publishes it; q exits 0 and leaves no
+// PostgreSQL behind.
+func TestLiveScreenInTmux(t *testing.T) {
+	term, dir := startTUI(t, "live", "", "live --lang en")
+	term.waitFor("the live screen", regexp.MustCompile(`JetStream embedded in this process`), 90*time.Second)
+	term.waitFor("the actors running", regexp.MustCompile(`relay-1\s+● running`), 60*time.Second)
+	term.keys("p", "p", "p")
+	term.waitFor("three payments published", regexp.MustCompile(`published\s+3`), 30*time.Second)
+	s := term.waitFor("both consumers applied them", regexp.MustCompile(`accounting\s+3\s+3[\s\S]*notifications\s+3\s+3`), 30*time.Second)
+	if !regexp.MustCompile(`payments\s+3`).MatchString(s) {
+		t.Errorf("the screen does not show 3 payments:\n%s", s)
+	}
+	term.keys("b")
+	term.waitFor("the broker stopped", regexp.MustCompile(`JetStream\s+stopped`), 20*time.Second)
+	term.keys("p")
+	term.waitFor("a payment pending", regexp.MustCompile(`outbox pending\s+1`), 20*time.Second)
+	term.keys("b")
+	s = term.waitFor("the pending payment published after the broker came back", regexp.MustCompile(`published\s+4`), 90*time.Second)
+	if !regexp.MustCompile(`outbox pending\s+0`).MatchString(s) {
+		t.Errorf("published 4 but the outbox is not empty:\n%s", s)
+	}
+	term.waitFor("both consumers applied the fourth", regexp.MustCompile(`accounting\s+4\s+4[\s\S]*notifications\s+4\s+4`), 30*time.Second)
+	term.keys("q")
+	term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
+	if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
+		t.Errorf("%d PostgreSQL servers still run after q", n)
+	}
 }
