@@ -671,7 +671,7 @@ var messages = []struct{ en, es string }{
 	// The live screen (outboxlab live): a deployment running for real.
 	{"%s crashes at its next checkpoint; its supervisor starts a new one a second later", "%s se cae en su próximo checkpoint; su supervisor arranca uno nuevo un segundo después"},
 	{"%s freezes for %s at its next checkpoint: its ack comes after AckWait, and JetStream delivers again", "%s se congela %s en su próximo checkpoint: su ack llega pasado el AckWait y JetStream entrega de nuevo"},
-	{"%s: waiting %d, unacked %d, redelivered %d", "%s: por entregar %d, sin ack %d, reentregados %d"},
+	{"%s: waiting %d, unacked %d, redelivered %d", "%s: en espera %d, sin ack %d, reentregados %d"},
 	{"(AckWait %s)", "(AckWait %s)"},
 	{"(stopped)", "(detenido)"},
 	{"Actors", "Actores"},
@@ -705,7 +705,7 @@ var messages = []struct{ en, es string }{
 	{"starting JetStream…", "arrancando JetStream…"},
 	{"stopped: b starts it", "detenido: b lo arranca"},
 	{"stopping JetStream…", "deteniendo JetStream…"},
-	{"stream messages (not acked by every consumer): %d", "mensajes en el stream (sin ack de todos los consumidores): %d"},
+	{"stream messages (not acked by every consumer): %d", "mensajes en el stream (sin ack de todos): %d"},
 	{"terminal too small: the live screen needs %d×%d", "terminal demasiado pequeña: la pantalla en vivo necesita %d×%d"},
 	{"the broker runs at %s, not in this process: stop it there", "el broker corre en %s, no en este proceso: detenlo allí"},
 	{"the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit", "el motor corre de verdad, en tiempo real: relays despertados por LISTEN/NOTIFY, consumidores que hacen pull, acks tras el commit"},
