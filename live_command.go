@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
@@ -68,7 +69,7 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	fmt.Fprintln(stdout, "outboxlab live: booting PostgreSQL…")
+	fmt.Fprintln(stdout, "outboxlab live: "+catalog.For(l).T("booting PostgreSQL…"))
 	srv, err := pg.Boot(ctx, pf.options(nil))
 	if err != nil {
 		return fail(err, bootExit(err))

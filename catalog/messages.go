@@ -671,6 +671,7 @@ var messages = []struct{ en, es string }{
 	// The live screen (outboxlab live): a deployment running for real.
 	{"%s crashes at its next checkpoint; its supervisor starts a new one a second later", "%s se cae en su próximo checkpoint; su supervisor arranca uno nuevo un segundo después"},
 	{"%s freezes for %s at its next checkpoint: its ack comes after AckWait, and JetStream delivers again", "%s se congela %s en su próximo checkpoint: su ack llega pasado el AckWait y JetStream entrega de nuevo"},
+	{"%s freezes for %s at its next checkpoint: what it claimed waits, and its lease may expire for another relay to take", "%s se congela %s en su próximo checkpoint: lo que reclamó espera, y su lease puede expirar para que otro relay lo tome"},
 	{"%s: waiting %d, unacked %d, redelivered %d", "%s: en espera %d, sin ack %d, reentregados %d"},
 	{"(AckWait %s)", "(AckWait %s)"},
 	{"(stopped)", "(detenido)"},

@@ -56,8 +56,10 @@ type Options struct {
 	// a second later) and a /metrics scrape that could not read the
 	// figures. Nil ignores it.
 	OnError func(error)
-	// Clock stamps the actors' states and is the now a Snapshot measures
-	// ages at; default engine.SystemClock (the actors run on the system clock).
+	// Clock is every actor's (the payments' stamps, the relays' leases and
+	// backoff, the consumers'), stamps the actors' states and is the now a
+	// Snapshot measures ages at: one clock, or ages would disagree with
+	// the rows. Default engine.SystemClock.
 	Clock engine.Clock
 }
 
@@ -115,7 +117,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		}
 	}
 	d := &Deployment{o: o, pool: pool, faults: newFaults(o.Server, actors, o.Clock),
-		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{})}
+		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{Clock: o.Clock})}
 	d.js, _ = o.Broker.(*jetstream.Broker)
 	if o.Edge != nil {
 		mux := http.NewServeMux()
@@ -130,7 +132,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		cfg := o.Relay
 		cfg.Name = fmt.Sprintf("relay-%d", i+1)
 		cfg.Connect, cfg.Publisher, cfg.Counters = connect, o.Broker, o.Counters
-		cfg.Clock, cfg.Hook = nil, f.hook(cfg.Name) // the system clock; only a fault stops it
+		cfg.Clock, cfg.Hook = o.Clock, f.hook(cfg.Name) // only a fault stops it
 		cfg.PublishBatches = true
 		d.wg.Go(func() {
 			f.supervise(ctx, cfg.Name, o.OnError, func() error {
@@ -147,7 +149,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		}
 		for w := range workers {
 			cfg := engine.ConsumerConfig{Name: name, Actor: name, Strategy: o.Strategy, Connect: connect,
-				Subscriber: o.Broker, Counters: o.Counters}
+				Subscriber: o.Broker, Counters: o.Counters, Clock: o.Clock}
 			if w > 0 {
 				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
 			}

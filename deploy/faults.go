@@ -96,6 +96,9 @@ func (f *faults) armCrash(actor string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// The last fault armed is the one that fires, and the one the screen
+	// names: a stall armed before is dropped.
+	delete(f.stall, actor)
 	f.crash[actor] = true
 	f.states[actor].Armed = FaultCrash
 	return nil
@@ -111,6 +114,7 @@ func (f *faults) armStall(actor string, d time.Duration) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	delete(f.crash, actor)
 	f.stall[actor] = d
 	f.states[actor].Armed = FaultStall
 	return nil

@@ -53,17 +53,22 @@ type LiveModel struct {
 	w, h    int
 
 	tag        int  // the tick chain's; a tick of another is dropped
-	refreshing bool // a snapshot is being read
-	snapErr    error
-	brokerBusy bool // a stop or start runs
-	notice     string
-	err        error // the last action's failure
+	refreshing bool // the newest snapshot asked for is being read
+	// asked numbers the snapshots asked for, applied the newest one shown:
+	// reads overlap (a tick's, a key's), and an older one answering last
+	// must not undo a newer one (the broker shown running just after b).
+	asked, applied int
+	snapErr        error
+	brokerBusy     bool // a stop or start runs
+	notice         string
+	err            error // the last action's failure
 }
 
 // Messages of the live screen's commands.
 type (
 	liveTickMsg     struct{ tag int }
 	liveSnapshotMsg struct {
+		seq    int // which snapshot asked for this is
 		snap   deploy.Snapshot
 		actors []deploy.Actor
 		err    error
@@ -97,20 +102,27 @@ func NewLiveModel(ctx context.Context, o LiveOptions) LiveModel {
 
 // Init reads the first snapshot and starts the tick.
 func (m LiveModel) Init() tea.Cmd {
-	return tea.Batch(liveSnapshotCmd(m.ctx, m.d), liveTickCmd(m.tag), tea.RequestBackgroundColor)
+	return tea.Batch(liveSnapshotCmd(m.ctx, m.d, 0), liveTickCmd(m.tag), tea.RequestBackgroundColor)
 }
 
 func liveTickCmd(tag int) tea.Cmd {
 	return tea.Tick(liveRefresh, func(time.Time) tea.Msg { return liveTickMsg{tag: tag} })
 }
 
-func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment) tea.Cmd {
+func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment, seq int) tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		s, err := d.Snapshot(c)
-		return liveSnapshotMsg{snap: s, actors: d.Actors(), err: err}
+		return liveSnapshotMsg{seq: seq, snap: s, actors: d.Actors(), err: err}
 	}
+}
+
+// snapshot asks for a new snapshot, numbered.
+func (m *LiveModel) snapshot() tea.Cmd {
+	m.asked++
+	m.refreshing = true
+	return liveSnapshotCmd(m.ctx, m.d, m.asked)
 }
 
 func livePostCmd(ctx context.Context, d *deploy.Deployment, n int) tea.Cmd {
@@ -165,12 +177,17 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		cmds := []tea.Cmd{liveTickCmd(m.tag)}
 		if !m.refreshing {
-			m.refreshing = true
-			cmds = append(cmds, liveSnapshotCmd(m.ctx, m.d))
+			cmds = append(cmds, m.snapshot())
 		}
 		return m, tea.Batch(cmds...)
 	case liveSnapshotMsg:
-		m.refreshing = false
+		if msg.seq == m.asked {
+			m.refreshing = false
+		}
+		if msg.seq < m.applied {
+			return m, nil
+		}
+		m.applied = msg.seq
 		m.snapErr = msg.err
 		var cmd tea.Cmd
 		m.actors, cmd = m.actors.Update(msg)
@@ -181,10 +198,10 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			m.notice = w.T("payments posted: %d (each in one transaction with its outbox row)", msg.n)
 		}
-		return m, liveSnapshotCmd(m.ctx, m.d)
+		return m, m.snapshot()
 	case liveFaultMsg:
 		m.notice, m.err = msg.notice, msg.err
-		return m, liveSnapshotCmd(m.ctx, m.d)
+		return m, m.snapshot()
 	case liveBrokerMsg:
 		m.brokerBusy, m.err = false, msg.err
 		switch {
@@ -194,7 +211,7 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.notice = w.Word("JetStream stopped: publishes fail (the relays retry later), consumers wait; its store is kept")
 		}
-		return m, liveSnapshotCmd(m.ctx, m.d)
+		return m, m.snapshot()
 	case liveActorChosenMsg:
 		return m, m.arm(msg)
 	case tea.KeyPressMsg:
@@ -248,7 +265,10 @@ func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.brokerBusy = true
-		if m.d.BrokerRunning() {
+		// From the last snapshot, not the server: asking it would wait on
+		// a start under way (one posted to /faults/broker/start), on the
+		// screen's goroutine.
+		if m.figures.snap == nil || m.figures.snap.BrokerRunning {
 			m.notice = w.Word("stopping JetStream…")
 			return m, liveBrokerCmd(m.d, false)
 		}
@@ -275,6 +295,9 @@ func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
 		d := m.stallFor()
 		err = m.d.Stall(c.actor, d)
 		notice = w.T("%s freezes for %s at its next checkpoint: its ack comes after AckWait, and JetStream delivers again", c.actor, d)
+		if strings.HasPrefix(c.actor, "relay-") {
+			notice = w.T("%s freezes for %s at its next checkpoint: what it claimed waits, and its lease may expire for another relay to take", c.actor, d)
+		}
 	}
 	if errors.Is(err, deploy.ErrUnknownActor) {
 		return func() tea.Msg { return liveFaultMsg{notice: w.T("no actor %s", c.actor)} }

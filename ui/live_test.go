@@ -231,3 +231,19 @@ func TestLiveScreenTooSmall(t *testing.T) {
 		t.Errorf("%d lines at 20 rows:\n%s", n, d.screen())
 	}
 }
+
+// Snapshots read at once (a tick's, a key's) can answer in either order:
+// the screen keeps the newest one asked for, and an older one answering
+// last does not undo it (the broker shown running again just after b).
+func TestLiveScreenKeepsTheNewestSnapshot(t *testing.T) {
+	d := newLiveDriver(t, "en", 120, 40)
+	d.waitFor(`relay-1\s+● running`)
+	m := &d.m
+	older, newer := m.snapshot()().(liveSnapshotMsg), m.snapshot()().(liveSnapshotMsg)
+	older.snap.Payments, newer.snap.Payments = 7001, 7002 // told apart on screen
+	d.handle(newer)
+	d.handle(older)
+	if !d.shown(`payments\s+7002`) || d.shown(`payments\s+7001`) {
+		t.Fatalf("after the newer snapshot then the older one, the screen shows:\n%s", d.screen())
+	}
+}
