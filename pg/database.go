@@ -52,12 +52,14 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 
 const (
 	sqlDatabaseExists = `SELECT count(*) FROM pg_database WHERE datname = $1`
-	// Ends every other session on the database, as DROP DATABASE WITH (FORCE)
-	// would: a previous simulation's actor parked inside a transaction would
-	// otherwise hold the locks TRUNCATE needs. Not a walsender: it holds
-	// no table lock, and one streaming a slot not of ours is someone
-	// else's replication (DropSlots ends the senders of ours).
-	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type <> 'walsender'`
+	// Ends the other sessions on the database that may hold a lock: a
+	// previous simulation's actor parked inside a transaction would
+	// otherwise hold the locks TRUNCATE needs. An idle client holds none
+	// (a learner's psql between two queries keeps its session, as the
+	// simulator's reset leaves it, sim/database.go); nor does a walsender,
+	// and one streaming a slot not of ours is someone else's replication
+	// (DropSlots ends the senders of ours).
+	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'`
 )
 
 // ResetDatabase gives a database the state CreateDatabase would, faster:

@@ -611,6 +611,13 @@ func TestResetDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Close(ctx)
+	// A learner's psql between two queries: it holds no lock, and keeps
+	// its session through the reset.
+	idle, err := pgx.Connect(ctx, srv.DatabaseURL("scene_r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close(ctx)
 	tx, err := holder.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -632,6 +639,9 @@ func TestResetDatabase(t *testing.T) {
 	var n int
 	if err := connect(t, srv).QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = 'scene_r'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("scene_r exists %d times (%v)", n, err)
+	}
+	if err := idle.Ping(ctx); err != nil {
+		t.Errorf("the idle session was ended by the reset: %v", err)
 	}
 }
 
