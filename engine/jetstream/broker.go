@@ -451,17 +451,6 @@ func (b *Broker) sub(name string) (*subscription, error) {
 	return s, nil
 }
 
-// DeleteStream deletes the pipeline's stream, its messages and its
-// consumers: a run on a server it does not own leaves nothing there.
-func (b *Broker) DeleteStream(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, 5*b.cfg.Timeout)
-	defer cancel()
-	if err := b.js.DeleteStream(cctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return brokerErr("delete stream "+b.stream, err)
-	}
-	return nil
-}
-
 // Close stops the wake-up subscription; the connection is the caller's.
 func (b *Broker) Close() {
 	b.mu.Lock()
