@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 	"github.com/outboxlab/outboxlab/pg"
 )
 
@@ -32,8 +33,15 @@ type servedDeployment struct {
 // --http on a free port over dir, and reads its stdout until it serves.
 func startServeNATS(t *testing.T, dir string, extra ...string) *servedDeployment {
 	t.Helper()
+	return startServe(t, append([]string{"--broker", "nats", "--data-dir", dir}, extra...)...)
+}
+
+// startServe starts serve --http on a free port with args and reads its
+// stdout until it serves.
+func startServe(t *testing.T, extra ...string) *servedDeployment {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	args := append([]string{"serve", "--broker", "nats", "--http", "127.0.0.1:0", "--data-dir", dir}, extra...)
+	args := append([]string{"serve", "--http", "127.0.0.1:0"}, extra...)
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, " "))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -235,4 +243,52 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	if pids, _ := pg.Postmasters(filepath.Join(dir, "pgdata")); len(pids) != 0 {
 		t.Errorf("%d servers left running", len(pids))
 	}
+}
+
+// A deployment on a server outboxlab did not boot (--database-url) and a
+// NATS cluster (a URL list): its database is live_outbox there too, kept
+// at exit and found by the next start (before, a database of the run's pid,
+// dropped at exit, and the stream deleted); the stream has 3 replicas.
+func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots PostgreSQL and a 3-node NATS cluster")
+	}
+	ctx := context.Background()
+	host, err := pg.Boot(ctx, pg.Options{DataDir: tempDataDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = host.Stop() })
+	if err := host.CreateDatabase(ctx, "users_app"); err != nil {
+		t.Fatal(err)
+	}
+	cluster := jstest.StartCluster(t, 3)
+	args := []string{"--database-url", host.DatabaseURL("users_app"), "--broker", cluster.URL()}
+	s := startServe(t, args...)
+	if !strings.Contains(s.out, "OUTBOXLAB_LIVE: 3 replicas on cluster") {
+		t.Errorf("the stream is not said to have 3 replicas:\n%s", s.out)
+	}
+	ids := map[int]string{}
+	for i := range 3 {
+		ids[i], _ = s.pay(t, i)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for c := s.counts(t); c["accounting"] < 3 || c["notifications inbox"] < 3; c = s.counts(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not carried in 30s: %v", c)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+
+	s = startServe(t, args...)
+	if !strings.Contains(s.out, "carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE") {
+		t.Errorf("the second start did not find the first one's database:\n%s", s.out)
+	}
+	if id, replayed := s.pay(t, 1); id != ids[1] || !replayed {
+		t.Errorf("key restart-1 after the restart: %s replayed %v, want %s replayed", id, replayed, ids[1])
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
 }

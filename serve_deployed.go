@@ -122,7 +122,9 @@ func startDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 		if !f.fresh {
 			return d, exitUsage, fmt.Errorf("%w: --fresh empties it and starts over", err)
 		}
-		created, err = true, srv.CreateDatabase(ctx, deployDB)
+		if err = srv.DropDatabase(ctx, deployDB); err == nil {
+			created, err = srv.OpenDatabase(ctx, deployDB)
+		}
 	}
 	if err != nil {
 		return d, exitFail, err
