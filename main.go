@@ -97,7 +97,7 @@ func (p *pgFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.binDir, "pg-bin", "", "PostgreSQL installation to use (a directory with bin/initdb, bin/pg_ctl, bin/postgres); also $"+pg.EnvBinDir)
 	fs.StringVar(&p.dataDir, "data-dir", "", "data directory (default: outboxlab/data-<major> in the user cache directory; /var/cache/outboxlab as root)")
 	fs.StringVar(&p.databaseURL, "database-url", "", "use this external PostgreSQL instead of booting one (postgres://user:pass@host:port/db)")
-	fs.BoolVar(&p.fresh, "fresh", false, "start from initdb: delete the cluster in the data directory first")
+	fs.BoolVar(&p.fresh, "fresh", false, "start from initdb: delete the cluster in the data directory first; serve --broker and live also empty the deployment's database (live_outbox, on a --database-url server too) and its stream")
 }
 
 func (p *pgFlags) options(progress func(pg.Progress)) pg.Options {
