@@ -24,7 +24,8 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("live", stderr)
 	var pf pgFlags
 	pf.register(fs)
-	brokerFlag := fs.String("broker", "nats", "`nats` (JetStream embedded, store under the data dir) or nats://HOST:PORT; the in-process broker is the simulator's")
+	brokerFlag := fs.String("broker", "nats", "`nats` (JetStream embedded, store under the data dir) or nats://HOST:PORT[,nats://HOST:PORT…] (a server or a cluster); the in-process broker is the simulator's")
+	replicas := fs.Int("replicas", 0, "with --broker nats://…: how many servers hold a copy of the stream, `N` 1 to 5 (default: 3 on a cluster of three servers or more, else 1)")
 	httpAddr := fs.String("http", "", "also serve the deployment's HTTP API at `HOST:PORT` (no host: loopback): POST /payments, GET /payments/{id}, /faults/…, GET /metrics")
 	lang := fs.String("lang", "", "the screen's language: en or es (default: from LC_ALL or LANG)")
 	if err := parse(fs, args); err != nil {
@@ -40,6 +41,10 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	}
 	if broker.Kind == deploy.BrokerInProcess {
 		return fail(errors.New("--broker inprocess: the in-process broker runs on the simulator's virtual clock, which waits for you; live runs in real time. Use the simulator (outboxlab) for it, or --broker nats here"), exitUsage)
+	}
+	df := deployFlags{broker: broker, replicas: *replicas, fresh: pf.fresh}
+	if err := df.checkReplicas(); err != nil {
+		return fail(err, exitUsage)
 	}
 	l, err := langFlag(*lang)
 	if err != nil {
@@ -76,11 +81,16 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	}
 	// The actors' ends are on screen (crashed, restarting): nothing is
 	// written to a terminal the screen owns.
-	d, code, err := startDeployed(ctx, srv, e, set, broker, nil)
+	d, code, err := startDeployed(ctx, srv, e, set, df, "outboxlab live", nil)
 	if err != nil {
 		_ = srv.Stop()
 		return fail(err, code)
 	}
+	// Said before the screen takes the terminal, and still there once it
+	// gives it back: where the payments are, and what this start kept.
+	fmt.Fprintf(stdout, "outboxlab live: psql '%s'\n", d.DBURL)
+	fmt.Fprintf(stdout, "outboxlab live: %s\n", d.State)
+	fmt.Fprintf(stdout, "outboxlab live: stream %s\n", streamLine(d.JS.Settings()))
 	addr := ""
 	if e != nil {
 		addr = e.Addr

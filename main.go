@@ -47,11 +47,14 @@ Usage:
   outboxlab serve [flags]       boot PostgreSQL and keep it up (prints its URL for psql) until Ctrl-C;
                                 with --http HOST:PORT also a simulation live, in real time, behind
                                 its HTTP API (POST /payments, GET /payments/{id}, GET /metrics);
-                                --broker nats|nats://HOST:PORT runs the engine for real on JetStream
-  outboxlab live [--broker nats|nats://HOST:PORT] [--http HOST:PORT] [--lang en|es]
+                                --broker nats|nats://HOST:PORT[,…] runs the engine for real on JetStream
+                                (--replicas N copies of its stream on a cluster); its database
+                                live_outbox and its stream are kept across restarts, --fresh empties them
+  outboxlab live [--broker nats|nats://HOST:PORT[,…]] [--replicas N] [--http HOST:PORT] [--lang en|es]
                                 the engine running for real on JetStream, live on screen: post
                                 payments, crash or stall an actor, stop and start the broker;
-                                --http also serves its API, faults and /metrics
+                                --http also serves its API, faults and /metrics; kept across
+                                restarts like serve --broker's (--fresh empties it)
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
@@ -94,7 +97,7 @@ func (p *pgFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.binDir, "pg-bin", "", "PostgreSQL installation to use (a directory with bin/initdb, bin/pg_ctl, bin/postgres); also $"+pg.EnvBinDir)
 	fs.StringVar(&p.dataDir, "data-dir", "", "data directory (default: outboxlab/data-<major> in the user cache directory; /var/cache/outboxlab as root)")
 	fs.StringVar(&p.databaseURL, "database-url", "", "use this external PostgreSQL instead of booting one (postgres://user:pass@host:port/db)")
-	fs.BoolVar(&p.fresh, "fresh", false, "start from initdb: delete the cluster in the data directory first")
+	fs.BoolVar(&p.fresh, "fresh", false, "start from initdb: delete the cluster in the data directory first; serve --broker and live also empty the deployment's database (live_outbox, on a --database-url server too) and its stream")
 }
 
 func (p *pgFlags) options(progress func(pg.Progress)) pg.Options {
@@ -630,7 +633,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	var sf sceneFlags
 	sf.register(fs)
 	otlp := fs.String("otlp", "", "with --http: send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT`")
-	brokerFlag := fs.String("broker", "inprocess", "with --http: `inprocess` (the simulator's broker, virtual clock), nats (JetStream embedded, store under the data dir) or nats://HOST:PORT; with JetStream the engine runs for real, in real time")
+	brokerFlag := fs.String("broker", "inprocess", "with --http: `inprocess` (the simulator's broker, virtual clock), nats (JetStream embedded, store under the data dir) or nats://HOST:PORT[,nats://HOST:PORT…] (a server or a cluster); with JetStream the engine runs for real, in real time, and keeps its database and stream across restarts (--fresh empties both)")
+	replicas := fs.Int("replicas", 0, "with --broker nats://…: how many servers hold a copy of the stream, `N` 1 to 5 (default: 3 on a cluster of three servers or more, else 1); a stream with another count is updated in place")
 	if err := parse(fs, args); err != nil {
 		return exitUsage
 	}
@@ -640,6 +644,13 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	broker, err := deploy.ParseBroker(*brokerFlag)
 	if err != nil {
+		return fail(err, exitUsage)
+	}
+	df := deployFlags{broker: broker, replicas: *replicas, fresh: pf.fresh}
+	if *replicas != 0 && broker.Kind == deploy.BrokerInProcess {
+		return fail(errors.New("--replicas goes with a JetStream broker (--broker nats://…): the in-process broker has no stream"), exitUsage)
+	}
+	if err := df.checkReplicas(); err != nil {
 		return fail(err, exitUsage)
 	}
 	var set scenes.Settings
@@ -685,8 +696,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	for _, f := range srv.Facts() {
 		fmt.Fprintf(stdout, "%-10s %s\n", f.Name+":", f.Value)
 	}
-	fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
 	if e == nil {
+		fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
 		// The simulator's tables are in databases of their own, one per
 		// pipeline, as its last session left them.
 		for _, kind := range []string{"outbox", "naive"} {
@@ -695,7 +706,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 		<-ctx.Done()
 	} else if broker.Kind != deploy.BrokerInProcess {
-		if code := serveDeployed(ctx, srv, e, set, broker, stdout, stderr); code != exitOK {
+		if code := serveDeployed(ctx, srv, e, set, df, stdout, stderr); code != exitOK {
 			_ = srv.Stop()
 			return code
 		}
@@ -710,11 +721,17 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// serveSimPrefix names the databases of serve --http's simulation in real
+// time (serve_outbox, serve_naive).
+const serveSimPrefix = "serve"
+
 // serveLive runs a simulation of set in real time behind e until ctx ends.
 func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Settings, seed uint64, otlp string, stdout, stderr io.Writer) int {
-	prefix := "live"
+	// Its own databases: a simulation resets them at start, and live_outbox
+	// is the deployment's (serve --broker, live), which a restart keeps.
+	prefix := serveSimPrefix
 	if srv.SharedWith != "" || srv.External() {
-		prefix = fmt.Sprintf("live%d", os.Getpid()) // a server outboxlab did not boot here: databases of this run's own
+		prefix = fmt.Sprintf("%s%d", serveSimPrefix, os.Getpid()) // a server outboxlab did not boot here: databases of this run's own
 		defer func() {
 			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
@@ -737,6 +754,11 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 			_ = tp.Shutdown(sctx)
 		}()
 		opts.Tracing = sim.Tracing{Provider: tp}
+	}
+	// The payments are in the pipelines' databases, not the server's
+	// outboxlab database (empty here).
+	for _, kind := range set.Pipelines() {
+		fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(prefix+"_"+kind))
 	}
 	fmt.Fprintf(stdout, "%-10s http://%s (mode %s: the api answers at once; the relay and consumers run as time passes)\n", "api:", e.Addr, set.Mode)
 	for _, c := range e.Curl() {

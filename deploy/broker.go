@@ -91,8 +91,12 @@ func (j *JetStream) Close() {
 }
 
 // OpenJetStream starts (embedded, its store in storeDir) or dials the
-// JetStream c names, opens the pipeline's stream fresh and subscribes every
-// consumer. An unreachable URL is an error at once.
+// JetStream c names, opens the pipeline's stream and subscribes every
+// consumer. The stream is created if missing and updated in place if its
+// settings differ (cfg.Replicas among them); it is deleted only when
+// cfg.Fresh asks: what it holds was published and not consumed yet, and a
+// deployment started again must deliver it. An unreachable URL is an error
+// at once; a URL list (comma separated) reconnects to any of its servers.
 func OpenJetStream(ctx context.Context, c BrokerChoice, storeDir string, cfg jetstream.Config) (*JetStream, error) {
 	j := &JetStream{}
 	var err error
@@ -111,10 +115,12 @@ func OpenJetStream(ctx context.Context, c BrokerChoice, storeDir string, cfg jet
 			return nil, err
 		}
 		j.Where = "JetStream at " + j.Conn.ConnectedUrlRedacted()
+		if n := jetstream.ClusterSize(j.Conn); n > 1 {
+			j.Where += fmt.Sprintf(" (cluster %s of %d servers)", j.Conn.ConnectedClusterName(), n)
+		}
 	default:
 		return nil, fmt.Errorf("broker %q is not JetStream", c.Kind)
 	}
-	cfg.Fresh = true
 	if j.Broker, err = jetstream.Open(ctx, j.Conn, cfg); err != nil {
 		j.closeConn()
 		return nil, err

@@ -2,9 +2,11 @@ package pg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -32,6 +34,46 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) error {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
+}
+
+// OpenDatabase makes sure a database that must outlive the process (a
+// deployment's: its outbox holds events owed to the broker) is there at
+// this build's schema, and keeps what it holds: created when missing
+// (created is then true), migrated forward when an older build made it,
+// never dropped or emptied. One that another build's migrations made is an
+// error wrapping ErrSchemaHistory, left untouched. It asks through the
+// server's application database (on a --database-url server, the URL the
+// user gave, which answers; its "postgres" database may not) and makes the
+// database empty and migrates it (such a server has no template of ours).
+func (s *Server) OpenDatabase(ctx context.Context, name string) (created bool, err error) {
+	admin, err := pgx.Connect(ctx, s.URL())
+	if err != nil {
+		return false, fmt.Errorf("open database %s: connect: %w", name, err)
+	}
+	var exists int
+	err = admin.QueryRow(ctx, sqlDatabaseExists, name).Scan(&exists)
+	if err == nil && exists == 0 {
+		_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // duplicate_database
+			err = nil // made by another process at the same moment: open it
+		} else if err == nil {
+			created = true
+		}
+	}
+	admin.Close(ctx)
+	if err != nil {
+		return false, fmt.Errorf("open database %s: %w", name, err)
+	}
+	conn, err := pgx.Connect(ctx, s.DatabaseURL(name))
+	if err != nil {
+		return created, fmt.Errorf("open database %s: connect: %w", name, err)
+	}
+	defer conn.Close(ctx)
+	if err := Migrate(ctx, conn); err != nil {
+		return created, fmt.Errorf("open database %s: %w", name, err)
+	}
+	return created, nil
 }
 
 // DropDatabase removes a database made by CreateDatabase, ending its sessions.

@@ -42,9 +42,15 @@ type Config struct {
 	Hook engine.Hook
 	// Clock stamps PublishedAt and DeliveredAt; default engine.SystemClock.
 	Clock engine.Clock
+	// Replicas is how many servers hold a copy of the stream; 0 means
+	// DefaultReplicas (3 on a cluster of three or more, else 1), and an
+	// existing stream with more keeps them. A stream that has another count
+	// is updated in place, its messages kept.
+	Replicas int
 	// Fresh deletes the pipeline's stream (its messages and consumers)
-	// before creating it: a run on a fresh database starts with a broker
-	// that holds nothing of an earlier run's.
+	// before creating it: a run asked to start over (--fresh) starts with
+	// a broker that holds nothing of an earlier run's. Without it Open
+	// never deletes: what the stream holds was published and is owed.
 	Fresh bool
 }
 
@@ -57,6 +63,8 @@ type Broker struct {
 	js      jetstream.JetStream
 	stream  string
 	subject string // outboxlab.<pipeline>
+	// settings are the stream's as Open left them (Settings).
+	settings StreamSettings
 
 	mu      sync.Mutex
 	subs    map[string]*subscription
@@ -95,8 +103,9 @@ type PubAck struct {
 	Duplicate bool // the stream already had this id inside its window: dropped
 }
 
-// Open creates (or updates) the pipeline's stream on nc and returns its
-// broker. The caller owns nc.
+// Open creates the pipeline's stream on nc if it is missing, updates it in
+// place if its settings differ (ensureStream), and returns its broker; it
+// deletes it only when cfg.Fresh asks. The caller owns nc.
 func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	if cfg.Pipeline == "" {
 		cfg.Pipeline = "outbox"
@@ -137,7 +146,11 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 			return nil, brokerErr("delete stream "+b.stream, err)
 		}
 	}
-	_, err = js.CreateOrUpdateStream(cctx, jetstream.StreamConfig{
+	auto := cfg.Replicas <= 0
+	if auto {
+		cfg.Replicas = DefaultReplicas(nc)
+	}
+	si, err := ensureStream(cctx, js, jetstream.StreamConfig{
 		Name:       b.stream,
 		Subjects:   []string{b.subject + ".>"},
 		Storage:    jetstream.FileStorage, // a restart keeps what was published
@@ -147,10 +160,13 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		// running would grow it without bound). The dedup window is kept
 		// apart from the messages, so it works the same.
 		Retention: jetstream.InterestPolicy,
-	})
+		Replicas:  cfg.Replicas,
+	}, auto)
 	if err != nil {
-		return nil, brokerErr("create stream "+b.stream, err)
+		return nil, err
 	}
+	b.cfg.Replicas = max(si.Config.Replicas, 1)
+	b.settings = settingsOf(si, cfg.AckWait)
 	return b, nil
 }
 
@@ -433,17 +449,6 @@ func (b *Broker) sub(name string) (*subscription, error) {
 		return nil, fmt.Errorf("receive on %s: %w", name, engine.ErrUnknownSubscription)
 	}
 	return s, nil
-}
-
-// DeleteStream deletes the pipeline's stream, its messages and its
-// consumers: a run on a server it does not own leaves nothing there.
-func (b *Broker) DeleteStream(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, 5*b.cfg.Timeout)
-	defer cancel()
-	if err := b.js.DeleteStream(cctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return brokerErr("delete stream "+b.stream, err)
-	}
-	return nil
 }
 
 // Close stops the wake-up subscription; the connection is the caller's.

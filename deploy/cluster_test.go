@@ -1,0 +1,207 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+)
+
+// On a real 3-node JetStream cluster (three nats-servers in this process,
+// routed on loopback), the deployment's stream is replicated on all three;
+// the server that leads it is killed while payments are being posted
+// (2000 at about 250 a second), and it is the server the client is
+// connected to (the leadership moved there first). A new leader is elected, the client
+// reconnects to a server of the URL list, and from the database: every
+// payment published once (no outbox row left pending or dead), applied
+// once by each consumer (inbox rows and effects equal the payments, no
+// message twice), the stream stored each event once and holds nothing
+// owed at the end. The outage, as the relays saw it (the longest gap
+// between two marks) and as the consumers saw it, is logged.
+func TestClusterLeaderKilledMidLoadLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-node NATS cluster and posts 2000 payments")
+	}
+	const payments = 2000
+	c := jstest.StartCluster(t, 3)
+	pool, db := pgtest.DB(t)
+	url := pgtest.Server(t).DatabaseURL(db)
+	ctx := context.Background()
+	j, err := OpenJetStream(ctx, BrokerChoice{Kind: BrokerNATSURL, URL: c.URL()}, "", jetstream.Config{Pipeline: "cluster", AckWait: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Close)
+	st := j.Broker.Settings()
+	if st.Replicas != 3 || len(st.Peers) != 2 {
+		t.Fatalf("stream on a 3-node cluster: %+v, want 3 replicas", st)
+	}
+	// The harder case: the server that leads the stream is the one the
+	// client is connected to, so its death is a reconnect too.
+	if client := j.Conn.ConnectedServerName(); st.Leader != client {
+		req := fmt.Sprintf(`{"placement":{"preferred":%q}}`, client)
+		if _, err := j.Conn.Request("$JS.API.STREAM.LEADER.STEPDOWN."+st.Name, []byte(req), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if s, err := j.Broker.StreamInfo(ctx); err == nil && s.Leader == client {
+				st = s
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("the stream's leader did not move to %s", client)
+			}
+		}
+	}
+	t.Logf("stream %s: replicas %d, leader %s, peers %v; client at %s", st.Name, st.Replicas, st.Leader, st.Peers, j.Conn.ConnectedServerName())
+
+	runCtx, cancel := context.WithCancel(ctx)
+	d, err := Launch(runCtx, Options{DatabaseURL: url, Broker: j.Broker, Relays: 2, Workers: 2,
+		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond},
+		OnError: func(err error) { t.Logf("actor: %v", err) }})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); d.Wait() })
+
+	count := func(sql string) int64 {
+		t.Helper()
+		var n int64
+		if err := pool.QueryRow(ctx, sql).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return n
+	}
+	// The load: four writers, one payment every 16 ms each.
+	var posted atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			tick := time.NewTicker(16 * time.Millisecond)
+			defer tick.Stop()
+			for range tick.C {
+				if posted.Add(1) > payments {
+					return
+				}
+				if _, err := d.PostPayment(ctx, int64(100+w)); err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		})
+	}
+	// Mid-load: a third of them published, the stream's leader goes.
+	deadline := time.Now().Add(60 * time.Second)
+	for count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") < payments/3 {
+		if time.Now().After(deadline) {
+			t.Fatal("a third not published in 60s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	info, err := j.Broker.StreamInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killedAt := time.Now()
+	if err := c.Kill(info.Leader); err != nil {
+		t.Fatal(err)
+	}
+	var leader string
+	for {
+		if s, err := j.Broker.StreamInfo(ctx); err == nil && s.Leader != "" && s.Leader != info.Leader {
+			leader = s.Leader
+			break
+		}
+		if time.Since(killedAt) > 60*time.Second {
+			t.Fatal("no new stream leader 60s after the old one was killed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elected := time.Since(killedAt)
+	wg.Wait()
+	deadline = time.Now().Add(120 * time.Second)
+	for {
+		done := count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") == payments &&
+			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") == payments &&
+			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") == payments
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not all carried 120s after the load: published %d, accounting %d, notifications %d of %d",
+				count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"),
+				count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'"),
+				count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'"), payments)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	drained := time.Since(killedAt)
+
+	// Interest retention: once both consumers acked everything, the stream
+	// holds nothing owed. An ack lost in the failover is a delivery the
+	// consumer applied and JetStream still holds: it comes again after
+	// AckWait (5 s) and the inbox recognises it.
+	var left uint64
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		in, err := j.Broker.Info(ctx)
+		if err == nil && in.Messages == 0 {
+			break
+		}
+		if err == nil {
+			left = in.Messages
+		}
+		if time.Now().After(end) {
+			t.Errorf("the stream still holds %d messages 30s after all were applied", left)
+			break
+		}
+	}
+	for sql, want := range map[string]int64{
+		"SELECT count(*) FROM payments":        payments,
+		"SELECT count(*) FROM outbox_messages": payments,
+		"SELECT count(*) FROM outbox_messages WHERE published_at IS NULL OR dead_lettered_at IS NOT NULL": 0,
+		"SELECT count(*) FROM ledger_entries":                   payments,
+		"SELECT count(DISTINCT message_id) FROM ledger_entries": payments,
+		"SELECT count(*) FROM notifications":                    payments,
+		"SELECT count(DISTINCT message_id) FROM notifications":  payments,
+		// Each inbox row is an outbox event: nothing applied that was not written.
+		"SELECT count(*) FROM inbox_messages i JOIN outbox_messages o ON o.id = i.message_id": 2 * payments,
+	} {
+		if got := count(sql); got != want {
+			t.Errorf("%s = %d, want %d", sql, got, want)
+		}
+	}
+	stats := j.Broker.Stats()
+	twice := 0
+	for _, n := range stats.PublishesByID {
+		if n > 1 {
+			twice++
+		}
+	}
+	if twice > 0 || len(stats.PublishesByID)+0 > payments {
+		t.Errorf("the stream stored %d events more than once", twice)
+	}
+	var pubGap, appliedGap float64
+	if err := pool.QueryRow(ctx, `SELECT
+		(SELECT coalesce(extract(epoch FROM max(gap)), 0) FROM (SELECT published_at - lag(published_at) OVER (ORDER BY published_at) AS gap FROM outbox_messages) g),
+		(SELECT coalesce(extract(epoch FROM max(gap)), 0) FROM (SELECT processed_at - lag(processed_at) OVER (ORDER BY processed_at) AS gap FROM inbox_messages WHERE consumer_name = 'accounting') g)`).
+		Scan(&pubGap, &appliedGap); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed leader %s; new leader %s elected in %s; client now at %s", info.Leader, leader, elected.Round(time.Millisecond), j.Conn.ConnectedServerName())
+	t.Logf("outage: publishing stalled %.2fs at most (longest gap between two marks), accounting's applies %.2fs; all %d carried %s after the kill",
+		pubGap, appliedGap, payments, drained.Round(time.Millisecond))
+	dups := d.Counters().DuplicatesIgnoredBy()
+	t.Logf("redeliveries the inbox recognised: accounting %d, notifications %d", dups["accounting"], dups["notifications"])
+	t.Logf("counts: payments %d, published %d, ledger %d, notifications %d; broker stored %d, acked as duplicates %d, redelivered %d; retried rows %d",
+		count("SELECT count(*) FROM payments"), count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"),
+		count("SELECT count(*) FROM ledger_entries"), count("SELECT count(*) FROM notifications"),
+		stats.Published, stats.Duplicates, stats.Redelivered, count("SELECT count(*) FROM outbox_messages WHERE attempts > 1"))
+}

@@ -1,0 +1,32 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+)
+
+// One deployment per database: a second Claim is refused with who holds
+// it; once the first releases (or its process dies: the lock is its
+// session's), the next one gets it.
+func TestClaimKeepsASecondDeploymentOff(t *testing.T) {
+	_, db := pgtest.DB(t)
+	url := pgtest.Server(t).DatabaseURL(db)
+	ctx := context.Background()
+	release, err := Claim(ctx, url, "outboxlab serve pid 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Claim(ctx, url, "outboxlab live pid 2"); !errors.Is(err, ErrClaimed) || !strings.Contains(err.Error(), "outboxlab serve pid 1") {
+		t.Fatalf("second claim: %v, want ErrClaimed naming the first", err)
+	}
+	release()
+	release2, err := Claim(ctx, url, "outboxlab live pid 2")
+	if err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+	release2()
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// servedDeployment is `outboxlab serve --broker nats` running as a child
+// process, and what it printed before serving.
+type servedDeployment struct {
+	cmd  *exec.Cmd
+	out  string // stdout up to "serving"
+	api  string // http://HOST:PORT
+	psql string // the URL its outbox line names
+}
+
+// startServeNATS starts the program as a user would, serve --broker nats
+// --http on a free port over dir, and reads its stdout until it serves.
+func startServeNATS(t *testing.T, dir string, extra ...string) *servedDeployment {
+	t.Helper()
+	return startServe(t, append([]string{"--broker", "nats", "--data-dir", dir}, extra...)...)
+}
+
+// startServe starts serve --http on a free port with args and reads its
+// stdout until it serves.
+func startServe(t *testing.T, extra ...string) *servedDeployment {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	args := append([]string{"serve", "--http", "127.0.0.1:0"}, extra...)
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, " "))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &servedDeployment{cmd: cmd}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		line := lines.Text()
+		s.out += line + "\n"
+		if rest, ok := strings.CutPrefix(line, "outbox:"); ok {
+			_, u, _ := strings.Cut(rest, "psql '")
+			s.psql = strings.TrimSuffix(u, "'")
+		}
+		if rest, ok := strings.CutPrefix(line, "api:"); ok {
+			s.api = strings.TrimSpace(rest)
+		}
+		if strings.HasPrefix(line, "serving") {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			if s.api == "" || !strings.Contains(s.psql, "/live_outbox") {
+				t.Fatalf("serve printed no api or no psql command for live_outbox:\n%s", s.out)
+			}
+			return s
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	t.Fatalf("serve never said it was serving:\n%s", s.out)
+	return nil
+}
+
+// pay posts payment i with Idempotency-Key restart-i and returns the
+// payment id and whether the answer was a replay.
+func (s *servedDeployment) pay(t *testing.T, i int) (id string, replayed bool) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", s.api+"/payments", strings.NewReader(fmt.Sprintf(`{"client_id":"acme","amount_cents":%d,"currency":"EUR"}`, 1000+i)))
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("restart-%d", i))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("payment %d: %v", i, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		PaymentID string `json:"payment_id"`
+	}
+	if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&body) != nil || body.PaymentID == "" {
+		t.Fatalf("payment %d: %s", i, resp.Status)
+	}
+	return body.PaymentID, resp.Header.Get("Idempotent-Replayed") == "true"
+}
+
+func (s *servedDeployment) fault(t *testing.T, path string) {
+	t.Helper()
+	resp, err := http.Post(s.api+path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST %s: %s", path, resp.Status)
+	}
+}
+
+// counts reads the deployment's database as psql would.
+func (s *servedDeployment) counts(t *testing.T) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.psql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	out := map[string]int64{}
+	for name, sql := range map[string]string{
+		"payments":               "SELECT count(*) FROM payments",
+		"pending":                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL",
+		"published":              "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL",
+		"accounting":             "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'",
+		"notifications inbox":    "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'",
+		"ledger":                 "SELECT count(*) FROM ledger_entries",
+		"ledger distinct":        "SELECT count(DISTINCT message_id) FROM ledger_entries",
+		"notifications":          "SELECT count(*) FROM notifications",
+		"notifications distinct": "SELECT count(DISTINCT message_id) FROM notifications",
+	} {
+		var n int64
+		if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		out[name] = n
+	}
+	return out
+}
+
+// The deployment keeps its promise across a crash of the service, tried as
+// a user would: serve --broker nats on a data directory, payments posted
+// over HTTP with Idempotency-Keys, some carried, more while the relay is
+// crashed and the broker stopped (they stay pending in the outbox), then
+// kill -9. Started again on the same data directory it says what it kept,
+// publishes the pending rows, and psql's counts show every payment
+// published once and applied once by each consumer; a key used before the
+// kill replays the same payment with Idempotent-Replayed. --fresh then
+// empties it on purpose and says so. Before, the start dropped live_outbox:
+// 0 payments after the restart, and the same key made a new payment.
+func TestServeDeploymentSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots PostgreSQL three times")
+	}
+	dir := tempDataDir(t)
+	s := startServeNATS(t, dir)
+	if !strings.Contains(s.out, "database live_outbox made") {
+		t.Errorf("first start does not say it made the database:\n%s", s.out)
+	}
+	ids := map[int]string{}
+	for i := range 5 {
+		ids[i], _ = s.pay(t, i)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for c := s.counts(t); c["published"] < 5 || c["accounting"] < 5; c = s.counts(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first 5 not carried in 30s: %v", c)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.fault(t, "/faults/crash/relay-1")
+	s.fault(t, "/faults/broker/stop")
+	for i := 5; i < 12; i++ {
+		ids[i], _ = s.pay(t, i)
+	}
+	before := s.counts(t)
+	if before["payments"] != 12 || before["pending"] != 7 {
+		t.Fatalf("before the kill: %v, want 12 payments, 7 pending", before)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+
+	s = startServeNATS(t, dir)
+	if !strings.Contains(s.out, "carrying on from the last run: 12 payments, 7 outbox rows to publish") {
+		t.Errorf("the restart does not say what it kept:\n%s", s.out)
+	}
+	var after map[string]int64
+	deadline = time.Now().Add(60 * time.Second)
+	for after = s.counts(t); after["published"] < 12 || after["accounting"] < 12 || after["notifications inbox"] < 12; after = s.counts(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not carried 60s after the restart: %v", after)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // a second effect, if any, would land now
+	after = s.counts(t)
+	for name, n := range after {
+		want := int64(12)
+		if name == "pending" {
+			want = 0
+		}
+		if n != want {
+			t.Errorf("after the restart: %s = %d, want %d", name, n, want)
+		}
+	}
+	t.Logf("before kill -9: %v; after the restart: %v", before, after)
+	for _, i := range []int{2, 9} { // one carried before the kill, one pending at it
+		id, replayed := s.pay(t, i)
+		if id != ids[i] || !replayed {
+			t.Errorf("key restart-%d after the restart: payment %s replayed %v, want %s replayed", i, id, replayed, ids[i])
+		}
+	}
+	if c := s.counts(t); c["payments"] != 12 {
+		t.Errorf("the replays made payments: %d, want 12", c["payments"])
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+
+	s = startServeNATS(t, dir, "--fresh")
+	if !strings.Contains(s.out, "--fresh: database live_outbox and stream OUTBOXLAB_LIVE emptied on purpose") {
+		t.Errorf("--fresh does not say it emptied them:\n%s", s.out)
+	}
+	if c := s.counts(t); c["payments"] != 0 || c["accounting"] != 0 {
+		t.Errorf("after --fresh: %v, want nothing", c)
+	}
+	if id, replayed := s.pay(t, 2); id == ids[2] || replayed {
+		t.Errorf("after --fresh the key restart-2 replayed %s", id)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+	if pids, _ := pg.Postmasters(filepath.Join(dir, "pgdata")); len(pids) != 0 {
+		t.Errorf("%d servers left running", len(pids))
+	}
+}
+
+// A deployment on a server outboxlab did not boot (--database-url) and a
+// NATS cluster (a URL list): its database is live_outbox there too, kept
+// at exit and found by the next start (before, a database of the run's pid,
+// dropped at exit, and the stream deleted); the stream has 3 replicas.
+func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots PostgreSQL and a 3-node NATS cluster")
+	}
+	ctx := context.Background()
+	host, err := pg.Boot(ctx, pg.Options{DataDir: tempDataDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = host.Stop() })
+	if err := host.CreateDatabase(ctx, "users_app"); err != nil {
+		t.Fatal(err)
+	}
+	cluster := jstest.StartCluster(t, 3)
+	args := []string{"--database-url", host.DatabaseURL("users_app"), "--broker", cluster.URL()}
+	s := startServe(t, args...)
+	if !strings.Contains(s.out, "OUTBOXLAB_LIVE: 3 replicas on cluster") {
+		t.Errorf("the stream is not said to have 3 replicas:\n%s", s.out)
+	}
+	ids := map[int]string{}
+	for i := range 3 {
+		ids[i], _ = s.pay(t, i)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for c := s.counts(t); c["accounting"] < 3 || c["notifications inbox"] < 3; c = s.counts(t) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not carried in 30s: %v", c)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+
+	s = startServe(t, args...)
+	if !strings.Contains(s.out, "carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE") {
+		t.Errorf("the second start did not find the first one's database:\n%s", s.out)
+	}
+	if id, replayed := s.pay(t, 1); id != ids[1] || !replayed {
+		t.Errorf("key restart-1 after the restart: %s replayed %v, want %s replayed", id, replayed, ids[1])
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+}

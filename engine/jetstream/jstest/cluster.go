@@ -1,0 +1,138 @@
+// Package jstest starts real NATS servers for tests: a JetStream cluster of
+// several servers in this process, each with its own store and client port,
+// routed to each other on loopback, so a test can kill one (the leader of a
+// stream) and watch the others carry on.
+package jstest
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Cluster is n NATS servers with JetStream, routed to each other.
+type Cluster struct {
+	Name string
+	mu   sync.Mutex
+	ns   []*server.Server // nil once killed
+	urls []string
+}
+
+// StartCluster starts n servers (named n1…nN) on loopback ports chosen
+// free, each storing JetStream's files in a directory of t's, and waits
+// until JetStream has a meta leader. They are shut down at t's end.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	c := &Cluster{Name: "outboxlab-test"}
+	routePorts := make([]int, n)
+	for i := range routePorts {
+		routePorts[i] = freePort(t)
+	}
+	var routes []string
+	for _, p := range routePorts {
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+	}
+	for i := range n {
+		opts := &server.Options{
+			ServerName: fmt.Sprintf("n%d", i+1),
+			Host:       "127.0.0.1",
+			Port:       server.RANDOM_PORT,
+			JetStream:  true,
+			StoreDir:   t.TempDir(),
+			NoLog:      true,
+			NoSigs:     true,
+			Cluster: server.ClusterOpts{
+				Name: c.Name,
+				Host: "127.0.0.1",
+				Port: routePorts[i],
+			},
+			Routes: server.RoutesFromStr(strings.Join(routes, ",")),
+		}
+		ns, err := server.NewServer(opts)
+		if err != nil {
+			t.Fatalf("server n%d: %v", i+1, err)
+		}
+		ns.Start()
+		if !ns.ReadyForConnections(10 * time.Second) {
+			t.Fatalf("server n%d: not ready after 10s", i+1)
+		}
+		c.ns = append(c.ns, ns)
+		c.urls = append(c.urls, ns.ClientURL())
+	}
+	t.Cleanup(c.Shutdown)
+	deadline := time.Now().Add(30 * time.Second)
+	for !c.ready(n) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the cluster of %d has no JetStream meta leader, or not every route, after 30s", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return c
+}
+
+// ready says every server sees the others and JetStream has a meta leader.
+func (c *Cluster) ready(n int) bool {
+	leader := false
+	for _, ns := range c.ns {
+		if ns.NumRoutes() < n-1 || !ns.JetStreamEnabled() {
+			return false
+		}
+		leader = leader || ns.JetStreamIsLeader()
+	}
+	return leader
+}
+
+// URL is every server's client URL, comma separated: what --broker takes.
+func (c *Cluster) URL() string { return strings.Join(c.urls, ",") }
+
+// URLs are the servers' client URLs, n1 first.
+func (c *Cluster) URLs() []string { return c.urls }
+
+// Kill shuts the server named name (n1…) down, its store kept on disk. It
+// leaves as a server stopped by its operator does: the leaders it holds
+// step down first.
+func (c *Cluster) Kill(name string) error {
+	c.mu.Lock()
+	var ns *server.Server
+	for i, s := range c.ns {
+		if s != nil && s.Name() == name {
+			ns, c.ns[i] = s, nil
+		}
+	}
+	c.mu.Unlock()
+	if ns == nil {
+		return fmt.Errorf("no running server %s", name)
+	}
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	return nil
+}
+
+// Shutdown stops every server still running.
+func (c *Cluster) Shutdown() {
+	c.mu.Lock()
+	all := c.ns
+	c.ns = make([]*server.Server, len(all))
+	c.mu.Unlock()
+	for _, ns := range all {
+		if ns != nil {
+			ns.Shutdown()
+			ns.WaitForShutdown()
+		}
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

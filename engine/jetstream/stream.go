@@ -1,0 +1,147 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// DefaultReplicas is the replica count a new stream gets when Config does
+// not say: 3 on a cluster of three servers or more (a stream that outlives
+// any one of them: a quorum of two still accepts writes), 1 otherwise (a
+// single server, or JetStream embedded, has nowhere to put a copy).
+func DefaultReplicas(nc *nats.Conn) int {
+	if ClusterSize(nc) >= 3 {
+		return 3
+	}
+	return 1
+}
+
+// ClusterSize is how many servers the cluster nc is connected to has, as
+// the server tells its clients: the client URLs of its cluster's members,
+// which it sends in INFO (and again when one joins or leaves). 1 when the
+// server is in no cluster.
+func ClusterSize(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() == "" {
+		return 1
+	}
+	return max(1, len(nc.Servers()))
+}
+
+// StreamSettings are the stream's settings in force, as the server holds
+// them: what the live screen states (its dedup window, retention, the
+// consumers' AckWait, and on a cluster its replicas and leader).
+type StreamSettings struct {
+	Name      string
+	Subjects  []string
+	Replicas  int
+	Retention string // "interest": a message goes once every consumer has acked it
+	Storage   string // "file"
+	// Duplicates is the dedup window: a publish whose Nats-Msg-Id the
+	// stream took within it is acked as a duplicate and dropped.
+	Duplicates time.Duration
+	// AckWait is the consumers' (this broker's config): a delivery not
+	// acked within it is delivered again.
+	AckWait time.Duration
+	// Cluster is the cluster's name ("" on a single server); Leader the
+	// server that leads the stream now, Peers the others holding a copy.
+	Cluster, Leader string
+	Peers           []string
+}
+
+// Settings are the stream's settings as Open left them (no round trip:
+// safe for a screen to call on every frame). StreamInfo asks the server.
+func (b *Broker) Settings() StreamSettings { return b.settings }
+
+// StreamInfo asks the server for the stream's settings now, its leader and
+// peers included (they change when a server dies).
+func (b *Broker) StreamInfo(ctx context.Context) (StreamSettings, error) {
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
+	st, err := b.js.Stream(cctx, b.stream)
+	if err != nil {
+		return StreamSettings{}, brokerErr("stream info "+b.stream, err)
+	}
+	si, err := st.Info(cctx)
+	if err != nil {
+		return StreamSettings{}, brokerErr("stream info "+b.stream, err)
+	}
+	return settingsOf(si, b.cfg.AckWait), nil
+}
+
+func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings {
+	s := StreamSettings{Name: si.Config.Name, Subjects: si.Config.Subjects, Replicas: si.Config.Replicas,
+		Retention: si.Config.Retention.String(), Storage: si.Config.Storage.String(),
+		Duplicates: si.Config.Duplicates, AckWait: ackWait}
+	if c := si.Cluster; c != nil {
+		s.Cluster, s.Leader = c.Name, c.Leader
+		for _, p := range c.Replicas {
+			s.Peers = append(s.Peers, p.Name)
+		}
+	}
+	return s
+}
+
+// ensureStream makes the pipeline's stream hold want: created if missing,
+// updated in place if it differs in what this broker manages (subjects,
+// storage, retention, dedup window, replicas), left as it is otherwise.
+// It never deletes it: a stream that exists holds messages published and
+// not consumed yet, which a restart must carry on with. Settings a user
+// set by hand that this broker does not manage are kept. auto says the
+// replica count was not asked for: an existing stream with more replicas
+// keeps them (a count raised by hand is not lowered).
+func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, error) {
+	st, err := js.Stream(ctx, want.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		st, err = js.CreateStream(ctx, want)
+		if err != nil {
+			return nil, replicasErr("create stream "+want.Name, want.Replicas, err)
+		}
+		return st.Info(ctx)
+	}
+	if err != nil {
+		return nil, brokerErr("stream "+want.Name, err)
+	}
+	si, err := st.Info(ctx)
+	if err != nil {
+		return nil, brokerErr("stream info "+want.Name, err)
+	}
+	have := si.Config
+	if auto && have.Replicas > want.Replicas {
+		want.Replicas = have.Replicas
+	}
+	if slices.Equal(have.Subjects, want.Subjects) && have.Storage == want.Storage && have.Retention == want.Retention &&
+		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas {
+		return si, nil
+	}
+	cfg := have
+	cfg.Subjects, cfg.Storage, cfg.Retention, cfg.Duplicates, cfg.Replicas = want.Subjects, want.Storage, want.Retention, want.Duplicates, want.Replicas
+	st, err = js.UpdateStream(ctx, cfg)
+	if err != nil {
+		return nil, replicasErr(fmt.Sprintf("update stream %s in place (replicas %d → %d)", want.Name, have.Replicas, want.Replicas), want.Replicas, err)
+	}
+	return st.Info(ctx)
+}
+
+// replicasErr says what to do when the cluster cannot hold the replicas
+// asked for (fewer servers with JetStream than replicas).
+func replicasErr(what string, replicas int, err error) error {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && slices.Contains([]jetstream.ErrorCode{errInsufficientResources, errNoPeers, errReplicasNotSupported}, api.ErrorCode) {
+		return fmt.Errorf("%s: %d replicas: %w: the cluster has fewer JetStream servers than that; ask for fewer (--replicas) or add servers", what, replicas, err)
+	}
+	return brokerErr(what, err)
+}
+
+// The server's error codes for a replica count it cannot place
+// (nats-server's errors.json; nats.go names none of them).
+const (
+	errNoPeers               jetstream.ErrorCode = 10005 // JSClusterNoPeersErrF
+	errInsufficientResources jetstream.ErrorCode = 10023 // JSInsufficientResourcesErr
+	errReplicasNotSupported  jetstream.ErrorCode = 10074 // JSStreamReplicasNotSupportedErr
+)
