@@ -23,7 +23,7 @@ func TestCheckTextInEachLanguage(t *testing.T) {
 		{"timeline: accounting blocked", one, "cronología: accounting esperó un lock de fila"},
 		{"actor: relay-1 is stalled at relay.claimed", one, "actor: relay-1 está detenido en relay.claimed"},
 		{"actor: broker is down", one, "actor: broker está caído"},
-		{"chaos: naive_lost_runs >= 1", one, "caos: ejecuciones naive con eventos perdidos >= 1"},
+		{"chaos: naive_lost_runs >= 1", one, "caos: ejecuciones naive con pérdidas >= 1"},
 	} {
 		ch, err := parseCheck(c.src, c.e)
 		if err != nil {
