@@ -72,3 +72,46 @@ func TestEnglishIn(t *testing.T) {
 		t.Errorf("Spanish text: %v", leaks)
 	}
 }
+
+// The screen says each word of the glossary one way: no Spanish message
+// uses a variant the glossary rejects ("marcador" beside "marca", "tumbar",
+// "ack timeout"), nor capitalises outbox or inbox mid-sentence.
+func TestCatalogKeepsTheGlossary(t *testing.T) {
+	for _, m := range messages {
+		for _, bad := range Misused("es", m.es) {
+			t.Errorf("%q: %q, the glossary says %q", m.es, bad.Found, bad.Want)
+		}
+		for _, bad := range Misused("en", m.en) {
+			t.Errorf("%q: %q, the glossary says %q", m.en, bad.Found, bad.Want)
+		}
+	}
+	for _, p := range plurals {
+		for _, s := range []string{p.esOne, p.esOther} {
+			for _, bad := range Misused("es", s) {
+				t.Errorf("%q: %q, the glossary says %q", s, bad.Found, bad.Want)
+			}
+		}
+	}
+}
+
+// Misused finds a rejected variant and a capital mid-sentence, and lets a
+// capital begin a sentence and a code span say what the schema says.
+func TestMisused(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		n    int
+	}{
+		{"Inbox lo consigue con una transacción.", 0},
+		{"la marca del inbox y el efecto. Outbox y relay.", 0},
+		{"La inserción en Inbox chocó", 1},
+		{"el marcador de la Outbox", 3}, // marcador, la Outbox (as gender and as capital)
+		{"tras el ack timeout", 3},      // ack, ack timeout, timeout
+		{"`timeline: api crashed` en la cronología", 0},
+		{"c tumbar", 1},
+		{"hizo ACK; AckWait 30 s", 0},
+	} {
+		if got := Misused("es", c.text); len(got) != c.n {
+			t.Errorf("%q: %d misuses %v, want %d", c.text, len(got), got, c.n)
+		}
+	}
+}

@@ -32,6 +32,9 @@ type Check struct {
 	Op         string // == != >= <= > <
 	Value      int64
 	Lang       string // the lesson's language, for what Eval says it found
+
+	named   bool // the check names its pipeline (oracle, table, timeline, actor)
+	counted bool // a timeline check gives its OP N (else >= 1)
 }
 
 // What Eval says it found is in the message catalog, in the check's
@@ -119,7 +122,7 @@ func parseCheck(src string, e env) (Check, error) {
 // running, an oracle or table check must say which.
 func (c *Check) pipeline(f []string, e env) ([]string, error) {
 	if len(f) > 0 && (f[0] == "naive" || f[0] == "outbox") {
-		c.Pipeline = f[0]
+		c.Pipeline, c.named = f[0], true
 		if !slices.Contains(e.pipelines, c.Pipeline) {
 			return f, fmt.Errorf("pipeline %s does not run here (running: %s)", c.Pipeline, strings.Join(e.pipelines, ", "))
 		}
@@ -183,7 +186,7 @@ func (c *Check) actor(word string, e env) error {
 		if !slices.Contains(e.pipelines, p) {
 			return fmt.Errorf("pipeline %q does not run here (running: %s)", p, strings.Join(e.pipelines, ", "))
 		}
-		c.Pipeline, word = p, a
+		c.Pipeline, c.named, word = p, true, a
 	}
 	if !slices.Contains(e.actors, word) {
 		return fmt.Errorf("no actor %q here (actors: %s)", word, strings.Join(e.actors, ", "))
@@ -248,6 +251,7 @@ func (c *Check) parseTimeline(f []string, e env) error {
 		c.Op, c.Value = ">=", 1
 		return nil
 	}
+	c.counted = true
 	return c.comparison(f)
 }
 
@@ -309,7 +313,7 @@ func (c *Check) EvalWith(ctx context.Context, s *sim.Sim, since int, f Findings)
 			return false, c.words().T("no chaos run yet"), nil
 		}
 		got := ChaosFigures[c.Figure](*f.Chaos)
-		return c.holds(got), fmt.Sprintf("%s = %d", c.Figure, got), nil
+		return c.holds(got), c.words().T("%s = %d", c.figure(), got), nil
 	case "oracle":
 		all, err := s.Oracles(ctx)
 		if err != nil {
@@ -323,7 +327,7 @@ func (c *Check) EvalWith(ctx context.Context, s *sim.Sim, since int, f Findings)
 			if err != nil {
 				return false, "", fmt.Errorf("check %q: %w", c.Source, err)
 			}
-			return c.holds(got), fmt.Sprintf("%s %s = %d", c.Pipeline, c.Figure, got), nil
+			return c.holds(got), c.words().T("%s %s = %d", c.Pipeline, c.figure(), got), nil
 		}
 		return false, c.words().T("no %s pipeline is running", c.Pipeline), nil
 	case "table":
@@ -356,9 +360,9 @@ func (c *Check) EvalWith(ctx context.Context, s *sim.Sim, since int, f Findings)
 				where = c.words().Word(" at ") + string(a.At)
 			}
 			if state == c.State && (c.Checkpoint == "" || string(a.At) == c.Checkpoint) {
-				return true, c.words().T("%s is %s%s", c.Actor, state, where), nil
+				return true, c.words().T("%s is %s%s", c.Actor, c.state(state), where), nil
 			}
-			detail = c.words().T("%s is %s%s", c.Actor, state, where)
+			detail = c.words().T("%s is %s%s", c.Actor, c.state(state), where)
 		}
 		if !seen {
 			return false, c.words().T("no actor %s is running", c.Actor), nil

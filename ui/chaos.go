@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -187,23 +186,27 @@ func (p chaosPane) table(r chaos.Report) []string {
 		if r.OutboxViolations > 0 {
 			verdict = p.st.Figures.Bad.Render(w.T("it broke a guarantee"))
 		}
-		out = append(out, "  "+w.T("outbox chain: %d of %d runs broke a guarantee (95%% CI %s):", r.OutboxViolations, r.OutboxRuns, interval(r.OutboxCI))+" "+verdict)
+		out = append(out, "  "+w.T("outbox chain: %d of %d runs broke a guarantee (95%% CI %s):", r.OutboxViolations, r.OutboxRuns, interval(w, r.OutboxCI))+" "+verdict)
 	}
 	if r.NaiveRuns > 0 {
 		out = append(out,
 			"  "+w.T("naive write: lost events in %d of %d runs (%s, 95%% CI %s), %d events in all",
-				r.NaiveLostRuns, r.NaiveRuns, percent(r.NaiveLostRuns, r.NaiveRuns), interval(r.LostCI), r.NaiveLost),
+				r.NaiveLostRuns, r.NaiveRuns, percent(w, r.NaiveLostRuns, r.NaiveRuns), interval(w, r.LostCI), r.NaiveLost),
 			"  "+w.T("naive write: phantom effects in %d of %d runs (%s, 95%% CI %s), %d effects in all",
-				r.NaivePhantRuns, r.NaiveRuns, percent(r.NaivePhantRuns, r.NaiveRuns), interval(r.PhantomCI), r.NaivePhantom))
+				r.NaivePhantRuns, r.NaiveRuns, percent(w, r.NaivePhantRuns, r.NaiveRuns), interval(w, r.PhantomCI), r.NaivePhantom))
 	}
 	out = append(out, "", "  "+p.st.App.Muted.Render(w.T("the same from a shell: outboxlab chaos --runs %d --seed %d --mode %s", r.Asked, r.Seed, r.Mode)))
 	return out
 }
 
-func percent(k, n int) string { return fmt.Sprintf("%.1f%%", 100*float64(k)/float64(max(1, n))) }
+// percent and interval write a share as the screen's language does, as the
+// rest of the table's numbers are (24.5% beside 7.3/s; 24,5 % beside 7,3/s).
+func percent(w *catalog.Printer, k, n int) string {
+	return w.T("%.1f%%", 100*float64(k)/float64(max(1, n)))
+}
 
-func interval(c [2]float64) string {
-	return fmt.Sprintf("%.1f%%–%.1f%%", 100*c[0], 100*c[1])
+func interval(w *catalog.Printer, c [2]float64) string {
+	return w.T("%.1f%%–%.1f%%", 100*c[0], 100*c[1])
 }
 
 // startChaos opens the chaos pane and starts the run the page asks for

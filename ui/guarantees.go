@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -180,7 +181,7 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 	}
 	if o.Slots > 0 {
 		// relay: cdc: the WAL its slot holds, growing while the relay is down.
-		figs = append(figs, figure{scenes.FigureLabel("slot_retained_bytes"), byteSize(o.SlotRetainedBytes), false})
+		figs = append(figs, figure{scenes.FigureLabel("slot_retained_bytes"), byteSize(g.st.Words, o.SlotRetainedBytes), false})
 	}
 	figs = append(figs, figure{scenes.FigureLabel("crashes"), num(o.Crashes), false})
 	if o.Conflicts > 0 || o.Replays > 0 {
@@ -199,14 +200,14 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 }
 
 // byteSize is a size in bytes as a reader takes it in at a glance.
-func byteSize(n int64) string {
+func byteSize(w *catalog.Printer, n int64) string {
 	switch {
 	case n < 1024:
-		return fmt.Sprintf("%d B", n)
+		return w.T("%d B", n)
 	case n < 1024*1024:
-		return fmt.Sprintf("%.1f kB", float64(n)/1024)
+		return w.T("%.1f kB", float64(n)/1024)
 	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	return w.T("%.1f MB", float64(n)/(1024*1024))
 }
 
 // grid lays figures out in as many columns of 21 cells as fit.
@@ -347,8 +348,8 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 	return []string{
 		m.row("oldest pending message age", age(x.OldestPendingAge, x.OutboxPendingTotal), x.OldestPendingAge > 60*time.Second),
 		m.row("outbox_pending_total", num(x.OutboxPendingTotal), false),
-		m.row("publishes per second", fmt.Sprintf("%.2f", x.PublishesPerSecond), false),
-		m.row("attempts per message", fmt.Sprintf("%.2f", x.AttemptsPerMessage), x.AttemptsPerMessage > 1),
+		m.row("publishes per second", m.st.Words.T("%.2f", x.PublishesPerSecond), false),
+		m.row("attempts per message", m.st.Words.T("%.2f", x.AttemptsPerMessage), x.AttemptsPerMessage > 1),
 		m.row("dead letters", num(x.DeadLetters), x.DeadLetters > 0),
 		m.row("expired leases recovered", num(x.ExpiredLeasesRecovered), false),
 		m.row("inbox duplicates ignored", num(x.InboxDuplicatesIgnored), false),
@@ -391,7 +392,7 @@ func (g guaranteesPane) compactView() string {
 		if o.Slots > 0 {
 			// relay: cdc: the WAL its slot holds, beside the guarantees it
 			// does not change.
-			broken += "  " + fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ") + fs.Value.Render(byteSize(o.SlotRetainedBytes))
+			broken += "  " + fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ") + fs.Value.Render(byteSize(w, o.SlotRetainedBytes))
 		}
 		lines = append(lines,
 			" "+fs.Heading.Render(pad(o.Pipeline, 7))+broken,

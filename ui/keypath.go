@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -141,17 +142,101 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 }
 
 // keyHint writes a lesson step's solution as keys, each path followed by
-// the command it performs: `p` request · `m 1 2` finish api · `D` drain.
-func keyHint(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string {
+// what it does: in English the scene command it performs (`p` request ·
+// `m 1 2` finish api · `D` drain), in another language the same said in
+// its words (sayStep), keys named as that language names them.
+func keyHint(w *catalog.Printer, solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string {
 	var parts []string
 	for _, st := range solution {
 		keys, err := keyPath(st, actors, set)
 		if err != nil {
-			parts = append(parts, st.String())
+			parts = append(parts, sayStep(w, st))
 			continue
 		}
 		// No-break spaces keep a key path on one line when the pane wraps.
-		parts = append(parts, fmt.Sprintf("`%s` %s", strings.Join(keys, "\u00a0"), st))
+		parts = append(parts, fmt.Sprintf("`%s` %s", strings.Join(keyNames(w, keys), "\u00a0"), sayStep(w, st)))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// keyNames are keys as the screen's language names them (space, espacio).
+func keyNames(w *catalog.Printer, keys []string) []string {
+	out := slices.Clone(keys)
+	for i, k := range out {
+		if k == "space" {
+			out[i] = w.Word(k)
+		}
+	}
+	return out
+}
+
+// sayStep is what a scene command does, in the printer's language: English
+// keeps the command as the scene language writes it (it teaches that
+// language); another language says it in words, with the names of actors,
+// checkpoints and durations as the screen writes them.
+func sayStep(w *catalog.Printer, st scenes.Step) string {
+	if w == nil || w.Word("en") == "en" {
+		return st.String()
+	}
+	arg := func(i int) string {
+		if i < len(st.Args) {
+			return st.Args[i]
+		}
+		return ""
+	}
+	switch st.Cmd {
+	case "request":
+		if slices.Contains(st.Args, "poison") {
+			return w.T("send a poison payment")
+		}
+		if a := st.KV["amount"]; a != "" {
+			return w.T("send a payment of %s", a)
+		}
+		return w.T("send a payment")
+	case "capture":
+		return w.T("capture payment")
+	case "resend":
+		return w.T("resend same key")
+	case "resend-other":
+		return w.T("key, other body")
+	case "crash":
+		if arg(1) == "at" {
+			return w.T("crash %s at %s", arg(0), arg(2))
+		}
+		return w.T("crash %s now", arg(0))
+	case "restart":
+		return w.T("restart %s", arg(0))
+	case "stall":
+		return w.T("stall %s at %s", arg(0), arg(2))
+	case "resume":
+		return w.T("resume %s", arg(0))
+	case "step":
+		return w.T("one step of %s", arg(0))
+	case "finish":
+		return w.T("finish %s", arg(0))
+	case "until":
+		return w.T("move %s until %s", arg(0), arg(1))
+	case "fail-commit":
+		return w.T("fail next commit")
+	case "duplicate":
+		return w.T("duplicate delivery")
+	case "broker":
+		if arg(0) == "up" {
+			return w.T("broker up")
+		}
+		return w.T("broker down")
+	case "restart-postgres":
+		return w.T("restart PostgreSQL")
+	case "advance":
+		return w.T("advance the clock %s", arg(0))
+	case "next":
+		return w.T("step")
+	case "run":
+		return w.T("run")
+	case "drain":
+		return w.T("drain")
+	case "requeue":
+		return w.T("requeue dead")
+	}
+	return st.String()
 }

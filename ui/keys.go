@@ -57,7 +57,7 @@ type KeyMap struct {
 // DefaultKeyMap returns the simulator's keys, their help in w's language.
 func DefaultKeyMap(w *catalog.Printer) KeyMap {
 	return KeyMap{
-		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", w.T("run/pause"))),
+		Play:      key.NewBinding(key.WithKeys("space"), key.WithHelp(w.Word("space"), w.T("run/pause"))),
 		Step:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", w.T("step"))),
 		Move:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", w.T("move an actor"))),
 		Drain:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", w.T("drain"))),

@@ -116,7 +116,7 @@ func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
 				if err != nil {
 					t.Fatalf("step %d: %v", i+1, err)
 				}
-				if shown := "`" + strings.Join(keys, " ") + "` " + st.String(); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
+				if shown := "`" + strings.Join(keyNames(d.m.st.Words, keys), " ") + "` " + sayStep(d.m.st.Words, st); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
 					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
 				}
 				press(keys...)

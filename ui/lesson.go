@@ -322,7 +322,7 @@ func (l lessonPane) stepKeyHint(st *lessons.Step, actors []sim.ActorView, set sc
 	if st.Chaos > 0 {
 		return "X " + l.st.Words.T("chaos run")
 	}
-	return keyHint(st.Solution, actors, set)
+	return keyHint(l.st.Words, st.Solution, actors, set)
 }
 
 // current is the step on screen.
@@ -601,7 +601,7 @@ func (l lessonPane) footer() []string {
 					mark, style = "✗ ", st.Fail
 				}
 			}
-			line := style.Render(mark) + c.Source + st.Detail.Render("  "+detail)
+			line := style.Render(mark) + c.Text() + st.Detail.Render("  "+detail)
 			out = append(out, fitLine(line, l.textWidth()))
 		}
 		if l.stage == stagePassed {

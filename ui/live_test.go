@@ -198,7 +198,7 @@ func TestLiveScreenInSpanish(t *testing.T) {
 	screens = append(screens, d.screen())
 	screen := strings.Join(screens, "\n")
 	for _, want := range []string{"Actores", "Cifras", "leídas de la base de datos", "pendientes en outbox", "pendiente más antiguo",
-		"JetStream embebido en este proceso", "el simulador paso a paso mantiene el broker en proceso", "¿qué actor tumbar\\? 1-3, esc cancela",
+		"JetStream embebido en este proceso", "el simulador paso a paso mantiene el broker en proceso", "¿a qué actor hacer caer\\? 1-3, esc cancela",
 		"enviar un pago", "parar/arrancar el broker", "salir", "● en marcha", "por consumidor", "deteniendo JetStream|JetStream detenido"} {
 		if !regexp.MustCompile(want).MatchString(screen) {
 			t.Errorf("the Spanish screen lacks %q:\n%s", want, screen)

@@ -144,7 +144,7 @@ func (m Model) psqlCommands() []string {
 		password, _ = u.User.Password()
 	}
 	if password != "" {
-		out = append(out, "password: "+password)
+		out = append(out, m.st.Words.T("password: %s", password))
 	}
 	return out
 }

@@ -285,9 +285,9 @@ func (p *playPage) enable(m *Model) {
 	k.Quit.SetEnabled(true)
 	k.Play.SetEnabled(m.phase == phaseRunning)
 	if p.play.paused {
-		k.Play.SetHelp("space", m.st.Words.T("resume"))
+		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("resume"))
 	} else {
-		k.Play.SetHelp("space", m.st.Words.T("pause"))
+		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("pause"))
 	}
 }
 

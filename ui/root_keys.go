@@ -214,9 +214,9 @@ func (m *Model) updateKeys() {
 		k.Broker.SetHelp("b", m.st.Words.T("broker down"))
 	}
 	if m.playing {
-		k.Play.SetHelp("space", m.st.Words.T("pause"))
+		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("pause"))
 	} else {
-		k.Play.SetHelp("space", m.st.Words.T("run"))
+		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("run"))
 	}
 	m.compareHelp()
 	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))

@@ -311,7 +311,7 @@ func (t tablesPane) grid(name string) []string {
 	}
 	lines := []string{t.st.Table.Header.Render(row(cols))}
 	if len(rows) == 0 {
-		lines = append(lines, t.st.Pane.Empty.Render("  (empty)"))
+		lines = append(lines, t.st.Pane.Empty.Render("  "+t.st.Words.Word("(empty)")))
 	}
 	for i, r := range rows {
 		s := fitLine(row(r), t.w)
