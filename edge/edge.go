@@ -90,9 +90,24 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", telemetry.Handler(col))
-	mux.Handle("/", httpapi.NewHandler(e))
-	e.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	api := httpapi.NewHandler(e)
+	mux.Handle("POST /payments", waitsForTheDriver(api))
+	mux.Handle("/", api)
+	e.server = httpapi.NewServer(mux)
 	go func() { _ = e.server.Serve(e.ln) }()
+}
+
+// waitsForTheDriver lifts the server's WriteTimeout for a request whose
+// answer the simulation gives when it gets to it: under the TUI a POST
+// waits in the api's queue until the learner moves the api, for as long as
+// the learner takes. Nothing is held meanwhile but the request: a client
+// that hangs up leaves the queue (its context ends), and a simulation that
+// goes resets it (Abandon). Its body is still read under ReadTimeout.
+func waitsForTheDriver(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ServeBackend answers POST and GET /payments with b instead of a
@@ -104,7 +119,7 @@ func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandl
 // ServeHandler answers every request with h (ServeBackend's API and
 // whatever a deployment adds beside it).
 func (e *Edge) ServeHandler(h http.Handler) {
-	e.server = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	e.server = httpapi.NewServer(h)
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 

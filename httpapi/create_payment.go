@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/outboxlab/outboxlab/engine"
 )
@@ -23,6 +24,16 @@ func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tooLarge.Limit))
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The server's ReadTimeout: fewer bytes came than the
+			// Content-Length promised. The connection is closed after this.
+			came := fmt.Sprintf("%d bytes came", len(body))
+			if r.ContentLength > 0 {
+				came = fmt.Sprintf("%d of the %d bytes its Content-Length promised came", len(body), r.ContentLength)
+			}
+			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", ReadTimeout, came))
 			return
 		}
 		writeProblem(w, http.StatusBadRequest, "reading the body: "+err.Error())
