@@ -219,6 +219,7 @@ func (e *Edge) Curl() []string {
 	// cannot be copied.
 	return []string{
 		fmt.Sprintf(`curl -i %s/payments -H 'Idempotency-Key: k-1' \`, e.Addr),
+		`  -H 'Content-Type: application/json' \`,
 		`  -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`,
 		fmt.Sprintf("curl -s %s/metrics | grep ^outboxlab_outbox", e.Addr),
 	}

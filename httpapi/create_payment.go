@@ -14,6 +14,12 @@ import (
 // createPayment is POST /payments. Everything the client got wrong is found
 // before the backend runs, so a 400 never touches the database.
 func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
+	if detail := jsonContentType(r.Header); detail != "" {
+		// RFC 9110 (15.5.16): a 415 may say what the resource takes.
+		w.Header().Set("Accept-Post", "application/json")
+		writeProblem(w, http.StatusUnsupportedMediaType, detail)
+		return
+	}
 	if r.ContentLength > MaxBodyBytes {
 		// Refused before reading: the length says enough.
 		writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes; at most %d are read", r.ContentLength, MaxBodyBytes))
