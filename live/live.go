@@ -32,12 +32,15 @@ type Options struct {
 // moment it arrives (the api answers at once), and every tick the virtual
 // clock moved on by the wall time that passed, every actor run until quiet.
 // It is the simulation's only driver: the edge's handlers reach it through
-// a channel.
+// a channel. The virtual clock starts at the wall time Run starts at, so
+// what it stores (created_at, published_at) reads as a deployment's would.
 func Run(ctx context.Context, o Options) error {
 	if o.Tick <= 0 {
 		o.Tick = 100 * time.Millisecond
 	}
-	s, err := sim.New(ctx, sim.Config{Server: o.Server, Settings: o.Settings, Seed: o.Seed, DBPrefix: o.DBPrefix, Tracing: o.Tracing})
+	start := time.Now()
+	s, err := sim.New(ctx, sim.Config{Server: o.Server, Settings: o.Settings, Seed: o.Seed, DBPrefix: o.DBPrefix, Tracing: o.Tracing,
+		Start: start.UTC().Truncate(time.Microsecond)})
 	if err != nil {
 		return fmt.Errorf("live: %w", err)
 	}
@@ -54,7 +57,7 @@ func Run(ctx context.Context, o Options) error {
 
 	tick := time.NewTicker(o.Tick)
 	defer tick.Stop()
-	last := time.Now()
+	last := start // the first tick catches up the time New took
 	for {
 		var err error
 		select {
