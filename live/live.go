@@ -29,11 +29,13 @@ type Options struct {
 }
 
 // Run builds the simulation and drives it until ctx ends: each request the
-// moment it arrives (the api answers at once), and every tick the virtual
-// clock moved on by the wall time that passed, every actor run until quiet.
-// It is the simulation's only driver: the edge's handlers reach it through
-// a channel. The virtual clock starts at the wall time Run starts at, so
-// what it stores (created_at, published_at) reads as a deployment's would.
+// moment it arrives (the api answers at once), each fault posted to
+// /faults/… as a deployment takes it (supervisor), and every tick the
+// virtual clock moved on by the wall time that passed, every actor run
+// until quiet. It is the simulation's only driver: the edge's handlers
+// reach it through a channel. The virtual clock starts at the wall time
+// Run starts at, so what it stores (created_at, published_at) reads as a
+// deployment's would.
 func Run(ctx context.Context, o Options) error {
 	if o.Tick <= 0 {
 		o.Tick = 100 * time.Millisecond
@@ -47,6 +49,7 @@ func Run(ctx context.Context, o Options) error {
 	defer s.Close()
 	requests := make(chan edge.Request, 64)
 	o.Edge.Simulating(s, o.Server, o.DBPrefix)
+	o.Edge.TakeFaults()
 	o.Edge.Serve(func(r edge.Request) {
 		select {
 		case requests <- r:
@@ -55,6 +58,7 @@ func Run(ctx context.Context, o Options) error {
 	}, nil)
 	defer o.Edge.Close()
 
+	sup := newSupervisor(o.Settings)
 	tick := time.NewTicker(o.Tick)
 	defer tick.Stop()
 	last := start // the first tick catches up the time New took
@@ -64,6 +68,12 @@ func Run(ctx context.Context, o Options) error {
 		case <-ctx.Done():
 			return nil
 		case r := <-requests:
+			if r.Fault != nil {
+				// A fault that cannot be done is its client's answer,
+				// not the end of the simulation.
+				o.Edge.Answer(sim.Answer{Ticket: r.Ticket, Err: sup.apply(ctx, s, *r.Fault)})
+				break
+			}
 			s.SetTicket(r.Ticket)
 			err = s.Do(ctx, edge.Step(r.Req))
 			s.SetTicket(0)
@@ -76,7 +86,13 @@ func Run(ctx context.Context, o Options) error {
 		case now := <-tick.C:
 			err = s.Elapse(ctx, now.Sub(last))
 			last = now
+			for _, st := range sup.due(s.Actors(), now) {
+				if err == nil {
+					err = s.Do(ctx, st)
+				}
+			}
 		}
+		sup.watch(s.Actors(), time.Now())
 		o.Edge.Answer(s.TakeAnswers()...)
 		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("live: %w", err)
