@@ -84,8 +84,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 			err = s.Do(ctx, scenes.Run) // a live api answers now, not at the next tick
 		case now := <-tick.C:
-			err = s.Elapse(ctx, now.Sub(last))
-			last = now
+			// Whole microseconds, PostgreSQL's: a 201's created_at is
+			// then the one GET reads back from the table.
+			d := now.Sub(last).Truncate(time.Microsecond)
+			err = s.Elapse(ctx, d)
+			last = last.Add(d)
 			for _, st := range sup.due(s.Actors(), now) {
 				if err == nil {
 					err = s.Do(ctx, st)

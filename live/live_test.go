@@ -21,7 +21,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // serve --http, over a real listener: payments posted at once by several
 // clients are each answered 201 by the api, created_at the wall clock's
-// now (it was the virtual clock's start, 2026-01-01), and with nobody
+// now (it was the virtual clock's start, 2026-01-01) in whole microseconds
+// as the table keeps it (the clock moved by nanoseconds), and with nobody
 // stepping anything the relay and both consumers carry every event through
 // as wall time passes — GET shows each published and applied by both,
 // /metrics no pending row. Ending the context ends Run.
@@ -69,6 +70,9 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 			}
 			if d := time.Since(body.CreatedAt); d < -time.Minute || d > time.Minute {
 				t.Errorf("client %d: created_at %s, want the wall clock's now (%s)", i, body.CreatedAt, time.Now().UTC())
+			}
+			if !body.CreatedAt.Truncate(time.Microsecond).Equal(body.CreatedAt) {
+				t.Errorf("client %d: created_at %s, finer than the microseconds the table keeps", i, body.CreatedAt)
 			}
 			ids[i] = body.PaymentID
 		}()
