@@ -240,6 +240,7 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return code
 	}
+	set.Workers = max(set.Workers, 2) // live's deployment, so the actors live shows (accounting-2) are /faults' here too
 	d, code, err := startDeployed(ctx, srv, e, set, f, "outboxlab serve", func(err error) { fmt.Fprintf(stderr, "outboxlab serve: %v\n", err) })
 	if err != nil {
 		return fail(err, code)

@@ -2,15 +2,17 @@ package deploy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
-	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // faults are what a workshop does to a running deployment, over HTTP:
@@ -109,7 +111,7 @@ func (f *faults) armStall(actor string, d time.Duration) error {
 	if !slices.Contains(f.actors, actor) {
 		return f.unknown(actor)
 	}
-	if d <= 0 || d > time.Hour {
+	if d <= 0 || d > edge.MaxStall {
 		return fmt.Errorf("stall %s for %s: %w", actor, d, ErrBadDuration)
 	}
 	f.mu.Lock()
@@ -121,7 +123,7 @@ func (f *faults) armStall(actor string, d time.Duration) error {
 }
 
 func (f *faults) unknown(actor string) error {
-	return fmt.Errorf("no actor %q (actors: %v): %w", actor, f.actors, ErrUnknownActor)
+	return fmt.Errorf("no actor %q here (actors: %s): %w", actor, strings.Join(f.actors, ", "), ErrUnknownActor)
 }
 
 // snapshot copies every actor's state, in the actors' order.
@@ -135,61 +137,50 @@ func (f *faults) snapshot() []Actor {
 	return out
 }
 
-// handler serves POST /faults/crash/{actor}, POST /faults/stall/{actor}?for=D,
-// POST /faults/broker/stop and POST /faults/broker/start.
-func (f *faults) handler(mux *http.ServeMux) {
-	mux.HandleFunc("POST /faults/crash/{actor}", func(w http.ResponseWriter, r *http.Request) {
-		a := r.PathValue("actor")
-		if !f.known(w, a) {
-			return
-		}
-		_ = f.armCrash(a) // known: cannot fail
-		say(w, fmt.Sprintf("armed: %s crashes at its next checkpoint; a supervisor starts a new one a second later\n", a))
-	})
-	mux.HandleFunc("POST /faults/stall/{actor}", func(w http.ResponseWriter, r *http.Request) {
-		a := r.PathValue("actor")
-		if !f.known(w, a) {
-			return
-		}
-		d, err := time.ParseDuration(r.URL.Query().Get("for"))
-		if err != nil || d <= 0 || d > time.Hour {
-			httpapi.WriteProblem(w, http.StatusBadRequest, "for: want a duration up to 1h, e.g. ?for=45s")
-			return
-		}
-		_ = f.armStall(a, d) // known, and d checked
-		say(w, fmt.Sprintf("armed: %s freezes for %s at its next checkpoint\n", a, d))
-	})
-	mux.HandleFunc("POST /faults/broker/{op}", func(w http.ResponseWriter, r *http.Request) {
-		if f.server == nil {
-			httpapi.WriteProblem(w, http.StatusConflict, "the broker runs at a URL, not in this process: stop it there")
-			return
-		}
-		switch r.PathValue("op") {
-		case "stop":
-			f.server.Stop()
-			say(w, "JetStream stopped: publishes fail (the relays schedule retries), consumers wait; its store is kept\n")
-		case "start":
-			if err := f.server.Start(); err != nil {
-				httpapi.WriteProblem(w, http.StatusInternalServerError, err.Error())
-				return
-			}
-			say(w, "JetStream started again on its store: nothing it had acked is lost\n")
-		default:
-			httpapi.WriteProblem(w, http.StatusNotFound, "want /faults/broker/stop or /faults/broker/start")
-		}
-	})
-}
+// handler serves the faults API (edge.HandleFaults) on mux: the same
+// paths and answers as serve's simulation, so a workshop's curl works on both.
+func (f *faults) handler(mux *http.ServeMux) { edge.HandleFaults(mux, faultsAPI{f}) }
 
-func (f *faults) known(w http.ResponseWriter, actor string) bool {
-	if slices.Contains(f.actors, actor) {
-		return true
+// faultsAPI is the deployment's faults as the faults API drives them.
+type faultsAPI struct{ f *faults }
+
+func (a faultsAPI) Crash(_ context.Context, actor string) (string, error) {
+	if err := a.f.armCrash(actor); err != nil {
+		return "", a.refused(err)
 	}
-	httpapi.WriteProblem(w, http.StatusNotFound, fmt.Sprintf("no actor %q (actors: %v)", actor, f.actors))
-	return false
+	return fmt.Sprintf("armed: %s crashes at its next checkpoint; a supervisor starts a new one a second later\n", actor), nil
 }
 
-func say(w http.ResponseWriter, s string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusAccepted)
-	_, _ = w.Write([]byte(s))
+func (a faultsAPI) Stall(_ context.Context, actor string, d time.Duration) (string, error) {
+	if err := a.f.armStall(actor, d); err != nil {
+		return "", a.refused(err)
+	}
+	return fmt.Sprintf("armed: %s freezes for %s at its next checkpoint\n", actor, d), nil
+}
+
+func (a faultsAPI) Broker(_ context.Context, stop bool) (string, error) {
+	if a.f.server == nil {
+		return "", a.refused(ErrBrokerAtURL)
+	}
+	if stop {
+		a.f.server.Stop()
+		return "JetStream stopped: publishes fail (the relays schedule retries), consumers wait; its store is kept\n", nil
+	}
+	if err := a.f.server.Start(); err != nil {
+		return "", fmt.Errorf("start JetStream: %w", err)
+	}
+	return "JetStream started again on its store: nothing it had acked is lost\n", nil
+}
+
+// refused maps the faults' errors to the API's statuses, in one place.
+func (a faultsAPI) refused(err error) error {
+	switch {
+	case errors.Is(err, ErrUnknownActor):
+		return &edge.FaultError{Status: http.StatusNotFound, Detail: err.Error()}
+	case errors.Is(err, ErrBadDuration):
+		return &edge.FaultError{Status: http.StatusBadRequest, Detail: err.Error()}
+	case errors.Is(err, ErrBrokerAtURL):
+		return &edge.FaultError{Status: http.StatusConflict, Detail: err.Error()}
+	}
+	return err
 }

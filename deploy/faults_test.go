@@ -3,10 +3,17 @@ package deploy
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // The last fault armed on an actor is the one that fires and the one its
@@ -50,5 +57,80 @@ func TestTheLastFaultArmedFires(t *testing.T) {
 				t.Errorf("a second checkpoint: %v, want nothing armed left", err)
 			}
 		})
+	}
+}
+
+// The faults API of a deployment as live runs it (two accounting workers),
+// over its real listener: every actor the screen numbers (Actors) is
+// addressable by crash and stall; another method is 405 with Allow: POST
+// (it was 404, as if the path did not exist); an unknown actor, fault or
+// broker operation is 404 naming what there is; a bad for= is 400.
+func TestEveryActorOnTheScreenIsAddressable(t *testing.T) {
+	_, db := pgtest.DB(t)
+	url := pgtest.Server(t).DatabaseURL(db)
+	e, err := edge.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJetStream(context.Background(), BrokerChoice{Kind: BrokerNATS}, t.TempDir(), jetstream.Config{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(j.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := Launch(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e, Server: j.Server, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); d.Wait() })
+	base := "http://" + e.Addr
+
+	do := func(method, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	var names []string
+	for _, a := range d.Actors() {
+		names = append(names, a.Name)
+		for _, p := range []string{"/faults/stall/" + a.Name + "?for=50ms", "/faults/crash/" + a.Name} {
+			if resp, body := do("POST", p); resp.StatusCode != http.StatusAccepted || !strings.HasPrefix(body, "armed: "+a.Name) {
+				t.Errorf("POST %s: %s %q, want 202 armed", p, resp.Status, body)
+			}
+		}
+	}
+	if !slices.Contains(names, "accounting-2") {
+		t.Errorf("actors %v: want accounting-2, the second worker", names)
+	}
+	for _, p := range []string{"/faults/crash/relay-1", "/faults/stall/accounting-2?for=1s", "/faults/broker/stop", "/faults/broker/start"} {
+		for _, m := range []string{"GET", "HEAD", "PUT", "DELETE"} {
+			if resp, body := do(m, p); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+				t.Errorf("%s %s: %s, Allow %q: %s; want 405 with Allow: POST", m, p, resp.Status, resp.Header.Get("Allow"), body)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+		says   string
+	}{
+		{"/faults/crash/relay-9", http.StatusNotFound, "accounting-2"},
+		{"/faults/stall/relay-9?for=1s", http.StatusNotFound, "accounting-2"},
+		{"/faults/stall/relay-1?for=2h", http.StatusBadRequest, "1h"},
+		{"/faults/stall/relay-1", http.StatusBadRequest, "?for="},
+		{"/faults/broker/restart", http.StatusNotFound, "/faults/broker/stop"},
+		{"/faults/pause/relay-1", http.StatusNotFound, "/faults/crash/ACTOR"},
+		{"/faults", http.StatusNotFound, "/faults/crash/ACTOR"},
+	} {
+		resp, body := do("POST", tc.path)
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(body, tc.says) {
+			t.Errorf("POST %s: %s %s, want %d problem+json saying %q", tc.path, resp.Status, body, tc.status, tc.says)
+		}
 	}
 }

@@ -25,7 +25,9 @@ import (
 // paused, stepped and crashed at its checkpoints, and its client gets the
 // answer or, when the api dies with it, a reset connection (an
 // httpapi.Backend); GET /payments/{id} reads the database at the virtual
-// now; GET /metrics is Prometheus' (telemetry). Handlers run on the HTTP
+// now; GET /metrics is Prometheus' (telemetry); POST /faults/… are the
+// driver's when it takes them (TakeFaults: serve), else a 404 that says
+// where they are (the TUI, whose keys are the faults). Handlers run on the HTTP
 // server's goroutines: a request reaches whoever drives the simulation (the
 // TUI's model, serve's loop) through send, and the driver hands the api's
 // answers back with Answer — only the driver touches the simulation.
@@ -35,6 +37,7 @@ type Edge struct {
 	ln      net.Listener
 	server  *http.Server
 	send    func(Request) // set before it serves
+	faults  bool          // the driver takes faults (TakeFaults)
 	current atomic.Pointer[sim.Sim]
 	srv     atomic.Pointer[pg.Server]
 	prefix  atomic.Pointer[string]
@@ -46,9 +49,12 @@ type Edge struct {
 
 // Request is a POST /payments waiting for the api: the driver makes it a
 // request command with its Ticket (sim.SetTicket) and hands back the answer.
+// With Fault set it is a POST /faults/… instead (see TakeFaults): the
+// driver does the fault and answers the Ticket, Err nil or a *FaultError.
 type Request struct {
 	Ticket int
 	Req    engine.PaymentRequest
+	Fault  *Fault
 }
 
 // InputError is an address that cannot be listened on: bad input (exit 2).
@@ -90,9 +96,29 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", telemetry.Handler(col))
-	mux.Handle("/", httpapi.NewHandler(e))
-	e.server = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if e.faults {
+		HandleFaults(mux, driven{e})
+	} else {
+		noFaults(mux)
+	}
+	api := httpapi.NewHandler(e)
+	mux.Handle("POST /payments", waitsForTheDriver(api))
+	mux.Handle("/", api)
+	e.server = httpapi.NewServer(mux)
 	go func() { _ = e.server.Serve(e.ln) }()
+}
+
+// waitsForTheDriver lifts the server's WriteTimeout for a request whose
+// answer the simulation gives when it gets to it: under the TUI a POST
+// waits in the api's queue until the learner moves the api, for as long as
+// the learner takes. Nothing is held meanwhile but the request: a client
+// that hangs up leaves the queue (its context ends), and a simulation that
+// goes resets it (Abandon). Its body is still read under ReadTimeout.
+func waitsForTheDriver(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ServeBackend answers POST and GET /payments with b instead of a
@@ -104,7 +130,7 @@ func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandl
 // ServeHandler answers every request with h (ServeBackend's API and
 // whatever a deployment adds beside it).
 func (e *Edge) ServeHandler(h http.Handler) {
-	e.server = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	e.server = httpapi.NewServer(h)
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 
@@ -142,11 +168,7 @@ func (e *Edge) CreatePayment(ctx context.Context, req engine.PaymentRequest) (en
 			return engine.PaymentResponse{}, fmt.Errorf("%w: %s: the simulator logs each request as a scene command, which holds no spaces, '#' or '=' in a value", engine.ErrInvalidRequest, name)
 		}
 	}
-	e.mu.Lock()
-	e.next++
-	ticket, ch := e.next, make(chan sim.Answer, 1)
-	e.waiting[ticket] = ch
-	e.mu.Unlock()
+	ticket, ch := e.wait()
 	e.send(Request{Ticket: ticket, Req: req})
 	select {
 	case a := <-ch:
@@ -158,11 +180,26 @@ func (e *Edge) CreatePayment(ctx context.Context, req engine.PaymentRequest) (en
 		}
 		return a.Resp, nil
 	case <-ctx.Done():
-		e.mu.Lock()
-		delete(e.waiting, ticket)
-		e.mu.Unlock()
+		e.forget(ticket)
 		return engine.PaymentResponse{}, ctx.Err()
 	}
+}
+
+// wait takes a ticket and the channel its answer comes on.
+func (e *Edge) wait() (int, chan sim.Answer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.next++
+	ch := make(chan sim.Answer, 1)
+	e.waiting[e.next] = ch
+	return e.next, ch
+}
+
+// forget drops a ticket whose client gave up.
+func (e *Edge) forget(ticket int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.waiting, ticket)
 }
 
 // Payment reads the payment from the simulation's database.
@@ -204,6 +241,7 @@ func (e *Edge) Curl() []string {
 	// cannot be copied.
 	return []string{
 		fmt.Sprintf(`curl -i %s/payments -H 'Idempotency-Key: k-1' \`, e.Addr),
+		`  -H 'Content-Type: application/json' \`,
 		`  -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`,
 		fmt.Sprintf("curl -s %s/metrics | grep ^outboxlab_outbox", e.Addr),
 	}

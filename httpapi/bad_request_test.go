@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -26,7 +27,21 @@ func TestBadRequests(t *testing.T) {
 		{"an array", `[1, 2]`, nil, []string{""}},
 		{"null", `null`, nil, []string{""}},
 		{"a second value after the object", validBody + ` {}`, nil, []string{""}},
-		{"not UTF-8", "{\"client_id\": \"\xff\", \"amount_cents\": 1, \"currency\": \"EUR\"}", nil, []string{""}},
+		{"not UTF-8", "{\"client_id\": \"\xff\", \"amount_cents\": 1, \"currency\": \"EUR\"}", nil, []string{"/client_id"}},
+		{"not UTF-8: a surrogate encoded in UTF-8", "{\"client_id\": \"a\xed\xa0\x80\", \"amount_cents\": 1, \"currency\": \"EUR\"}", nil, []string{"/client_id"}},
+		{"not UTF-8 in a currency", "{\"client_id\": \"acme\", \"amount_cents\": 1, \"currency\": \"EU\xc3\"}", nil, []string{"/currency"}},
+		{"not UTF-8 in an unknown member's array", "{\"client_id\": \"acme\", \"amount_cents\": 1, \"currency\": \"EUR\", \"x\": [\"\xfe\"]}", nil, []string{"/x"}},
+		{"not UTF-8 in a member name", "{\"client_id\": \"acme\", \"amount_cents\": 1, \"currency\": \"EUR\", \"\xff\": 1}", nil, []string{""}},
+		{"not UTF-8 outside a string", "{\"client_id\": \"acme\", \xff}", nil, []string{""}},
+		{"a lone high surrogate", `{"client_id": "ac\ud800me", "amount_cents": 1250, "currency": "EUR"}`, nil, []string{"/client_id"}},
+		{"a lone low surrogate", `{"client_id": "\udc00", "amount_cents": 1250, "currency": "EUR"}`, nil, []string{"/client_id"}},
+		{"a high surrogate at the end", `{"client_id": "acme\uD83D", "amount_cents": 1250, "currency": "EUR"}`, nil, []string{"/client_id"}},
+		{"a high surrogate then another", `{"client_id": "\ud83d\ud83d", "amount_cents": 1250, "currency": "EUR"}`, nil, []string{"/client_id"}},
+		{"a pair reversed", `{"client_id": "\ude00\ud83d", "amount_cents": 1250, "currency": "EUR"}`, nil, []string{"/client_id"}},
+		{"a lone surrogate in a member name", `{"client_id": "acme", "amount_cents": 1250, "currency": "EUR", "\ud800": 1}`, nil, []string{""}},
+		{"a lone surrogate in a currency", `{"client_id": "acme", "amount_cents": 1250, "currency": "\ud800"}`, nil, []string{"/currency"}},
+		{"currency not in ISO 4217", `{"client_id": "acme", "amount_cents": 1250, "currency": "ZZZ"}`, nil, []string{"/currency"}},
+		{"currency not in ISO 4217, escaped", `{"client_id": "acme", "amount_cents": 1250, "currency": "\u0041BC"}`, nil, []string{"/currency"}},
 		{"empty object", `{}`, nil, []string{"/amount_cents", "/client_id", "/currency"}},
 		{"unknown member", `{"client_id": "acme", "amount_cents": 1250, "currency": "EUR", "amount": 12.5}`, nil, []string{"/amount"}},
 		{"unknown member with a slash", `{"client_id": "acme", "amount_cents": 1250, "currency": "EUR", "a/b~": 1}`, nil, []string{"/a~1b~0"}},
@@ -68,6 +83,74 @@ func TestBadRequests(t *testing.T) {
 	}
 	if n := b.count(t, "SELECT count(*) FROM payments"); n != 0 {
 		t.Errorf("%d payments after bad requests, want 0", n)
+	}
+}
+
+// What is Unicode and ISO 4217 passes: a surrogate pair (an emoji), an
+// escaped backslash before "ud800" (text, not an escape), U+FFFD sent as
+// such, and currencies from x/text's table and from after it.
+func TestUnicodeAndCurrenciesAccepted(t *testing.T) {
+	t.Parallel()
+	b := setup(t, DBConfig{})
+	for i, tc := range []struct{ clientID, currency, want string }{
+		{`"\ud83d\ude00"`, `"EUR"`, "\U0001F600"},
+		{`"\\ud800"`, `"USD"`, `\ud800`},
+		{`"a\uFFFD"`, `"JPY"`, "a\uFFFD"},
+		{`"a\u00e9"`, `"VES"`, "aé"},
+		{`"b"`, `"\u0043HF"`, "b"},
+		{`"c"`, `"XCG"`, "c"},
+	} {
+		body := fmt.Sprintf(`{"client_id": %s, "amount_cents": %d, "currency": %s}`, tc.clientID, 100+i, tc.currency)
+		if c := mustCreated(t, b.post(t, body)); c.ClientID != tc.want {
+			t.Errorf("%s: client_id %q, want %q", body, c.ClientID, tc.want)
+		}
+	}
+}
+
+// 415: a body that says it is not JSON is refused before it is read, as
+// problem+json with Accept-Post; application/json with or without a UTF-8
+// charset and a +json type are JSON, and so is a body with no Content-Type
+// (RFC 9110 lets the recipient look; it is parsed as JSON).
+func TestContentTypeMustBeJSON(t *testing.T) {
+	t.Parallel()
+	b := setup(t, DBConfig{})
+	for i, tc := range []struct {
+		contentType []string
+		status      int
+	}{
+		{[]string{"text/plain"}, http.StatusUnsupportedMediaType},
+		{[]string{"text/plain; charset=utf-8"}, http.StatusUnsupportedMediaType},
+		{[]string{"application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType}, // curl -d
+		{[]string{"multipart/form-data; boundary=x"}, http.StatusUnsupportedMediaType},
+		{[]string{"application/xml"}, http.StatusUnsupportedMediaType},
+		{[]string{"text/json"}, http.StatusUnsupportedMediaType},
+		{[]string{"application/json; charset=iso-8859-1"}, http.StatusUnsupportedMediaType},
+		{[]string{"json"}, http.StatusUnsupportedMediaType},
+		{[]string{""}, http.StatusUnsupportedMediaType},
+		{[]string{"application/json", "application/json"}, http.StatusUnsupportedMediaType},
+		{[]string{"application/json"}, http.StatusCreated},
+		{[]string{"Application/JSON; charset=UTF-8"}, http.StatusCreated},
+		{[]string{"application/json;charset=utf-8"}, http.StatusCreated},
+		{[]string{"application/json;"}, http.StatusCreated},
+		{[]string{"application/vnd.acme.payment+json"}, http.StatusCreated},
+		{nil, http.StatusCreated},
+	} {
+		var headers []string
+		for _, ct := range tc.contentType {
+			headers = append(headers, "Content-Type", ct)
+		}
+		r := b.post(t, fmt.Sprintf(`{"client_id": "ct", "amount_cents": %d, "currency": "EUR"}`, 100+i), headers...)
+		if tc.status == http.StatusCreated {
+			mustCreated(t, r)
+			continue
+		}
+		mustProblem(t, r, tc.status)
+		if got := r.header.Get("Accept-Post"); got != "application/json" {
+			t.Errorf("Content-Type %q: Accept-Post %q, want application/json", tc.contentType, got)
+		}
+	}
+	if n := b.count(t, "SELECT count(*) FROM payments"); n != 6 {
+		t.Errorf("%d payments, want the 6 sent as JSON", n)
 	}
 }
 

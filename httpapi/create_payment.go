@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/outboxlab/outboxlab/engine"
 )
@@ -13,6 +14,12 @@ import (
 // createPayment is POST /payments. Everything the client got wrong is found
 // before the backend runs, so a 400 never touches the database.
 func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
+	if detail := jsonContentType(r.Header); detail != "" {
+		// RFC 9110 (15.5.16): a 415 may say what the resource takes.
+		w.Header().Set("Accept-Post", "application/json")
+		writeProblem(w, http.StatusUnsupportedMediaType, detail)
+		return
+	}
 	if r.ContentLength > MaxBodyBytes {
 		// Refused before reading: the length says enough.
 		writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes; at most %d are read", r.ContentLength, MaxBodyBytes))
@@ -23,6 +30,16 @@ func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeProblem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tooLarge.Limit))
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The server's ReadTimeout: fewer bytes came than the
+			// Content-Length promised. The connection is closed after this.
+			came := fmt.Sprintf("%d bytes came", len(body))
+			if r.ContentLength > 0 {
+				came = fmt.Sprintf("%d of the %d bytes its Content-Length promised came", len(body), r.ContentLength)
+			}
+			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", ReadTimeout, came))
 			return
 		}
 		writeProblem(w, http.StatusBadRequest, "reading the body: "+err.Error())

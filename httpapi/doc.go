@@ -3,6 +3,8 @@
 // writer, and its answer is the one a real client gets.
 //
 //	POST /payments
+//	  Content-Type: application/json   or a +json type, charset UTF-8 if any; none
+//	                              is taken as JSON (RFC 9110 8.3), any other is 415
 //	  Idempotency-Key: k1         optional; a token or a "quoted string", ≤ 255 bytes,
 //	                              scoped to client_id
 //	  traceparent: 00-…-…-01      optional W3C Trace Context; an invalid one is ignored
@@ -10,14 +12,20 @@
 //
 //	  client_id     string, 1–64 characters, no control characters
 //	  amount_cents  integer > 0, in the currency's minor unit (1250 = 12.50 EUR)
-//	  currency      three capital letters (ISO 4217)
+//	  currency      an ISO 4217 code (golang.org/x/text/currency's table and the
+//	                codes added since), in capitals: EUR
+//	  text          UTF-8; a lone surrogate escape ("\ud800") is refused, not
+//	                made U+FFFD as encoding/json would
 //
 //	  201  {"payment_id", "event_id", "client_id", "amount_cents", "currency", "created_at"}
 //	       Location: /payments/{payment_id}
 //	       the same key and body again: the stored response, the same status and
 //	       bytes, with Idempotent-Replayed: true; concurrent ones make one payment
-//	  400  malformed JSON, an unknown, repeated, missing or bad member, a bad key
+//	  400  malformed JSON, an unknown, repeated, missing or bad member, text
+//	       that is not Unicode (named by its member), a bad key
+//	  408  the body did not arrive within ReadTimeout (the connection is closed)
 //	  413  a body over 64 KiB
+//	  415  a Content-Type that is not JSON (Accept-Post: application/json)
 //	  422  the key was used with another body
 //	  503  the database was unreachable (Retry-After), or a COMMIT's outcome
 //	       is unknown: retry with the same key
@@ -43,11 +51,16 @@
 // A workshop's first requests:
 //
 //	curl -i localhost:8080/payments -H 'Idempotency-Key: k1' \
+//	     -H 'Content-Type: application/json' \
 //	     -d '{"client_id": "acme", "amount_cents": 1250, "currency": "EUR"}'
 //	curl -i localhost:8080/payments/PAYMENT_ID
 //
-// (curl -d sends application/x-www-form-urlencoded; the body is read as JSON
-// whatever its Content-Type, so the short command works.)
+// (curl -d alone sends application/x-www-form-urlencoded, which is 415: the
+// header says the body is JSON. curl 7.82 and later have --json for both.)
+//
+// Every server runs with the deadlines of NewServer (ReadHeaderTimeout,
+// ReadTimeout, WriteTimeout, IdleTimeout), so a slow or silent client
+// cannot hold a connection.
 //
 // The handlers call a Backend: DBBackend runs engine.Writer on a real
 // database; a simulator provides another that makes each request the api

@@ -39,12 +39,20 @@ var paymentMembers = []string{"client_id", "amount_cents", "currency"}
 
 // decodePaymentBody reads one JSON object with exactly the members above,
 // each once. Every fault found is returned, each naming its member.
+//
+// Text that is not Unicode is refused where it is, not repaired:
+// encoding/json turns invalid UTF-8 and a lone surrogate escape ("\ud800")
+// into U+FFFD without a word, so a client_id would be stored as something
+// the client never sent. Each member's raw bytes are checked for both, and
+// the fault named by the member's pointer.
 func decodePaymentBody(body []byte) (paymentBody, []fieldError) {
-	if !utf8.Valid(body) {
-		return paymentBody{}, []fieldError{bodyError("", "the body is not valid UTF-8")}
-	}
 	members, err := objectMembers(body)
 	if err != nil {
+		if at, bad := invalidUTF8(body); bad {
+			// encoding/json reports invalid UTF-8 outside a string as a
+			// character it cannot show: say what it is instead.
+			return paymentBody{}, []fieldError{bodyError("", fmt.Sprintf("the body is not valid UTF-8 (at byte %d)", at))}
+		}
 		return paymentBody{}, []fieldError{bodyError("", err.Error())}
 	}
 	var (
@@ -59,6 +67,15 @@ func decodePaymentBody(body []byte) (paymentBody, []fieldError) {
 			continue
 		}
 		seen[m.name] = true
+		if detail := notUnicode(m.rawName); detail != "" {
+			// The name itself is not text: no pointer can name it.
+			errs = append(errs, bodyError("", fmt.Sprintf("a member name at byte %d %s", m.at, detail)))
+			continue
+		}
+		if detail := notUnicode(m.value); detail != "" {
+			errs = append(errs, bodyError(ptr, detail))
+			continue
+		}
 		var detail string
 		switch m.name {
 		case "client_id":
@@ -86,8 +103,10 @@ func decodePaymentBody(body []byte) (paymentBody, []fieldError) {
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 type member struct {
-	name  string
-	value json.RawMessage
+	name    string
+	rawName []byte // the name's bytes in the body, as sent
+	at      int64  // where the name starts in the body
+	value   json.RawMessage
 }
 
 // objectMembers splits a JSON object into its members in body order,
@@ -104,16 +123,19 @@ func objectMembers(body []byte) ([]member, error) {
 	}
 	var members []member
 	for dec.More() {
+		from := dec.InputOffset() // before the comma and space ahead of the name
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, malformed(err, dec)
 		}
 		name, _ := tok.(string) // inside an object the decoder only yields string keys
+		raw := body[from:dec.InputOffset()]
+		at := from + int64(bytes.IndexByte(raw, '"'))
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, malformed(err, dec)
 		}
-		members = append(members, member{name, v})
+		members = append(members, member{name: name, rawName: raw, at: at, value: v})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, malformed(err, dec)
@@ -174,6 +196,9 @@ func currency(v json.RawMessage) (string, string) {
 	s, ok := jsonString(v)
 	if !ok || len(s) != 3 || strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
 		return "", "must be an ISO 4217 code: three capital letters, such as EUR"
+	}
+	if !isISO4217(s) {
+		return "", fmt.Sprintf("must be an ISO 4217 code, such as EUR: %s is not one", s)
 	}
 	return s, ""
 }

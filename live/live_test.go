@@ -20,10 +20,12 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // serve --http, over a real listener: payments posted at once by several
-// clients are each answered 201 by the api, and with nobody stepping
-// anything the relay and both consumers carry every event through as wall
-// time passes — GET shows each published and applied by both, /metrics no
-// pending row. Ending the context ends Run.
+// clients are each answered 201 by the api, created_at the wall clock's
+// now (it was the virtual clock's start, 2026-01-01) in whole microseconds
+// as the table keeps it (the clock moved by nanoseconds), and with nobody
+// stepping anything the relay and both consumers carry every event through
+// as wall time passes — GET shows each published and applied by both,
+// /metrics no pending row. Ending the context ends Run.
 func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 	srv := pgtest.Server(t)
 	e, err := edge.Listen("127.0.0.1:0")
@@ -60,10 +62,17 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			var body struct {
-				PaymentID string `json:"payment_id"`
+				PaymentID string    `json:"payment_id"`
+				CreatedAt time.Time `json:"created_at"`
 			}
 			if resp.StatusCode != http.StatusCreated || json.NewDecoder(resp.Body).Decode(&body) != nil {
 				t.Errorf("client %d: %s", i, resp.Status)
+			}
+			if d := time.Since(body.CreatedAt); d < -time.Minute || d > time.Minute {
+				t.Errorf("client %d: created_at %s, want the wall clock's now (%s)", i, body.CreatedAt, time.Now().UTC())
+			}
+			if !body.CreatedAt.Truncate(time.Microsecond).Equal(body.CreatedAt) {
+				t.Errorf("client %d: created_at %s, finer than the microseconds the table keeps", i, body.CreatedAt)
 			}
 			ids[i] = body.PaymentID
 		}()

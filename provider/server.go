@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // Clock is the provider's source of time for the charges it stores; the
@@ -55,7 +56,7 @@ func Start(pool *pgxpool.Pool, clock Clock) (*Server, error) {
 		return nil, fmt.Errorf("provider: listen: %w", err)
 	}
 	s := &Server{pool: pool, clock: clock, ln: ln, done: make(chan error, 1)}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	s.srv = httpapi.NewServer(s.Handler()) // the API's deadlines: a call is one small JSON body
 	go func() {
 		err := s.srv.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {

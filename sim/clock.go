@@ -14,12 +14,16 @@ var Epoch = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // takes one keystroke. Each read moves it by one microsecond, so events keep
 // a strict order (occurred_at, leases) as they would on a real clock.
 type Clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu    sync.Mutex
+	now   time.Time
+	start time.Time // where it starts, and a reset puts it back
 }
 
 // NewClock returns a clock at Epoch.
-func NewClock() *Clock { return &Clock{now: Epoch} }
+func NewClock() *Clock { return newClockAt(Epoch) }
+
+// newClockAt returns a clock at start (Config.Start).
+func newClockAt(start time.Time) *Clock { return &Clock{now: start, start: start} }
 
 // Now returns the virtual time (and ticks it by a microsecond).
 func (c *Clock) Now() time.Time {
@@ -36,12 +40,12 @@ func (c *Clock) Peek() time.Time {
 	return c.now
 }
 
-// reset puts the clock back at Epoch (a session's rewind), in place, so
-// whoever reads it meanwhile reads it under its lock.
+// reset puts the clock back at its start (a session's rewind), in place,
+// so whoever reads it meanwhile reads it under its lock.
 func (c *Clock) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = Epoch
+	c.now = c.start
 }
 
 // Advance moves the clock forward by d.

@@ -35,6 +35,11 @@ type Config struct {
 	// Tracing is where the actors' spans go (S22); the zero value traces
 	// nothing.
 	Tracing Tracing
+	// Start is where the virtual clock starts, and where a reset puts it
+	// back. Zero is Epoch, so a scene's timeline is the same on every run;
+	// live mode (serve --http) gives the wall time it starts at, so the
+	// times it stores (created_at, published_at) read as a deployment's.
+	Start time.Time
 }
 
 // Tracing hands every actor one OpenTelemetry TracerProvider. Restart is
@@ -92,11 +97,14 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 		cfg.DBPrefix = "sim"
 	}
 	set, seed := settingsOf(cfg.Settings, cfg.Seed)
+	if cfg.Start.IsZero() {
+		cfg.Start = Epoch
+	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Sim{
 		tracing: cfg.Tracing,
 		ctx:     sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
-		dbs: map[string]*database{}, clock: NewClock(), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		dbs: map[string]*database{}, clock: newClockAt(cfg.Start), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
 	if err := s.build(ctx); err != nil {
