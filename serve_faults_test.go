@@ -28,7 +28,7 @@ func TestServeTakesTheREADMEsFaults(t *testing.T) {
 		{"deployment", " --broker nats", []string{"/faults/crash/accounting-2", "/faults/stall/accounting-2?for=1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := startServe(t, "serve --http 127.0.0.1:0 --data-dir "+tempDataDir(t)+tc.args)
+			base := startServeArgs(t, "serve --http 127.0.0.1:0 --data-dir "+tempDataDir(t)+tc.args)
 			for _, p := range append(readme, tc.extra...) {
 				resp, err := http.Post(base+p, "", nil)
 				if err != nil {
@@ -44,9 +44,9 @@ func TestServeTakesTheREADMEsFaults(t *testing.T) {
 	}
 }
 
-// startServe runs outboxlab with args until the test ends and returns its
+// startServeArgs runs outboxlab with args until the test ends and returns its
 // API's base URL, read from what it prints.
-func startServe(t *testing.T, args string) string {
+func startServeArgs(t *testing.T, args string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+args)
