@@ -114,7 +114,7 @@ func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment, seq int) tea.Cmd
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		s, err := d.Snapshot(c)
-		return liveSnapshotMsg{seq: seq, snap: s, actors: d.Actors(), err: err}
+		return liveSnapshotMsg{seq: seq, snap: s, actors: s.Actors, err: err}
 	}
 }
 
