@@ -18,6 +18,11 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/telemetry"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // scrapeBudget is what one GET /metrics may take, whatever is down.
@@ -343,4 +348,68 @@ func pgxCount(ctx context.Context, url string, n *int, q string) error {
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
+}
+
+// simulationFamilies are the metric names the simulation's /metrics can
+// serve, from its collector's descriptions.
+func simulationFamilies(t *testing.T) []string {
+	t.Helper()
+	ch := make(chan *prometheus.Desc, 64)
+	telemetry.NewCollector(telemetry.Config{}).Describe(ch)
+	close(ch)
+	rx := regexp.MustCompile(`fqName: "([a-z_]+)"`)
+	var out []string
+	for d := range ch {
+		m := rx.FindStringSubmatch(d.String())
+		if m == nil {
+			t.Fatalf("no name in %s", d)
+		}
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// A deployment on JetStream serves the simulation's metric families (the
+// engine's counters and latency histograms with them: attempts, publishes,
+// deliveries, dead letters, leases recovered), but for the virtual clock's
+// own; before, it served no histogram and no attempt counter. The
+// histograms count what the deployment did: one occurred→published sample
+// per publish, one published→processed per consumer's effect.
+func TestDeploymentServesTheSimulationsFamilies(t *testing.T) {
+	d := serveDeployment(t, false)
+	for range 3 {
+		if _, err := d.PostPayment(context.Background(), 1250); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := scrapeUntil(t, d.base, "3 carried", `outboxlab_inbox_messages{consumer="notifications",pipeline="outbox"} 3`,
+		`outboxlab_inbox_messages{consumer="accounting",pipeline="outbox"} 3`)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	virtualOnly := []string{"outboxlab_virtual_time_seconds", "outboxlab_outbox_publishes_per_virtual_second", "outboxlab_run_resets_total"}
+	for _, name := range simulationFamilies(t) {
+		if _, ok := fams[name]; !ok && !slices.Contains(virtualOnly, name) {
+			t.Errorf("the deployment's /metrics lacks the simulation's %s", name)
+		}
+	}
+	for name, want := range map[string]uint64{"outboxlab_occurred_to_published_seconds": 3, "outboxlab_published_to_processed_seconds": 6} {
+		f, ok := fams[name]
+		if !ok || f.GetType() != dto.MetricType_HISTOGRAM {
+			t.Errorf("no histogram %s", name)
+			continue
+		}
+		h := f.GetMetric()[0].GetHistogram()
+		if h.GetSampleCount() != want || len(h.GetBucket()) != len(engine.LatencyBuckets)+1 {
+			t.Errorf("%s: %d samples in %d buckets, want %d in %d and +Inf", name, h.GetSampleCount(), len(h.GetBucket()), want, len(engine.LatencyBuckets))
+		}
+	}
+	for _, line := range []string{`outboxlab_outbox_publish_attempts_total{pipeline="outbox"} 3`, `outboxlab_publishes_total{pipeline="outbox"} 3`,
+		`outboxlab_deliveries_total{pipeline="outbox"} 6`, `outboxlab_outbox_attempts_per_published_message{pipeline="outbox"} 1`} {
+		if !strings.Contains(body, line+"\n") {
+			t.Errorf("/metrics lacks %s:\n%s", line, body)
+		}
+	}
 }
