@@ -25,8 +25,14 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// scrapeBudget is what one GET /metrics may take, whatever is down.
-const scrapeBudget = 100 * time.Millisecond
+// scrapeBudget is what one GET /metrics may take, whatever is down (four
+// times that under the race detector).
+var scrapeBudget = func() time.Duration {
+	if raceDetector {
+		return 400 * time.Millisecond
+	}
+	return 100 * time.Millisecond
+}()
 
 // served is a deployment behind a real listener, its database's URL, and
 // how to take its broker down and bring it back.

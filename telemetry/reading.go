@@ -48,6 +48,7 @@ type reading[T any] struct {
 	goodAt  time.Time // when the last good read began: what its figures are as of
 	hasGood bool
 	failed  error         // the last finished read's failure; nil after a success
+	ended   bool          // a read has ended (well or not)
 	running chan struct{} // closed when the read under way ends; nil when none
 	since   time.Time     // when it began
 }
@@ -85,7 +86,14 @@ func (r *reading[T]) get(read func(context.Context) (T, error), wait time.Durati
 	}
 	// A read is waited for only within wait of its start: one a scrape
 	// before began and has not ended hangs, and waiting on it again would
-	// make every scrape as slow as the wait.
+	// make every scrape as slow as the wait. Until a first read has ended
+	// there is nothing to serve: the first scrape waits up to ReadLate for
+	// it, once (a read takes milliseconds; a slow one would otherwise leave
+	// the first scrape, and a test's or a learner's single curl, with no
+	// figures at all).
+	if !r.ended {
+		wait = max(wait, ReadLate)
+	}
 	done, left := r.running, r.since.Add(wait).Sub(now)
 	r.mu.Unlock()
 	if left > 0 {
@@ -110,7 +118,7 @@ func (r *reading[T]) run(read func(context.Context) (T, error), began time.Time,
 	if err == nil {
 		r.good, r.goodAt, r.hasGood = v, began, true
 	}
-	r.failed, r.running = err, nil
+	r.failed, r.running, r.ended = err, nil, true
 	close(done)
 	r.mu.Unlock()
 }
