@@ -361,12 +361,20 @@ func (m LiveModel) why() []string {
 }
 
 // joinWrapped joins items with sep, starting a new line where the next
-// item would pass w: an item is cut only if it alone is wider than w.
+// item would pass w; an item wider than w alone (a NATS URL list) is
+// wrapped on lines of its own.
 func joinWrapped(items []string, sep string, w int) []string {
 	var lines []string
 	cur := ""
 	for _, it := range items {
 		switch {
+		case ansi.StringWidth(it) > w:
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			wrapped := strings.Split(ansi.Wrap(it, max(w, 1), " ,"), "\n")
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			cur = wrapped[len(wrapped)-1]
 		case cur == "":
 			cur = it
 		case ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(it) <= w:

@@ -124,3 +124,25 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 		}
 	}
 }
+
+// The header wraps at its separators, and an item wider than the screen
+// (a broker at a list of NATS URLs) on lines of its own: nothing is cut.
+func TestLiveHeaderWrapsWhole(t *testing.T) {
+	items := []string{"outboxlab live", "broker NATS JetStream at nats://10.0.0.1:4222,nats://10.0.0.2:4222,nats://10.0.0.3:4222,nats://10.0.0.4:4222", "api http://127.0.0.1:18200"}
+	lines := joinWrapped(items, " │ ", 80)
+	got := strings.Join(lines, "\n")
+	if strings.Contains(got, "…") || len(lines) < 3 {
+		t.Errorf("the header:\n%s", got)
+	}
+	for i, l := range lines {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line %d is %d wide: %q", i, n, l)
+		}
+	}
+	flat := strings.Join(strings.Fields(got), "")
+	for _, it := range items {
+		if !strings.Contains(flat, strings.Join(strings.Fields(it), "")) {
+			t.Errorf("the header lacks %q:\n%s", it, got)
+		}
+	}
+}
