@@ -99,7 +99,7 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	if broker.Kind == deploy.BrokerNATSURL {
 		url = d.JS.Conn.ConnectedUrlRedacted()
 	}
-	runErr := ui.RunLive(ctx, ui.LiveOptions{Deployment: d.Deployment, BrokerURL: url, HTTP: addr, Lang: l})
+	runErr := ui.RunLive(ctx, ui.LiveOptions{Deployment: d.Deployment, PsqlURL: d.DBURL, BrokerURL: url, HTTP: addr, Lang: l})
 	d.Stop()
 	if err := srv.Stop(); err != nil {
 		return fail(fmt.Errorf("stop PostgreSQL: %w", err), exitFail)

@@ -122,7 +122,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 	if o.Edge != nil {
 		mux := http.NewServeMux()
 		d.faults.handler(mux)
-		mux.Handle("GET /metrics", telemetry.DeploymentHandler(telemetry.NewDeploymentCollector(d.figures, o.OnError)))
+		mux.Handle("GET /metrics", telemetry.DeploymentHandler(d.metrics()))
 		mux.Handle("/", httpapi.NewHandler(d.backend))
 		o.Edge.ServeHandler(mux)
 	}

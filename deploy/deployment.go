@@ -90,17 +90,6 @@ func (d *Deployment) AckWait() time.Duration {
 	return d.js.Config().AckWait
 }
 
-// Stream is the JetStream stream's settings as the deployment opened it:
-// its dedup window, retention, replicas (and leader on a cluster) and the
-// consumers' AckWait, for a screen to state. ok is false for a broker that
-// is not JetStream. jetstream.Broker.StreamInfo asks the server afresh.
-func (d *Deployment) Stream() (s jetstream.StreamSettings, ok bool) {
-	if d.js == nil {
-		return jetstream.StreamSettings{}, false
-	}
-	return d.js.Settings(), true
-}
-
 // DatabaseURL is the database that holds the deployment's payments, its
 // outbox and its inboxes: what psql is pointed at.
 func (d *Deployment) DatabaseURL() string { return d.o.DatabaseURL }

@@ -19,14 +19,26 @@ func TestLatencyHistogram(t *testing.T) {
 	if s.Count != 5 || s.Sum != 3*time.Microsecond+2500*time.Millisecond+31*time.Second+2*time.Hour {
 		t.Errorf("count %d sum %v", s.Count, s.Sum)
 	}
-	want := map[time.Duration]int64{time.Millisecond: 1, time.Second: 2, 2 * time.Second: 3, 30 * time.Second: 3, time.Minute: 4, time.Hour: 4}
+	// Bounds 0.5 ms, 1 ms, 2 ms … 512 ms, 1.024 s, 2.048 s … 32.768 s … 4194.304 s.
+	want := map[time.Duration]int64{500 * time.Microsecond: 1, 512 * time.Millisecond: 1, 1024 * time.Millisecond: 2,
+		2048 * time.Millisecond: 3, 16384 * time.Millisecond: 3, 32768 * time.Millisecond: 4, 4194304 * time.Millisecond: 4}
+	found := 0
 	for i, le := range LatencyBuckets {
-		if n, ok := want[le]; ok && s.Buckets[i] != n {
-			t.Errorf("le %v: %d samples, want %d", le, s.Buckets[i], n)
+		if n, ok := want[le]; ok {
+			found++
+			if s.Buckets[i] != n {
+				t.Errorf("le %v: %d samples, want %d", le, s.Buckets[i], n)
+			}
+		}
+		if i > 0 && le != 2*LatencyBuckets[i-1] {
+			t.Errorf("le %v after %v: not twice the bound before", le, LatencyBuckets[i-1])
 		}
 		if i > 0 && s.Buckets[i] < s.Buckets[i-1] {
 			t.Errorf("le %v: %d, below the bucket before (%d): not cumulative", le, s.Buckets[i], s.Buckets[i-1])
 		}
+	}
+	if found != len(want) {
+		t.Errorf("%d of the bounds %v are LatencyBuckets' %v", found, want, LatencyBuckets)
 	}
 	var empty Latency
 	if empty.Summary().Buckets != [len(LatencyBuckets)]int64{} {

@@ -40,6 +40,6 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("counted %+v, want 3 claimed, published, marked and processed, 1 duplicate", c)
 	}
 	if b := m.OccurredToPublished.Buckets; b[0] != 0 || b[len(b)-1] != 3 {
-		t.Errorf("occurred→published buckets %v, want none within a millisecond and 3 within an hour", b)
+		t.Errorf("occurred→published buckets %v, want none within half a millisecond and 3 within the last bound", b)
 	}
 }

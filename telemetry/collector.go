@@ -1,9 +1,13 @@
 // Package telemetry serves the simulator's figures to Prometheus (GET
 // /metrics): the nine of S24 under Prometheus' naming conventions, labelled
 // by pipeline and, where the database can say it, by consumer. Nothing is
-// kept beside the simulation: each scrape reads the engine's counters and
-// the pipelines' databases as they are at that moment, so a rewind shows
-// what PostgreSQL holds then, as the screen does.
+// kept beside the simulation but the last read: a scrape reads the
+// engine's counters and the pipelines' databases as they are then, so a
+// rewind shows what PostgreSQL holds then, as the screen does. A read
+// that does not end within a scrape's short deadline (a table locked, the
+// simulation busy) goes on in the background while the scrape answers
+// with the last good read, its age (outboxlab_figures_age_seconds) and
+// outboxlab_up saying how current it is (reading.go).
 //
 // The simulator's clock is virtual (it moves only when the simulator
 // advances it): ages and latencies are in virtual seconds, and
@@ -54,22 +58,28 @@ type Config struct {
 	Sim func() *sim.Sim
 	// DatabaseURL returns the URL of a pipeline's database ("outbox",
 	// "naive"), for the figures only the database has per consumer; nil
-	// leaves them out. Each scrape opens one short connection per pipeline
-	// and closes it: nothing stays open to hold up a reset of the database.
+	// leaves them out. Each read opens one short connection per pipeline
+	// (its statement_timeout StatementTimeout) and closes it: nothing stays
+	// open to hold up a reset of the database.
 	DatabaseURL func(pipeline string) string
-	// Timeout bounds one scrape's reads; default 5s.
+	// Timeout bounds one read; default ReadTimeout.
 	Timeout time.Duration
-	// OnError hears why a scrape could not read the simulation (it then
-	// says outboxlab_up 0); nil ignores it.
+	// Wait is how long a scrape waits for a read under way before it
+	// answers with the last good one; default ScrapeWait.
+	Wait time.Duration
+	// OnError hears why a read could not read the simulation (outboxlab_up
+	// is then 0); nil ignores it. It runs on the read's goroutine.
 	OnError func(error)
 	// Now is the wall clock, for a run's start; default time.Now.
 	Now func() time.Time
 }
 
 // Collector is a prometheus.Collector that reads the simulation when
-// scraped. Safe for concurrent scrapes.
+// scraped, one read at a time, and answers with the last good read when
+// the one under way is slow. Safe for concurrent scrapes.
 type Collector struct {
-	cfg Config
+	cfg  Config
+	last *reading[simRead]
 
 	mu     sync.Mutex
 	seen   *sim.Sim  // the simulation of the run being counted
@@ -81,12 +91,24 @@ type Collector struct {
 // NewCollector returns a collector reading what cfg says.
 func NewCollector(cfg Config) *Collector {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 5 * time.Second
+		cfg.Timeout = ReadTimeout
+	}
+	if cfg.Wait <= 0 {
+		cfg.Wait = ScrapeWait
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Collector{cfg: cfg}
+	return &Collector{cfg: cfg, last: newReading[simRead](cfg.Timeout, time.Now, cfg.OnError)}
+}
+
+// simRead is one read of a simulation: every figure but those each scrape
+// makes (up, the age, the broker's state, the resets).
+type simRead struct {
+	sim      *sim.Sim
+	start    time.Time // the run's, when read
+	brokerUp bool
+	figures  []prometheus.Metric
 }
 
 var (
@@ -94,7 +116,11 @@ var (
 	consumerLabel = []string{"pipeline", "consumer"}
 
 	descUp = prometheus.NewDesc(namespace+"_up",
-		"1 if this scrape read the simulation and its databases; 0 if there is no simulation or a read failed (PostgreSQL down), and then no figure follows.", nil, nil)
+		"1 if the last read of the simulation and its databases succeeded and the one under way (if any) is not late; 0 if there is no simulation, a read failed (PostgreSQL down) or one hangs (a table locked). The figures that follow are the last good read's, outboxlab_figures_age_seconds old.", nil, nil)
+	descFiguresAge = prometheus.NewDesc(namespace+"_figures_age_seconds",
+		"Wall-clock seconds since the read of the figures served began (since the first scrape while none has succeeded): a scrape never waits on a slow read, it serves the last good one.", []string{"source"}, nil)
+	descSimBrokerUp = prometheus.NewDesc(namespace+"_broker_up",
+		"1 if the simulation's broker is up (the fault broker down takes it down for every pipeline), as of the last good read.", nil, nil)
 	descVirtualTime = prometheus.NewDesc(namespace+"_virtual_time_seconds",
 		"The simulator's virtual clock, in Unix seconds. Every age and latency here is in this time, which moves only when the simulator advances it.", nil, nil)
 	descRunStart = prometheus.NewDesc(namespace+"_run_start_time_seconds",
@@ -169,7 +195,7 @@ var figures = []figure{
 
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descVirtualTime, descRunStart, descRunResets, descDuplicatesIgnored,
+	for _, d := range []*prometheus.Desc{descUp, descFiguresAge, descSimBrokerUp, descVirtualTime, descRunStart, descRunResets, descDuplicatesIgnored,
 		descOccurredToPublished, descPublishedToProcessed, descInboxMessages, descEffects} {
 		ch <- d
 	}
@@ -178,7 +204,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect reads the simulation and its databases and sends the figures.
+// Collect sends the figures of the last good read of the simulation and
+// its databases, after waiting for a fresh one at most cfg.Wait.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	var s *sim.Sim
 	if c.cfg.Sim != nil {
@@ -186,39 +213,52 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	start, resets := c.run(s)
 	ch <- prometheus.MustNewConstMetric(descRunResets, prometheus.CounterValue, float64(resets))
+	var st readState[simRead]
 	if s == nil {
-		ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, 0)
+		st = c.last.state()
+	} else {
+		st = c.last.get(func(ctx context.Context) (simRead, error) { return c.read(ctx, s, start) }, c.cfg.Wait)
+	}
+	// The last good read is served only while it is of the simulation
+	// running now: another's figures are another run's.
+	fresh := s != nil && st.ok && st.value.sim == s
+	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, bool01(fresh && st.up))
+	ch <- prometheus.MustNewConstMetric(descFiguresAge, prometheus.GaugeValue, st.age.Seconds(), "simulation")
+	ch <- prometheus.MustNewConstMetric(descSimBrokerUp, prometheus.GaugeValue, bool01(fresh && st.value.brokerUp))
+	if !fresh {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
-	defer cancel()
-	out, err := c.read(ctx, s, start)
-	if err != nil {
-		if c.cfg.OnError != nil {
-			c.cfg.OnError(err)
-		}
-		ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, 0)
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, 1)
-	ch <- prometheus.MustNewConstMetric(descRunStart, prometheus.GaugeValue, unixSeconds(start))
-	for _, m := range out {
+	ch <- prometheus.MustNewConstMetric(descRunStart, prometheus.GaugeValue, unixSeconds(st.value.start))
+	for _, m := range st.value.figures {
 		ch <- m
 	}
 }
 
+func bool01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // read makes every figure of the simulation's pipelines, or fails whole: a
-// scrape shows the whole simulation or nothing. Its reads are a few
+// scrape shows one whole read of the simulation or nothing. Its reads are a few
 // (the figures, the broker's counts, the per-consumer rows), each of one
 // moment; a simulation running meanwhile may move between them.
-func (c *Collector) read(ctx context.Context, s *sim.Sim, start time.Time) ([]prometheus.Metric, error) {
+func (c *Collector) read(ctx context.Context, s *sim.Sim, start time.Time) (simRead, error) {
+	read := simRead{sim: s, start: start, brokerUp: true}
 	ms, err := s.Metrics(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read metrics: %w", err)
+		return read, fmt.Errorf("read metrics: %w", err)
 	}
 	ors, err := s.Oracles(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the broker's counts: %w", err)
+		return read, fmt.Errorf("read the broker's counts: %w", err)
+	}
+	for _, a := range s.Actors() {
+		if a.Name == "broker" && a.State == sim.Down {
+			read.brokerUp = false
+		}
 	}
 	out := []prometheus.Metric{prometheus.MustNewConstMetric(descVirtualTime, prometheus.GaugeValue, unixSeconds(s.Now()))}
 	for _, m := range ms {
@@ -254,11 +294,12 @@ func (c *Collector) read(ctx context.Context, s *sim.Sim, start time.Time) ([]pr
 		}
 		per, err := c.perConsumer(ctx, m.Pipeline)
 		if err != nil {
-			return nil, err
+			return read, err
 		}
 		out = append(out, per...)
 	}
-	return out, nil
+	read.figures = out
+	return read, nil
 }
 
 // histogram is a latency as a Prometheus histogram in seconds.
@@ -278,6 +319,7 @@ func (c *Collector) perConsumer(ctx context.Context, pipeline string) ([]prometh
 		return nil, fmt.Errorf("%s database: %w", pipeline, err)
 	}
 	cfg.RuntimeParams["application_name"] = "outboxlab-metrics"
+	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(StatementTimeout.Milliseconds())
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s database: connect: %w", pipeline, err)

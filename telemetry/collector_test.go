@@ -31,6 +31,12 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 var prefixes atomic.Int64
 
+// freshRead is the scrapes' wait for a read in tests that compare a
+// scrape with what the database holds at that moment: long enough for the
+// read to end (a real scrape waits telemetry.ScrapeWait, and a slower read
+// shows at the next scrape).
+const freshRead = 30 * time.Second
+
 // bundle is a session on embedded PostgreSQL and the endpoint that serves
 // its figures over a real listener.
 type bundle struct {
@@ -69,6 +75,7 @@ func setup(t *testing.T, text string) *bundle {
 	b.col = telemetry.NewCollector(telemetry.Config{
 		Sim:         se.Sim,
 		DatabaseURL: b.url,
+		Wait:        freshRead,
 		OnError: func(err error) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
@@ -428,8 +435,9 @@ func TestCountersCarryTheRunStart(t *testing.T) {
 	current := first.se.Sim()
 	wall := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	col := telemetry.NewCollector(telemetry.Config{
-		Sim: func() *sim.Sim { return current },
-		Now: func() time.Time { return wall },
+		Sim:  func() *sim.Sim { return current },
+		Now:  func() time.Time { return wall },
+		Wait: freshRead,
 	})
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(col)
@@ -488,6 +496,7 @@ func TestUnreadableDatabase(t *testing.T) {
 	b := setup(t, "title: a\nteaches: b\nmode: outbox\n\nrequest amount=1 client=acme\nexpect outbox payments == 0\n")
 	b.col = telemetry.NewCollector(telemetry.Config{
 		Sim:         b.se.Sim,
+		Wait:        freshRead,
 		DatabaseURL: func(string) string { return "postgres://outboxlab@127.0.0.1:1/nothing?connect_timeout=2" },
 		OnError: func(err error) {
 			b.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
 )
@@ -24,6 +25,9 @@ type LiveOptions struct {
 	BrokerURL string
 	// HTTP is where its HTTP API listens ("" for none).
 	HTTP string
+	// PsqlURL is the URL of the database that holds the payments, for the
+	// psql command the help (?) gives; "" says none.
+	PsqlURL string
 	// Lang is the screen's language, en or es ("" = en).
 	Lang string
 }
@@ -31,7 +35,7 @@ type LiveOptions struct {
 // The live screen's size: below it, a message instead of a broken layout.
 const (
 	liveMinWidth  = 80
-	liveMinHeight = 20
+	liveMinHeight = 22
 )
 
 // liveRefresh is how often the snapshot is read again.
@@ -60,6 +64,7 @@ type LiveModel struct {
 	asked, applied int
 	snapErr        error
 	brokerBusy     bool // a stop or start runs
+	showHelp       bool // ? shows the help instead of the panes
 	notice         string
 	err            error // the last action's failure
 }
@@ -95,7 +100,8 @@ func NewLiveModel(ctx context.Context, o LiveOptions) LiveModel {
 	h := help.New()
 	h.Styles = st.Help
 	m := LiveModel{ctx: ctx, d: o.Deployment, opts: o, st: &st, keys: keys, help: h, tag: 1}
-	m.actors = newLiveActorsPane(m.st, keys, o.Deployment.AckWait())
+	stream, ok := o.Deployment.Stream()
+	m.actors = newLiveActorsPane(m.st, keys, o.Deployment.AckWait(), stream, ok)
 	m.figures = newLiveFiguresPane(m.st)
 	return m
 }
@@ -114,7 +120,7 @@ func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment, seq int) tea.Cmd
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
 		s, err := d.Snapshot(c)
-		return liveSnapshotMsg{seq: seq, snap: s, actors: d.Actors(), err: err}
+		return liveSnapshotMsg{seq: seq, snap: s, actors: s.Actors, err: err}
 	}
 }
 
@@ -218,6 +224,13 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, m.keys.Quit) {
 			return m, tea.Quit
 		}
+		if m.showHelp {
+			if key.Matches(msg, m.keys.Close) {
+				m.showHelp = false
+				m.keys.mode(liveKeysNormal)
+			}
+			return m, nil
+		}
 		if m.actors.choosing != "" {
 			var cmd tea.Cmd
 			m.actors, cmd = m.actors.Update(msg)
@@ -238,6 +251,9 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	w := m.st.Words
 	switch {
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = true
+		m.keys.mode(liveKeysHelp)
 	case key.Matches(msg, m.keys.Post):
 		m.notice, m.err = w.Word("posting a payment…"), nil
 		return m, livePostCmd(m.ctx, m.d, 1)
@@ -305,42 +321,97 @@ func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
 	return func() tea.Msg { return liveFaultMsg{notice: notice, err: err} }
 }
 
-// header is the lines above the panes: which broker runs, and why.
+// header is the lines above the panes: which broker runs (and its API),
+// wrapped at its separators, then why when the screen is tall enough for
+// it (the help says it always).
 func (m LiveModel) header() []string {
 	st, w := m.st, m.st.Words
 	where := w.Word("JetStream embedded in this process")
 	if m.opts.BrokerURL != "" {
 		where = w.T("NATS JetStream at %s", m.opts.BrokerURL)
 	}
-	first := st.Live.Title.Render("outboxlab live") + st.App.Status.Render(" │ ") +
-		st.App.StatusKey.Render(w.Word("broker")+" ") + st.Live.Broker.Render(where)
+	broker := st.App.StatusKey.Render(w.Word("broker")+" ") + st.Live.Broker.Render(where)
 	if m.figures.snap != nil && !m.figures.snap.BrokerRunning {
-		first += " " + st.Live.Crashed.Render(w.Word("(stopped)"))
+		broker += " " + st.Live.Crashed.Render(w.Word("(stopped)"))
 	}
+	items := []string{st.Live.Title.Render("outboxlab live"), broker}
 	if m.opts.HTTP != "" {
-		first += st.App.Status.Render(" │ ") + st.App.StatusKey.Render("api ") + st.App.StatusValue.Render("http://"+m.opts.HTTP)
+		items = append(items, st.App.StatusKey.Render("api ")+st.App.StatusValue.Render("http://"+m.opts.HTTP))
 	}
-	lines := []string{fitLine(first, m.w)}
-	// Why, wrapped at the width: the reason matters more than one line.
-	for _, why := range []string{
-		w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit"),
-		w.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock"),
-	} {
-		for _, l := range strings.Split(lipgloss.NewStyle().Width(max(m.w, 1)).Render(why), "\n") {
-			lines = append(lines, st.Live.Why.Render(strings.TrimRight(l, " ")))
+	lines := joinWrapped(items, st.App.Status.Render(" │ "), m.w)
+	if m.h >= liveWhyHeight {
+		for _, why := range m.why() {
+			lines = append(lines, wrapStyled(st.Live.Why, why, m.w)...)
 		}
 	}
 	return lines
 }
 
-// layout sizes the panes: the actors on the left, the figures beside them.
+// liveWhyHeight is the height from which the header says why the engine
+// runs for real: below it the panes need the rows.
+const liveWhyHeight = 32
+
+// why is what the live screen is, beside the simulator.
+func (m LiveModel) why() []string {
+	w := m.st.Words
+	return []string{
+		w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit"),
+		w.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock"),
+	}
+}
+
+// joinWrapped joins items with sep, starting a new line where the next
+// item would pass w; an item wider than w alone (a NATS URL list) is
+// wrapped on lines of its own.
+func joinWrapped(items []string, sep string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case ansi.StringWidth(it) > w:
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			wrapped := strings.Split(ansi.Wrap(it, max(w, 1), " ,"), "\n")
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			cur = wrapped[len(wrapped)-1]
+		case cur == "":
+			cur = it
+		case ansi.StringWidth(cur)+ansi.StringWidth(sep)+ansi.StringWidth(it) <= w:
+			cur += sep + it
+		default:
+			lines = append(lines, cur)
+			cur = it
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	for i, l := range lines {
+		lines[i] = fitLine(l, w)
+	}
+	return lines
+}
+
+// wrapStyled wraps text at w (words whole where they fit), each line
+// styled.
+func wrapStyled(style lipgloss.Style, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(text, max(w, 1), " "), "\n") {
+		out = append(out, style.Render(strings.TrimRight(l, " ")))
+	}
+	return out
+}
+
+// layout sizes the panes' widths and the help's: the actors on the left,
+// the figures beside them. Heights are the render's, which knows how many
+// lines the header, the status and the footer take.
 func (m *LiveModel) layout() {
-	body := max(m.h-len(m.header())-3, 1)
-	// The figures' longest lines take about 55 columns; the actors the rest,
-	// half the width at most.
+	// The figures need about 41 columns at 80, 55 when there is room; the
+	// actors the rest, half the width at most.
 	left := min(max(m.w-3-55, 36), m.w/2)
-	m.actors.SetSize(left, body)
-	m.figures.SetSize(m.w-left-3, body)
+	m.actors.SetSize(left, m.actors.h)
+	m.figures.SetSize(m.w-left-3, m.figures.h)
 	m.help.SetWidth(m.w)
 }
 
@@ -352,6 +423,44 @@ func (m LiveModel) View() tea.View {
 	return v
 }
 
+// status is the line under the panes, wrapped to two lines at most: the
+// last action's failure, a database that cannot be read, or the notice.
+func (m LiveModel) status() []string {
+	w := m.st.Words
+	var lines []string
+	switch {
+	case m.err != nil:
+		lines = wrapStyled(m.st.App.Error, m.err.Error(), m.w)
+	case m.snapErr != nil:
+		lines = wrapStyled(m.st.App.Error, w.T("cannot read the database: %s", m.snapErr.Error()), m.w)
+	default:
+		lines = wrapStyled(m.st.App.Notice, m.notice, m.w)
+	}
+	if len(lines) > 2 {
+		lines = lines[:2]
+	}
+	return lines
+}
+
+// footer is the keys that apply now, wrapped at whole keys.
+func (m LiveModel) footer() []string {
+	var bindings []key.Binding
+	if m.actors.choosing != "" {
+		bindings = append(m.actors.ShortHelp(), m.keys.Quit)
+	} else {
+		bindings = m.keys.ShortHelp()
+	}
+	hs := m.help.Styles
+	var items []string
+	for _, b := range bindings {
+		if !b.Enabled() {
+			continue
+		}
+		items = append(items, hs.ShortKey.Render(b.Help().Key)+" "+hs.ShortDesc.Render(b.Help().Desc))
+	}
+	return joinWrapped(items, hs.ShortSeparator.Render(" • "), m.w)
+}
+
 func (m LiveModel) render() string {
 	w := m.st.Words
 	if m.w < liveMinWidth || m.h < liveMinHeight {
@@ -359,25 +468,22 @@ func (m LiveModel) render() string {
 	}
 	lines := m.header()
 	lines = append(lines, m.st.Pane.Gutter.Render(strings.Repeat("─", m.w)))
-	gutter := m.st.Pane.Gutter.Render(" │ ")
-	lines = append(lines, lipgloss.JoinHorizontal(lipgloss.Top, m.actors.View(),
-		strings.TrimRight(strings.Repeat(gutter+"\n", m.actors.h), "\n"), m.figures.View()))
-	status := ""
-	switch {
-	case m.err != nil:
-		status = m.st.App.Error.Render(m.err.Error())
-	case m.snapErr != nil:
-		status = m.st.App.Error.Render(w.T("cannot read the database: %s", m.snapErr.Error()))
-	default:
-		status = m.st.App.Notice.Render(m.notice)
+	status, footer := m.status(), m.footer()
+	body := max(m.h-len(lines)-len(status)-len(footer), 1)
+	if m.showHelp {
+		lines = append(lines, fitLines(m.helpLines(body), m.w, body)...)
+	} else {
+		actors, figures := m.actors, m.figures
+		actors.SetSize(actors.w, body)
+		figures.SetSize(figures.w, body)
+		gutter := m.st.Pane.Gutter.Render(" │ ")
+		lines = append(lines, lipgloss.JoinHorizontal(lipgloss.Top, actors.View(),
+			strings.TrimRight(strings.Repeat(gutter+"\n", body), "\n"), figures.View()))
 	}
-	lines = append(lines, fitLine(status, m.w))
-	var h help.KeyMap = m.keys
-	if m.actors.choosing != "" {
-		h = m.actors
+	for _, l := range status {
+		lines = append(lines, fitLine(l, m.w))
 	}
-	// help lets a binding overflow when not even its ellipsis fits.
-	lines = append(lines, fitLine(m.help.View(h), m.w))
+	lines = append(lines, footer...)
 	return strings.Join(lines, "\n")
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
 )
 
@@ -28,6 +30,10 @@ type liveActorsPane struct {
 	actors  []deploy.Actor
 	now     time.Time
 	ackWait time.Duration
+	// stream is the broker's stream, said below the actors; ok false for
+	// none.
+	stream   deploy.StreamSettings
+	streamOK bool
 	// choosing is the fault (deploy.FaultCrash, FaultStall) waiting for
 	// its actor's digit; "" when none.
 	choosing string
@@ -36,8 +42,9 @@ type liveActorsPane struct {
 // liveActorChosenMsg is the actor a fault is for (actor "" gave up).
 type liveActorChosenMsg struct{ fault, actor string }
 
-func newLiveActorsPane(st *Styles, keys LiveKeyMap, ackWait time.Duration) liveActorsPane {
-	return liveActorsPane{st: st, keys: liveActorsKeys{Actor: keys.Actor, Cancel: keys.Cancel}, ackWait: ackWait}
+func newLiveActorsPane(st *Styles, keys LiveKeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
+	return liveActorsPane{st: st, keys: liveActorsKeys{Actor: keys.Actor, Cancel: keys.Cancel}, ackWait: ackWait,
+		stream: stream, streamOK: streamOK}
 }
 
 func (p *liveActorsPane) SetSize(w, h int) { p.w, p.h = w, h }
@@ -86,7 +93,9 @@ func (p liveActorsPane) Update(msg tea.Msg) (liveActorsPane, tea.Cmd) {
 	return p, nil
 }
 
-// View draws one line per actor: its digit, name and state.
+// View draws each actor, its digit, name and state (the state wrapped
+// under itself when the pane is narrow: nothing it says is cut), then
+// the stream's promises.
 func (p liveActorsPane) View() string {
 	st, w := p.st, p.st.Words
 	title := st.Pane.Title.Render(w.Word("Actors"))
@@ -99,13 +108,64 @@ func (p liveActorsPane) View() string {
 		nameW = max(nameW, len(a.Name))
 	}
 	for i, a := range p.actors {
-		line := fmt.Sprintf("%s %-*s  %s", st.Live.Index.Render(fmt.Sprintf("%d", i+1)), nameW, a.Name, p.state(a))
-		lines = append(lines, line)
+		head := fmt.Sprintf("%s %-*s  ", st.Live.Index.Render(fmt.Sprintf("%d", i+1)), nameW, a.Name)
+		indent := lipgloss.Width(head)
+		state := p.state(a)
+		// A state that does not fit beside the name goes under it, two
+		// in, wrapped there.
+		if lipgloss.Width(state) > p.w-indent {
+			lines = append(lines, strings.TrimRight(head, " "))
+			indent = 2
+			head = "  "
+		}
+		for j, l := range strings.Split(ansi.Wrap(state, max(p.w-indent, 8), " "), "\n") {
+			if j == 0 {
+				lines = append(lines, head+l)
+			} else {
+				lines = append(lines, strings.Repeat(" ", indent)+l)
+			}
+		}
 	}
 	if len(p.actors) == 0 {
 		lines = append(lines, st.Pane.Empty.Render(w.Word("reading the actors…")))
 	}
-	return strings.Join(fitLines(lines, p.w, p.h), "\n")
+	if p.streamOK {
+		lines = append(append(lines, ""), p.streamLines()...)
+	}
+	return strings.Join(fitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
+}
+
+// streamLines say what the stream promises: how long an id is
+// deduplicated, when a message leaves, when a delivery comes again, how
+// many servers hold it.
+func (p liveActorsPane) streamLines() []string {
+	st, w, s := p.st, p.st.Words, p.stream
+	replicas := "?"
+	if s.Replicas > 0 {
+		replicas = fmt.Sprint(s.Replicas)
+	}
+	labels := []string{w.Word("dedup window"), w.Word("retention"), "AckWait", w.Word("replicas")}
+	values := []string{s.Dedup.String(), w.Word(s.Retention), s.AckWait.String(), replicas}
+	labelW := 0
+	for _, l := range labels {
+		labelW = max(labelW, lipgloss.Width(l))
+	}
+	lines := []string{st.Figures.Heading.Render(w.Word("Stream")) + " " + st.Live.Why.Render(s.Name)}
+	for i, l := range labels {
+		lines = append(lines, st.Figures.Label.Render(pad(l, labelW))+"  "+st.Figures.Value.Render(values[i]))
+	}
+	return lines
+}
+
+// squeezeBlank drops blank lines, last first, while lines are more than h: the
+// spacing goes before a figure does.
+func squeezeBlank(lines []string, h int) []string {
+	for i := len(lines) - 1; i >= 0 && len(lines) > h; i-- {
+		if strings.TrimSpace(ansi.Strip(lines[i])) == "" {
+			lines = append(lines[:i:i], lines[i+1:]...)
+		}
+	}
+	return lines
 }
 
 // state says what a is doing, and for how long.
@@ -121,6 +181,8 @@ func (p liveActorsPane) state(a deploy.Actor) string {
 		}
 	case deploy.ActorCrashed:
 		s = st.Live.Crashed.Render(w.T("✗ crashed, restarting in %s", left()))
+	case deploy.ActorWaiting:
+		s = st.Live.Stalled.Render(w.Word("◌ waiting on the broker"))
 	default:
 		s = st.Live.Running.Render(w.Word("● running"))
 	}

@@ -8,7 +8,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
 )
 
 // liveFiguresKeys: the figures pane takes no keys; it follows the snapshot.
@@ -42,7 +44,10 @@ func (p liveFiguresPane) Update(msg tea.Msg) (liveFiguresPane, tea.Cmd) {
 	return p, nil
 }
 
-// View draws the figures, a label and its value a line.
+// View draws the figures: the outbox's, a label and its value a line;
+// then a table with a column per consumer, its inbox and effects as the
+// database counts them and its backlog as JetStream does. Narrow panes
+// wrap, never cut: the broker's error is said whole.
 func (p liveFiguresPane) View() string {
 	st, w := p.st, p.st.Words
 	lines := []string{st.Pane.Title.Render(w.Word("Figures")) + " " + st.Live.Why.Render(w.Word("from the database"))}
@@ -67,47 +72,79 @@ func (p liveFiguresPane) View() string {
 		lines = append(lines, st.Figures.Label.Render(pad(l, labelW))+"  "+v)
 	}
 	lines = append(lines, "")
-	head := []string{w.Word("per consumer"), w.Word("inbox"), w.Word("effects"), w.Word("dup. ignored")}
-	nameW := lipgloss.Width(head[0])
-	for _, c := range s.Consumers {
-		nameW = max(nameW, len(c.Name))
+
+	// One column per consumer: the pane is as narrow as its names, and a
+	// row's label is said once for both.
+	names := make([]string, len(s.Consumers))
+	for i, c := range s.Consumers {
+		names[i] = c.Name
 	}
-	cols := []int{nameW, max(lipgloss.Width(head[1]), 6), max(lipgloss.Width(head[2]), 7), max(lipgloss.Width(head[3]), 6)}
-	row := func(cells []string) string {
-		out := pad(cells[0], cols[0])
-		for i := 1; i < len(cells); i++ {
-			out += "  " + padLeft(cells[i], cols[i])
+	rowLabels := []string{w.Word("per consumer"), w.Word("inbox"), w.Word("effects"), w.Word("dup. ignored"),
+		w.Word("waiting"), w.Word("unacked"), w.Word("redelivered")}
+	rowW := 0
+	for _, l := range rowLabels {
+		rowW = max(rowW, lipgloss.Width(l))
+	}
+	row := func(label string, cells []string) string {
+		out := pad(label, rowW)
+		for i, c := range cells {
+			out += "  " + padLeft(c, max(lipgloss.Width(names[i]), 3))
 		}
 		return out
 	}
-	lines = append(lines, st.Figures.Heading.Render(row(head)))
-	for _, c := range s.Consumers {
-		lines = append(lines, row([]string{c.Name, fmt.Sprint(c.Inbox), fmt.Sprint(c.Effects), fmt.Sprint(c.DuplicatesIgnored)}))
+	per := func(f func(deploy.ConsumerFigures) int64) []string {
+		out := make([]string, len(s.Consumers))
+		for i, c := range s.Consumers {
+			out[i] = fmt.Sprint(f(c))
+		}
+		return out
 	}
-	lines = append(lines, "")
+	lines = append(lines,
+		st.Figures.Heading.Render(row(rowLabels[0], names)),
+		row(rowLabels[1], per(func(c deploy.ConsumerFigures) int64 { return c.Inbox })),
+		row(rowLabels[2], per(func(c deploy.ConsumerFigures) int64 { return c.Effects })),
+		row(rowLabels[3], per(func(c deploy.ConsumerFigures) int64 { return c.DuplicatesIgnored })))
+
+	wrap := func(style lipgloss.Style, text string) []string {
+		var out []string
+		for _, l := range strings.Split(ansi.Wrap(text, max(p.w, 8), " "), "\n") {
+			out = append(out, style.Render(l))
+		}
+		return out
+	}
+	head := st.Figures.Heading.Render("JetStream")
 	switch {
 	case !s.BrokerRunning:
-		lines = append(lines, st.Figures.Heading.Render("JetStream")+"  "+st.Figures.Bad.Render(w.Word("stopped: b starts it")))
+		lines = append(lines, head)
+		lines = append(lines, wrap(st.Figures.Bad, w.Word("stopped: b starts it"))...)
 	case s.Broker == nil:
 		msg := w.Word("does not answer")
 		if s.BrokerErr != nil {
 			msg += ": " + s.BrokerErr.Error()
 		}
-		lines = append(lines, st.Figures.Heading.Render("JetStream")+"  "+st.Figures.Bad.Render(msg))
+		lines = append(lines, head)
+		lines = append(lines, wrap(st.Figures.Bad, msg)...)
 	default:
-		lines = append(lines, st.Figures.Heading.Render("JetStream")+"  "+st.Live.Why.Render(s.Broker.Stream))
-		lines = append(lines, st.Figures.Label.Render(w.T("stream messages (not acked by every consumer): %d", s.Broker.Messages)))
-		for _, name := range deploy.Consumers {
-			c := s.Broker.Consumers[name]
-			lines = append(lines, st.Figures.Label.Render(w.T("%s: waiting %d, unacked %d, redelivered %d", name, c.Waiting, c.Unacked, c.Redelivered)))
+		lines = append(lines, wrap(st.Figures.Heading, w.T("JetStream: %d messages not acked by all", s.Broker.Messages))...)
+		info := func(f func(jetstream.ConsumerInfo) int) []string {
+			out := make([]string, len(names))
+			for i, n := range names {
+				out[i] = fmt.Sprint(f(s.Broker.Consumers[n]))
+			}
+			return out
 		}
+		lines = append(lines,
+			row(rowLabels[4], info(func(c jetstream.ConsumerInfo) int { return c.Waiting })),
+			row(rowLabels[5], info(func(c jetstream.ConsumerInfo) int { return c.Unacked })),
+			row(rowLabels[6], info(func(c jetstream.ConsumerInfo) int { return c.Redelivered })))
 	}
 	return p.fit(lines)
 }
 
-// fit cuts lines to the pane.
+// fit fits lines to the pane, blank ones going first when they are too
+// many.
 func (p liveFiguresPane) fit(lines []string) string {
-	return strings.Join(fitLines(lines, p.w, p.h), "\n")
+	return strings.Join(fitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
 }
 
 // liveAge is a duration as the figures show it: - for none.

@@ -6,7 +6,8 @@ import (
 )
 
 // LiveKeyMap holds the live screen's keys. While a fault waits for its
-// actor's digit, only the digits and esc apply.
+// actor's digit, only the digits and esc apply; while the help shows, only
+// what closes it and quit.
 type LiveKeyMap struct {
 	Post    key.Binding
 	PostTen key.Binding
@@ -15,6 +16,8 @@ type LiveKeyMap struct {
 	Broker  key.Binding
 	Actor   key.Binding // a digit: the actor a crash or stall is for
 	Cancel  key.Binding
+	Help    key.Binding // ? opens the help
+	Close   key.Binding // ? or esc closes it
 	Quit    key.Binding
 }
 
@@ -28,25 +31,46 @@ func DefaultLiveKeyMap(w *catalog.Printer) LiveKeyMap {
 		Broker:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("stop/start the broker"))),
 		Actor:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", w.T("which actor"))),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("cancel"))),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("help, psql"))),
+		Close:   key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", w.T("close"))),
 		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
 	}
-	k.choosing(false)
+	k.mode(liveKeysNormal)
 	return k
+}
+
+// liveKeysMode is which keys apply.
+type liveKeysMode int
+
+const (
+	liveKeysNormal   liveKeysMode = iota
+	liveKeysChoosing              // a fault waits for its actor's digit
+	liveKeysHelp                  // the help shows
+)
+
+// mode enables the keys of m (quit always).
+func (k *LiveKeyMap) mode(m liveKeysMode) {
+	for _, b := range []*key.Binding{&k.Post, &k.PostTen, &k.Crash, &k.Stall, &k.Broker, &k.Help} {
+		b.SetEnabled(m == liveKeysNormal)
+	}
+	k.Actor.SetEnabled(m == liveKeysChoosing)
+	k.Cancel.SetEnabled(m == liveKeysChoosing)
+	k.Close.SetEnabled(m == liveKeysHelp)
 }
 
 // choosing enables the digits and esc while a fault waits for its actor,
 // the other keys (but quit) otherwise.
 func (k *LiveKeyMap) choosing(on bool) {
-	for _, b := range []*key.Binding{&k.Post, &k.PostTen, &k.Crash, &k.Stall, &k.Broker} {
-		b.SetEnabled(!on)
+	if on {
+		k.mode(liveKeysChoosing)
+	} else {
+		k.mode(liveKeysNormal)
 	}
-	k.Actor.SetEnabled(on)
-	k.Cancel.SetEnabled(on)
 }
 
 // ShortHelp is the footer's line.
 func (k LiveKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Quit}
+	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Help, k.Close, k.Quit}
 }
 
 // FullHelp is every key.

@@ -49,7 +49,8 @@ func newLiveDriver(t *testing.T, lang string, w, h int) *liveDriver {
 		d.Wait()
 		j.Close()
 	})
-	ld := &liveDriver{t: t, m: NewLiveModel(ctx, LiveOptions{Deployment: d, Lang: lang}), msgs: make(chan tea.Msg, 64)}
+	ld := &liveDriver{t: t, m: NewLiveModel(ctx, LiveOptions{Deployment: d, Lang: lang, PsqlURL: pgtest.Server(t).DatabaseURL(db)}),
+		msgs: make(chan tea.Msg, 64)}
 	ld.handle(tea.WindowSizeMsg{Width: w, Height: h})
 	ld.exec(ld.m.Init())
 	return ld
@@ -113,9 +114,10 @@ func (d *liveDriver) shown(re string) bool {
 	return false
 }
 
-// carried is the screen of n payments published and applied by both consumers.
+// carried is the screen of n payments published and applied by both
+// consumers (a column each: accounting, notifications).
 func carried(n string) string {
-	return `(?s)payments +` + n + `\n.*outbox pending +0\n.*published +` + n + `\n.*accounting +` + n + ` +` + n + ` .*notifications +` + n + ` +` + n + ` `
+	return `(?s)payments +` + n + `\n.*outbox pending +0\n.*published +` + n + `\n.*inbox +` + n + ` +` + n + `\n.*effects +` + n + ` +` + n + `\n`
 }
 
 // The live screen driven by keys, as a user would: p three times, the
@@ -149,14 +151,16 @@ func TestLiveScreenByKeys(t *testing.T) {
 
 	d.press("b")
 	d.waitFor(`JetStream embedded in this process \(stopped\)`)
-	d.waitFor(`JetStream +stopped: b starts it`)
+	d.waitFor(`(?s)JetStream\n.*stopped: b starts it`)
+	d.waitFor(`1 relay-1 +◌ waiting on the broker`)
 	d.press("p", "p")
 	d.waitFor(`outbox pending +2\n`)
 	d.waitFor(`oldest pending +[0-9.]+(ms|s)\n`)
 	d.press("b")
 	d.waitFor(`JetStream started again on its store`)
 	d.waitFor(carried("6"))
-	d.waitFor(`stream messages \(not acked by every consumer\): 0`)
+	d.waitFor(`JetStream: 0 messages not acked by all`)
+	d.waitFor(`1 relay-1 +● running`)
 
 	// esc gives up a choice; a digit past the actors says there is none.
 	d.press("s", "esc")
@@ -189,7 +193,7 @@ func TestLiveScreenByKeys(t *testing.T) {
 func TestLiveScreenInSpanish(t *testing.T) {
 	d := newLiveDriver(t, "es", 120, 40)
 	d.press("p")
-	d.waitFor(`(?s)pendientes en outbox +0\n.*publicadas +1\n.*accounting +1 +1 .*notifications +1 +1 `)
+	d.waitFor(`(?s)pendientes en outbox +0\n.*publicadas +1\n.*inbox +1 +1\n.*efectos +1 +1\n`)
 	screens := []string{d.screen()}
 	d.press("c")
 	screens = append(screens, d.screen())
@@ -208,27 +212,28 @@ func TestLiveScreenInSpanish(t *testing.T) {
 		t.Errorf("the Spanish screen shows the English %q (Spanish: %q)", leak[0], leak[1])
 	}
 	d.handle(tea.WindowSizeMsg{Width: 79, Height: 30})
-	if got := d.screen(); got != "terminal demasiado pequeña: la pantalla en vivo necesita 80×20\n" {
+	if got := d.screen(); got != "terminal demasiado pequeña: la pantalla en vivo necesita 80×22\n" {
 		t.Errorf("79 columns: %q", got)
 	}
 }
 
-// A terminal below 80×20 gets a message instead of a broken layout, and
+// A terminal below 80×22 gets a message instead of a broken layout, and
 // the screen comes back at once when it grows.
 func TestLiveScreenTooSmall(t *testing.T) {
-	d := newLiveDriver(t, "en", 120, 19)
-	if got := d.screen(); got != "terminal too small: the live screen needs 80×20\n" {
-		t.Errorf("120×19: %q", got)
+	d := newLiveDriver(t, "en", 120, 21)
+	if got := d.screen(); got != "terminal too small: the live screen needs 80×22\n" {
+		t.Errorf("120×21: %q", got)
 	}
-	d.handle(tea.WindowSizeMsg{Width: 80, Height: 20})
+	d.handle(tea.WindowSizeMsg{Width: 80, Height: 22})
 	d.waitFor(`1 relay-1 +● running`)
+	d.waitFor(`redelivered +0 +0\n`)
 	for i, l := range strings.Split(strings.TrimSuffix(d.screen(), "\n"), "\n") {
 		if w := len([]rune(l)); w > 80 {
 			t.Errorf("line %d is %d wide at 80 columns: %q", i, w, l)
 		}
 	}
-	if n := strings.Count(d.screen(), "\n"); n > 20 {
-		t.Errorf("%d lines at 20 rows:\n%s", n, d.screen())
+	if n := strings.Count(d.screen(), "\n"); n > 22 {
+		t.Errorf("%d lines at 22 rows:\n%s", n, d.screen())
 	}
 }
 

@@ -8,6 +8,8 @@ SELECT
     (SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL) AS published,
     (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead,
     (SELECT count(*) FROM outbox_messages WHERE attempts > 1) AS retried,
+    (SELECT coalesce(avg(attempts), 0)::float8 FROM outbox_messages
+      WHERE published_at IS NOT NULL) AS attempts_per_published,
     (SELECT coalesce(greatest(extract(epoch FROM $1::timestamptz - min(occurred_at)), 0), 0)::float8
        FROM outbox_messages
       WHERE published_at IS NULL AND dead_lettered_at IS NULL) AS oldest_pending_seconds
