@@ -230,7 +230,7 @@ func streamLine(s jetstream.StreamSettings) string {
 		copies += ")"
 	}
 	return fmt.Sprintf("%s: %s, %s retention, dedup window %s, AckWait %s",
-		s.Name, copies, strings.ToLower(s.Retention), s.Duplicates, s.AckWait)
+		s.Name, copies, s.Retention, s.Duplicates, s.AckWait)
 }
 
 // serveDeployed runs the outbox pipeline for real behind e until ctx ends

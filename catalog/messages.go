@@ -768,18 +768,18 @@ var messages = []struct{ en, es string }{
 	{"interest", "por interés"},
 	{"replicas", "réplicas"},
 	{"waiting", "en espera"},
-	{"unacked", "sin ack"},
+	{"unacked", "sin ACK"},
 	{"redelivered", "reentregados"},
-	{"JetStream: %d messages not acked by all", "JetStream: %d mensajes sin ack de todos"},
+	{"JetStream: %d messages not acked by all", "JetStream: %d mensajes sin ACK de todos"},
 	{"Help", "Ayuda"},
 	{"post a payment: the payment and its outbox row in one transaction", "enviar un pago: el pago y su fila de outbox en una transacción"},
 	{"post 10 payments", "enviar 10 pagos"},
-	{"crash an actor at its next checkpoint; its supervisor starts a new one a second later", "tumbar un actor en su próximo checkpoint; su supervisor arranca uno nuevo un segundo después"},
+	{"crash an actor at its next checkpoint; its supervisor starts a new one a second later", "hacer caer un actor en su próximo checkpoint; su supervisor arranca uno nuevo un segundo después"},
 	{"stall an actor past AckWait: JetStream delivers its message again, and the inbox ignores the duplicate", "detener un actor más allá del AckWait: JetStream entrega su mensaje de nuevo, y el inbox ignora el duplicado"},
 	{"stop or start the embedded JetStream: the outbox keeps what waits meanwhile", "parar o arrancar el JetStream embebido: el outbox guarda lo que espera mientras tanto"},
 	{"this help (? or esc closes it)", "esta ayuda (? o esc la cierra)"},
 	{"the payments, outbox and inboxes are in PostgreSQL; look with", "los pagos, el outbox y los inbox están en PostgreSQL; míralos con"},
-	{"JetStream's figures: messages in the stream not acked by every consumer yet (interest retention); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ack de todos los consumidores aún (retención por interés); por consumidor, los que esperan, los entregados sin ack y los entregados más de una vez"},
+	{"JetStream's figures: messages in the stream not acked by every consumer yet (interest retention); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ACK de todos los consumidores aún (retención por interés); por consumidor, los que esperan, los entregados sin ACK y los entregados más de una vez"},
 }
 
 // plurals are the messages whose words follow a count.

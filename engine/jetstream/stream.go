@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -76,7 +77,7 @@ func (b *Broker) StreamInfo(ctx context.Context) (StreamSettings, error) {
 
 func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings {
 	s := StreamSettings{Name: si.Config.Name, Subjects: si.Config.Subjects, Replicas: si.Config.Replicas,
-		Retention: si.Config.Retention.String(), Storage: si.Config.Storage.String(),
+		Retention: strings.ToLower(si.Config.Retention.String()), Storage: strings.ToLower(si.Config.Storage.String()),
 		Duplicates: si.Config.Duplicates, AckWait: ackWait}
 	if c := si.Cluster; c != nil {
 		s.Cluster, s.Leader = c.Name, c.Leader

@@ -70,7 +70,7 @@ func TestOpenUpdatesReplicasInPlaceOnACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := b.Settings(); s.Replicas != 3 || s.Leader == "" || len(s.Peers) != 2 || s.Retention != "Interest" || s.Duplicates != 2*time.Minute || s.AckWait != 30*time.Second {
+	if s := b.Settings(); s.Replicas != 3 || s.Leader == "" || len(s.Peers) != 2 || s.Retention != "interest" || s.Duplicates != 2*time.Minute || s.AckWait != 30*time.Second {
 		t.Fatalf("settings %+v, want 3 replicas (a leader and 2 peers), interest retention, the 2m window and 30s AckWait", s)
 	}
 	if err := b.Subscribe(ctx, engine.TopicPayments, "accounting"); err != nil {
