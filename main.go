@@ -768,6 +768,9 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 		}
 		fmt.Fprintf(stdout, "%-10s %s\n", lead, c)
 	}
+	// The same faults API as serve --broker's, so the README's exercise
+	// (stall a consumer, watch the backlog on /metrics) needs no TUI.
+	fmt.Fprintf(stdout, "%-10s curl -X POST %s/faults/crash/relay-1   (also: /faults/stall/accounting?for=45s, /faults/broker/stop, /faults/broker/start)\n", "faults:", e.Addr)
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
 	if err := live.Run(ctx, opts); err != nil {
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)

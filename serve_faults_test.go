@@ -70,10 +70,13 @@ func startServeArgs(t *testing.T, args string) string {
 		}
 	})
 	lines := bufio.NewScanner(out)
-	base := ""
+	base, saidFaults := "", false
 	for lines.Scan() {
 		if f := strings.Fields(lines.Text()); len(f) >= 2 && f[0] == "api:" {
 			base = f[1]
+		}
+		if strings.HasPrefix(lines.Text(), "faults:") {
+			saidFaults = true
 		}
 		if strings.HasPrefix(lines.Text(), "serving") {
 			break
@@ -82,6 +85,9 @@ func startServeArgs(t *testing.T, args string) string {
 	go func() { _, _ = io.Copy(io.Discard, out) }()
 	if base == "" {
 		t.Fatal("serve never said where its API is")
+	}
+	if !saidFaults {
+		t.Error("serve printed no faults: line: the README's exercise needs the paths")
 	}
 	return base
 }
