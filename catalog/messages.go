@@ -755,6 +755,7 @@ var messages = []struct{ en, es string }{
 	{"the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit", "el motor corre de verdad, en tiempo real: relays despertados por LISTEN/NOTIFY, consumidores que hacen pull, ACK tras el COMMIT"},
 	{"the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock", "el simulador paso a paso mantiene el broker en proceso: solo él espera a un reloj virtual"},
 	{"which actor", "qué actor"},
+	{"scroll", "desplazar"},
 	{"‖ stalled, resumes in %s", "‖ detenido, sigue en %s"},
 	{"● running", "● en marcha"},
 	{"⚑ crash at its next checkpoint", "⚑ caída en su próximo checkpoint"},

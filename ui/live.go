@@ -65,6 +65,7 @@ type LiveModel struct {
 	snapErr        error
 	brokerBusy     bool // a stop or start runs
 	showHelp       bool // ? shows the help instead of the panes
+	helpTop        int  // the help's first line shown: ↑/↓ scroll a help longer than the screen
 	notice         string
 	err            error // the last action's failure
 }
@@ -225,9 +226,17 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		if m.showHelp {
-			if key.Matches(msg, m.keys.Close) {
+			switch {
+			case key.Matches(msg, m.keys.Close):
 				m.showHelp = false
 				m.keys.mode(liveKeysNormal)
+			case key.Matches(msg, m.keys.Scroll):
+				if s := msg.String(); s == "up" || s == "k" {
+					m.helpTop--
+				} else {
+					m.helpTop++
+				}
+				m.helpTop = m.clampHelpTop(m.helpTop)
 			}
 			return m, nil
 		}
@@ -252,7 +261,7 @@ func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	w := m.st.Words
 	switch {
 	case key.Matches(msg, m.keys.Help):
-		m.showHelp = true
+		m.showHelp, m.helpTop = true, 0
 		m.keys.mode(liveKeysHelp)
 	case key.Matches(msg, m.keys.Post):
 		m.notice, m.err = w.Word("posting a payment…"), nil
@@ -471,7 +480,9 @@ func (m LiveModel) render() string {
 	status, footer := m.status(), m.footer()
 	body := max(m.h-len(lines)-len(status)-len(footer), 1)
 	if m.showHelp {
-		lines = append(lines, fitLines(m.helpLines(body), m.w, body)...)
+		help := m.helpLines(body)
+		top := min(m.helpTop, max(len(help)-body, 0))
+		lines = append(lines, fitLines(help[top:], m.w, body)...)
 	} else {
 		actors, figures := m.actors, m.figures
 		actors.SetSize(actors.w, body)
@@ -506,4 +517,18 @@ func RunLive(ctx context.Context, o LiveOptions) error {
 		return fmt.Errorf("live: %w", err)
 	}
 	return nil
+}
+
+// bodyHeight is the rows left for the panes or the help between the
+// header (and its rule) and the status and footer lines.
+func (m LiveModel) bodyHeight() (head, body int) {
+	head = len(m.header()) + 1
+	return head, max(m.h-head-len(m.status())-len(m.footer()), 1)
+}
+
+// clampHelpTop keeps the help's first line where the help's last line can
+// still be reached, and no further.
+func (m LiveModel) clampHelpTop(top int) int {
+	_, body := m.bodyHeight()
+	return max(min(top, len(m.helpLines(body))-body), 0)
 }

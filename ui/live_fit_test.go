@@ -102,6 +102,22 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 					t.Errorf("the help lacks %q:\n%s", psql, screen)
 				}
 				fitsWhole(t, "help", screen, w, h, []string{words.Word("Help"), "?/esc " + words.Word("close"), "q " + words.Word("quit")})
+				// ↓ reaches the help's last sentence, whatever the height
+				// (at 80×24 its end was drawn under the footer: cut).
+				for range 40 {
+					d.press("down")
+				}
+				last := strings.Join(strings.Fields(words.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock")), " ")
+				if got := strings.Join(strings.Fields(d.screen()), " "); !strings.Contains(got, last) {
+					t.Errorf("↓ does not reach the help's end %q:\n%s", last, d.screen())
+				}
+				fitsWhole(t, "help scrolled", d.screen(), w, h, []string{"?/esc " + words.Word("close"), "q " + words.Word("quit")})
+				for range 40 {
+					d.press("up")
+				}
+				if !strings.Contains(d.screen(), words.Word("Help")) {
+					t.Errorf("↑ does not bring the help's title back:\n%s", d.screen())
+				}
 				d.press("esc")
 				if strings.Contains(d.screen(), words.Word("Help")+"\n") || !strings.Contains(d.screen(), "p "+words.Word("post a payment")) {
 					t.Errorf("esc did not close the help:\n%s", d.screen())

@@ -18,6 +18,7 @@ type LiveKeyMap struct {
 	Cancel  key.Binding
 	Help    key.Binding // ? opens the help
 	Close   key.Binding // ? or esc closes it
+	Scroll  key.Binding // ↑/↓ scroll the help where it is longer than the screen
 	Quit    key.Binding
 }
 
@@ -33,6 +34,7 @@ func DefaultLiveKeyMap(w *catalog.Printer) LiveKeyMap {
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("cancel"))),
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("help, psql"))),
 		Close:   key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", w.T("close"))),
+		Scroll:  key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑/↓", w.T("scroll"))),
 		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
 	}
 	k.mode(liveKeysNormal)
@@ -56,6 +58,7 @@ func (k *LiveKeyMap) mode(m liveKeysMode) {
 	k.Actor.SetEnabled(m == liveKeysChoosing)
 	k.Cancel.SetEnabled(m == liveKeysChoosing)
 	k.Close.SetEnabled(m == liveKeysHelp)
+	k.Scroll.SetEnabled(m == liveKeysHelp)
 }
 
 // choosing enables the digits and esc while a fault waits for its actor,
@@ -70,7 +73,7 @@ func (k *LiveKeyMap) choosing(on bool) {
 
 // ShortHelp is the footer's line.
 func (k LiveKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Help, k.Close, k.Quit}
+	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Help, k.Close, k.Scroll, k.Quit}
 }
 
 // FullHelp is every key.
