@@ -3,6 +3,7 @@ package edge
 import (
 	"context"
 	"fmt"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"net"
 	"net/http"
 	"strconv"
@@ -104,7 +105,7 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 	api := httpapi.NewHandler(e)
 	mux.Handle("POST /payments", waitsForTheDriver(api))
 	mux.Handle("/", api)
-	e.server = httpapi.NewServer(mux)
+	e.server = deadline.NewServer(mux)
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 
@@ -130,7 +131,7 @@ func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandl
 // ServeHandler answers every request with h (ServeBackend's API and
 // whatever a deployment adds beside it).
 func (e *Edge) ServeHandler(h http.Handler) {
-	e.server = httpapi.NewServer(h)
+	e.server = deadline.NewServer(h)
 	go func() { _ = e.server.Serve(e.ln) }()
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"io"
 	"net"
 	"net/http"
@@ -84,10 +85,10 @@ func TestSlowClientsAreCut(t *testing.T) {
 			t.Parallel()
 			e := listen(t, simulation)
 			took, got := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+
-				"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"client_i", httpapi.ReadTimeout+10*time.Second)
+				"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"client_i", deadline.ReadTimeout+10*time.Second)
 			t.Logf("a body 90 bytes short: closed after %s", took.Round(time.Millisecond))
-			if took > httpapi.ReadTimeout+time.Second {
-				t.Errorf("closed after %s, want within ReadTimeout (%s)", took, httpapi.ReadTimeout)
+			if took > deadline.ReadTimeout+time.Second {
+				t.Errorf("closed after %s, want within ReadTimeout (%s)", took, deadline.ReadTimeout)
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(got)), nil)
 			if err != nil {
@@ -102,10 +103,10 @@ func TestSlowClientsAreCut(t *testing.T) {
 		t.Run(name+"/headers never end", func(t *testing.T) {
 			t.Parallel()
 			e := listen(t, simulation)
-			took, _ := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+"\r\n", httpapi.ReadHeaderTimeout+10*time.Second)
+			took, _ := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+"\r\n", deadline.ReadHeaderTimeout+10*time.Second)
 			t.Logf("headers never ended: closed after %s", took.Round(time.Millisecond))
-			if took > httpapi.ReadHeaderTimeout+time.Second {
-				t.Errorf("closed after %s, want within ReadHeaderTimeout (%s)", took, httpapi.ReadHeaderTimeout)
+			if took > deadline.ReadHeaderTimeout+time.Second {
+				t.Errorf("closed after %s, want within ReadHeaderTimeout (%s)", took, deadline.ReadHeaderTimeout)
 			}
 		})
 	}
@@ -151,7 +152,7 @@ func TestASimulationsPaymentOutwaitsWriteTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httpapi.NewServer(tc.h)
+		srv := deadline.NewServer(tc.h)
 		srv.WriteTimeout = 100 * time.Millisecond
 		go func() { _ = srv.Serve(ln) }()
 		resp, err := http.Post("http://"+ln.Addr().String()+"/payments", "application/json",

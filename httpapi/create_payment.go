@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"io"
 	"net/http"
 	"os"
@@ -39,7 +40,7 @@ func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > 0 {
 				came = fmt.Sprintf("%d of the %d bytes its Content-Length promised came", len(body), r.ContentLength)
 			}
-			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", ReadTimeout, came))
+			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", deadline.ReadTimeout, came))
 			return
 		}
 		writeProblem(w, http.StatusBadRequest, "reading the body: "+err.Error())

@@ -17,12 +17,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // Clock is the provider's source of time for the charges it stores; the
@@ -56,7 +56,7 @@ func Start(pool *pgxpool.Pool, clock Clock) (*Server, error) {
 		return nil, fmt.Errorf("provider: listen: %w", err)
 	}
 	s := &Server{pool: pool, clock: clock, ln: ln, done: make(chan error, 1)}
-	s.srv = httpapi.NewServer(s.Handler()) // the API's deadlines: a call is one small JSON body
+	s.srv = deadline.NewServer(s.Handler()) // the API's deadlines: a call is one small JSON body
 	go func() {
 		err := s.srv.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {

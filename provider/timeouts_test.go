@@ -1,13 +1,12 @@
 package provider_test
 
 import (
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // The provider's server has the API's deadlines: a charge whose body is
@@ -27,11 +26,11 @@ func TestProviderCutsAShortBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_ = c.SetReadDeadline(start.Add(httpapi.ReadTimeout + 10*time.Second))
+	_ = c.SetReadDeadline(start.Add(deadline.ReadTimeout + 10*time.Second))
 	got, err := io.ReadAll(c)
 	took := time.Since(start)
 	t.Logf("closed after %s", took.Round(time.Millisecond))
-	if err != nil || took > httpapi.ReadTimeout+time.Second {
-		t.Errorf("after %s: %v (answered %q), want the connection closed within ReadTimeout (%s)", took, err, got, httpapi.ReadTimeout)
+	if err != nil || took > deadline.ReadTimeout+time.Second {
+		t.Errorf("after %s: %v (answered %q), want the connection closed within ReadTimeout (%s)", took, err, got, deadline.ReadTimeout)
 	}
 }

@@ -1,4 +1,8 @@
-package httpapi
+// Package deadline holds the deadlines of every HTTP server outboxlab runs
+// and the constructor that sets them. It imports nothing of outboxlab's, so
+// the provider (which the engine's tests use) and the API share one set
+// without the provider importing the API, and so the engine.
+package deadline
 
 import (
 	"net/http"
@@ -25,7 +29,7 @@ const (
 	ReadTimeout = 10 * time.Second
 	// WriteTimeout bounds a request from the end of its headers to the end
 	// of its answer. It is a backstop above the handlers' own deadlines —
-	// the body's ReadTimeout plus the writer's 30 s (DBConfig.WriteTimeout)
+	// the body's ReadTimeout plus the writer's 30 s (httpapi.DBConfig.WriteTimeout)
 	// — so their 408 or 504 is written before it ends the connection. A
 	// simulation's POST /payments lifts it: its answer waits for the
 	// learner to move the api (see edge).
