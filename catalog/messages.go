@@ -717,6 +717,16 @@ var messages = []struct{ en, es string }{
 	{"⚑ crash at its next checkpoint", "⚑ caída en su próximo checkpoint"},
 	{"⚑ stall at its next checkpoint", "⚑ parada en su próximo checkpoint"},
 	{"✗ crashed, restarting in %s", "✗ caído, se reinicia en %s"},
+
+	// The screen made true (issue 27): what a crash after a COMMIT left,
+	// the dialogs that bring an actor back, the key lines.
+	{"%s crashed at %s, after its COMMIT: the payment is committed and its event was never published: it is lost", "%s se cayó en %s, después de su COMMIT: el pago está confirmado y su evento nunca se publicó: se ha perdido"},
+	{"%s crashed at %s, after its COMMIT: payment and event were committed together, so the relay will publish it", "%s se cayó en %s, después de su COMMIT: pago y evento se confirmaron juntos, así que el relay lo publicará"},
+	{"a new process with a new connection", "un proceso nuevo con una conexión nueva"},
+	{"a new process with a new worker id: its old leases are not its own", "un proceso nuevo con un worker id nuevo: sus leases antiguos ya no son suyos"},
+	{"restart %s?", "¿reiniciar %s?"},
+	{"resume %s?", "¿reanudar %s?"},
+	{"%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", "%s se cayó en %s, después de su COMMIT: su trabajo está confirmado y la entrega sigue sin ACK: el broker la reentrega cuando vence su plazo de ACK"},
 }
 
 // plurals are the messages whose words follow a count.

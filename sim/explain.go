@@ -204,14 +204,15 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 		}
 		return text("%s crashed at %s: its connection closed without COMMIT; its lease has already expired: a relay can claim the row again now", r.name, r.at), nil
 	case engine.NaiveCommitted:
-		return text("%s crashed at %s: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost", r.name, r.at), nil
+		// Reached after its COMMIT: the connection closed with nothing open.
+		return text("%s crashed at %s, after its COMMIT: the payment is committed and its event was never published: it is lost", r.name, r.at), nil
 	case engine.APICommitted:
-		return text("%s crashed at %s: its connection closed without COMMIT; payment and event were committed together, so the relay will publish it", r.name, r.at), nil
+		return text("%s crashed at %s, after its COMMIT: payment and event were committed together, so the relay will publish it", r.name, r.at), nil
 	case engine.ConsumerCommitted:
 		if r.name == "accounting" && s.settings.Effect == string(engine.ExternalMarkerBefore) {
 			return text("%s crashed at %s: its marker and ledger entry are committed and its call to the card provider was never made: the redelivery is a duplicate to the inbox, and the card is never charged", r.name, r.at), nil
 		}
-		return text("%s crashed at %s: its connection closed without COMMIT; its work was committed but not ACKed: the broker redelivers after the ack timeout", r.name, r.at), nil
+		return text("%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", r.name, r.at), nil
 	case engine.ConsumerCalled:
 		switch s.settings.Effect {
 		case string(engine.ExternalMarkerBefore):
