@@ -81,6 +81,12 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 				m.tickTag++
 			}
 			m.notice = m.stuckNotice()
+			m.stuckSaid = m.notice
+		} else if a.kind != actEval && m.saysStuck() {
+			// What was stuck is history after any other action: kept, it
+			// said "p sends a payment" while the relay crashed since held
+			// the payments sent after it.
+			m.notice = ""
 		}
 	}
 	cmds = append(cmds, m.page.done(&m, msg))

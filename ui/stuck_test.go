@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func TestStatusLineWhenStuck(t *testing.T) {
 		inFlight bool
 		want     string
 	}{
-		{"crashed", func(a []sim.ActorView) []sim.ActorView { return with(a, "api", sim.Crashed) }, "", true, "nothing moves: api crashed: c restarts it"},
-		{"stalled", func(a []sim.ActorView) []sim.ActorView { return with(a, "relay-1", sim.Stalled) }, "", true, "nothing moves: relay-1 is stalled: s resumes it"},
+		{"crashed", func(a []sim.ActorView) []sim.ActorView { return with(a, "api", sim.Crashed) }, "", true, "api crashed: c restarts it"},
+		{"stalled", func(a []sim.ActorView) []sim.ActorView { return with(a, "relay-1", sim.Stalled) }, "", true, "relay-1 is stalled: s resumes it"},
 		{"broker_down", func(a []sim.ActorView) []sim.ActorView { return with(a, "broker", sim.Down) }, "", true, "nothing moves: the broker is down: b brings it up"},
 		{"postgres_down", idle, "postmaster pid 7 is gone", false, "nothing moves: PostgreSQL stopped: R starts it"},
 		{"waiting_for_time", idle, "", true, "nothing moves: it waits for time: t moves the clock on"},
@@ -36,6 +37,9 @@ func TestStatusLineWhenStuck(t *testing.T) {
 			line := ansi.Strip(m.statusView(80))
 			if !strings.Contains(line, c.want) {
 				t.Errorf("status line at 80 columns:\n%s\nwant it to show %q whole", line, c.want)
+			}
+			if (c.name == "crashed" || c.name == "stalled") && strings.Contains(line, "nothing moves") {
+				t.Errorf("an actor crashed or stalled holds the work up; other actors may move: %s", line)
 			}
 			golden(t, "status_stuck_"+c.name+"_80", line)
 		})
@@ -274,5 +278,20 @@ func TestDialogDigitBeyondTheList(t *testing.T) {
 	c, cmd := c.Update(keyPress("7"))
 	if cmd != nil || !strings.Contains(plain(c.View()), "no choice 7 here: 1 to 3") {
 		t.Fatalf("f 7 said nothing:\n%s", plain(c.View()))
+	}
+}
+
+// The notice that nothing moves is history after the next action: kept, it
+// said "p sends a payment" in the CDC lesson while relay-1, crashed since,
+// held the payments sent after it.
+func TestStuckNoticeGoesWithTheNextAction(t *testing.T) {
+	d := newDriver(t, Options{Lesson: "relay", Lang: "en", ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+	d.press("n")
+	if !strings.Contains(d.m.notice, "p sends a payment") {
+		t.Fatalf("a step with nothing to do: notice %q", d.m.notice)
+	}
+	d.press("p")
+	if strings.Contains(d.m.notice, "nothing moves") {
+		t.Errorf("after a payment the status line still says %q", d.m.notice)
 	}
 }
