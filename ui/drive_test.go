@@ -217,7 +217,7 @@ func stepUntilQuiet(d *driver) {
 			d.t.Fatalf("still moving after 300 steps:\n%s", d.screen())
 		}
 		d.press("n")
-		if strings.Contains(d.m.notice, "nothing moves") {
+		if d.m.saysStuck() { // nothing moved: the notice says what would
 			return
 		}
 		if d.m.err != nil {

@@ -166,6 +166,7 @@ func (m *Model) resize() tea.Cmd {
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
 	before := m.tables.visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
+	m.tables.named = m.lesson.named()
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))

@@ -295,3 +295,50 @@ func TestStuckNoticeGoesWithTheNextAction(t *testing.T) {
 		t.Errorf("after a payment the status line still says %q", d.m.notice)
 	}
 }
+
+// ? in the free simulator names what o acts on in the pane that has it: the
+// tables' o switches pipeline ("the other pipeline's tables"), the
+// timeline's opens a message's story, as the README says; "o other
+// pipeline" read as what o does anywhere.
+func TestFullHelpSaysWhatOActsOn(t *testing.T) {
+	m := fixtureModel(t, 120, 40, "compare", 2)
+	m.focus = focusTables
+	m.setFocus()
+	m.updateKeys()
+	m.help.ShowAll = true
+	v := plain(m.helpView())
+	if !strings.Contains(v, "o    the other pipeline's tables") && !strings.Contains(v, "o the other pipeline's tables") {
+		t.Errorf("the tables' o in ?:\n%s", v)
+	}
+	if strings.Contains(v, "other pipeline\n") || strings.HasSuffix(strings.TrimSpace(v), "other pipeline") {
+		t.Errorf("? says o is 'other pipeline':\n%s", v)
+	}
+}
+
+// In duplicate's first step a payment run before the crash is armed is
+// published and marked: published == 0 can never hold again, and the pane
+// says so, with r; h shows r with every hint.
+func TestAStepThatCannotPassSaysSo(t *testing.T) {
+	for lang, want := range map[string][2]string{
+		"en": {"this step cannot pass any more (oracle: published == 0): r starts it again", "`r` starts this step again"},
+		"es": {"este paso ya no puede superarse (oracle: published == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},
+	} {
+		d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+		d.press("h")
+		if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(plain(h), strings.Trim(want[1], "`")[2:]) {
+			t.Errorf("%s: the hint does not show r:\n%s", lang, plain(h))
+		}
+		d.press("p", "space")
+		d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+		d.settle()
+		if got := oneLine(plain(strings.Join(d.m.lesson.footer(), " "))); !strings.Contains(got, want[0]) {
+			t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
+		}
+		d.press("r")
+		d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
+		d.settle()
+		if d.m.lesson.dead != nil {
+			t.Errorf("%s: after r the step is still said unpassable", lang)
+		}
+	}
+}
