@@ -277,10 +277,9 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	ts := t.st.Timeline
 	explain := t.explain(e)
 	head := strings.TrimSuffix(one, ts.Explain.Render(explain)) // time, actor, what, [statement]
+	// The sentence continues under itself, right of the [statement] tag:
+	// continued under the tag, the next entry's tag read as more of it.
 	indent := ansi.StringWidth(head)
-	if e.Statement != "" {
-		indent -= ansi.StringWidth("[" + e.Statement + "] ")
-	}
 	first := t.w - ansi.StringWidth(head)
 	rest := t.w - indent
 	if first < 12 || rest < 20 {
