@@ -147,7 +147,7 @@ func (m Model) mainLayout(s screen) screen {
 		return s
 	}
 	s.compact = true
-	gh := min(1+2*len(m.settings.Pipelines()), rest/3)
+	gh := min(m.guarantees.compactHeight(W), rest/3)
 	s.guarantees = rect{0, y, W, gh}
 	y += gh
 	rest -= gh

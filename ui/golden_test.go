@@ -256,7 +256,7 @@ func TestPickerGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPickerPane(testStyles(), all, true)
+	p := newPickerPane(testStyles(), all, nil, true)
 	p.SetSize(100, 22)
 	p.selectScene("crash-after-publish")
 	golden(t, "picker_100", p.View())

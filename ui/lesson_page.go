@@ -261,7 +261,7 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
-		gh := min(1+2*len(m.settings.Pipelines()), rest/4)
+		gh := min(m.guarantees.compactHeight(lw), rest/3)
 		tlh := max(6, (rest-gh)/2)
 		s.compact = true
 		s.guarantees = rect{0, y, lw, gh}
@@ -275,7 +275,7 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 	if m.lesson.namesGuarantees() {
 		// The step sends the learner to the Guarantees figures: their
 		// summary takes the timeline's place.
-		gh := min(1+2*len(m.settings.Pipelines()), rest/2)
+		gh := min(m.guarantees.compactHeight(W), rest/2)
 		s.lesson = rect{0, y, W, rest - gh}
 		s.guarantees = rect{0, y + rest - gh, W, gh}
 		return s

@@ -310,9 +310,12 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 		for sum(widths) > avail() {
 			last := -1
 			for i := range cols {
-				if free(i) && i > 0 { // the id stays: it says which row
+				if free(i) && i > 0 { // the id goes last: it says which row
 					last = i
 				}
+			}
+			if last < 0 && len(cols) > 0 && free(0) {
+				last = 0
 			}
 			if last < 0 {
 				break

@@ -60,6 +60,9 @@ type timelinePane struct {
 	w, h    int
 	focused bool
 	compare bool // prefix entries with their pipeline
+	// picker: / opens the lessons and scenes here (the free simulator),
+	// and the empty timeline says so.
+	picker bool
 
 	entries []sim.Entry
 	total   int // entries received, including dropped ones
@@ -167,7 +170,11 @@ func (t timelinePane) View() string {
 		body -= len(sqlLines)
 	}
 	if len(t.entries) == 0 {
-		lines = append(lines, t.st.Pane.Empty.Render("  "+w.T("nothing has happened yet: p sends a payment, n steps, space runs")))
+		empty := w.T("nothing has happened yet: p sends a payment, n steps, space runs")
+		if t.picker {
+			empty = w.T("nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons")
+		}
+		lines = append(lines, t.st.Pane.Empty.Render("  "+empty))
 	}
 	// Scrolled, the selected entry is the last one shown (entries wrap, so
 	// counting entries cannot tell what fits above it); else the newest.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,5 +27,35 @@ func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
 		if lead := len(l) - len(strings.TrimLeft(l, " ")); lead < text {
 			t.Errorf("a continuation starts at column %d, under the tag (the sentence starts at %d):\n%s", lead, text, plain(strings.Join(lines, "\n")))
 		}
+	}
+}
+
+// The free simulator leads to the course: its empty timeline and its key
+// line name /, the / picker lists the lessons before the scenes, choosing
+// one opens it, and one esc leaves the picker's filter.
+func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
+	d := newDriver(t, Options{ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+	if s := d.screen(); !strings.Contains(s, "/ opens the lessons") || !strings.Contains(s, "lessons and scenes") {
+		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
+	}
+	d.press("/")
+	if !d.m.showPicker {
+		t.Fatal("/ did not open the picker")
+	}
+	d.press("esc")
+	if d.m.showPicker {
+		t.Fatal("one esc did not leave the picker")
+	}
+	d.press("/")
+	first, ok := d.m.picker.list.Items()[0].(lessonItem)
+	if !ok || first.l.Name != "outbox" && first.l.Order != 1 {
+		t.Fatalf("the picker's first item is %v, want the course's first lesson", d.m.picker.list.Items()[0])
+	}
+	d.m.picker.list.Select(0) // the cursor on the course's first lesson
+	d.press("enter")
+	d.waitFor("the lesson", func(m Model) bool { return m.lesson.lesson != nil && m.sim != nil && !m.busy })
+	d.settle()
+	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
 	}
 }
