@@ -737,6 +737,7 @@ var messages = []struct{ en, es string }{
 	{"lessons and scenes", "lecciones y escenas"},
 	{"open", "abrir"},
 	{"nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons", "aún no pasó nada: p envía un pago, n avanza un paso, espacio ejecuta; / abre las lecciones"},
+	{"▲ before the fork · ▼ the original future", "▲ antes de la bifurcación · ▼ el futuro original"},
 	{"restart %s?", "¿reiniciar %s?"},
 	{"resume %s?", "¿reanudar %s?"},
 	{"%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", "%s se cayó en %s, después de su COMMIT: su trabajo está confirmado y la entrega sigue sin ACK: el broker la reentrega cuando vence su plazo de ACK"},

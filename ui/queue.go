@@ -122,6 +122,8 @@ func (m *Model) moved(msg actionDoneMsg) {
 			m.notice = m.positionNotice()
 			if msg.act.kind == actOther {
 				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
+				// The marker names the future now on screen.
+				m.timeline, _ = m.timeline.Update(forkMsg{at: m.timeline.forkAt, original: !m.timeline.original})
 			}
 		}
 		return

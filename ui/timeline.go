@@ -49,7 +49,10 @@ type timelineMsg struct {
 
 // forkMsg marks where the session forked: the entries before index at are
 // the original's, the ones after a new future (-1: no fork).
-type forkMsg struct{ at int }
+type forkMsg struct {
+	at       int
+	original bool // the future on screen is the one the fork discarded (u)
+}
 
 // timelinePane lists the newest timeline entries: who, at which checkpoint,
 // which named statement ran, and why it matters. Enter shows the selected
@@ -68,6 +71,9 @@ type timelinePane struct {
 	total   int // entries received, including dropped ones
 	epoch   int // the simulation's resets the entries are from
 	forkAt  int // entries before this index are from before the fork; -1 none
+	// original: the entries after the fork are the original future, brought
+	// back by u, not the new one.
+	original bool
 	sel     int // selected index into entries; -1 follows the newest
 	showSQL bool
 }
@@ -84,7 +90,7 @@ func (t timelinePane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
 func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case forkMsg:
-		t.forkAt = msg.at
+		t.forkAt, t.original = msg.at, msg.original
 	case timelineMsg:
 		if msg.reset {
 			// A rewind: the timeline is what the replay recorded.
@@ -217,6 +223,9 @@ func (t timelinePane) View() string {
 // first of the new future.
 func (t timelinePane) forkLine() string {
 	label := " " + t.st.Words.T("▲ before the fork · ▼ the new future") + " "
+	if t.original {
+		label = " " + t.st.Words.T("▲ before the fork · ▼ the original future") + " "
+	}
 	n := max(0, t.w-lipgloss.Width(label)-4)
 	return t.st.Timeline.Fork.Render("──" + label + strings.Repeat("─", n))
 }

@@ -59,3 +59,40 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
 	}
 }
+
+// w's notice names the saved file and the command that replays it: too long
+// for the status line, it is drawn whole, wrapped, over the foot of the body.
+func TestALongNoticeIsReadWhole(t *testing.T) {
+	m := fixtureModel(t, 80, 24, "outbox", 2)
+	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
+	screen := oneLine(plain(m.render()))
+	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
+		t.Errorf("the replay command is not on screen whole:\n%s", plain(m.render()))
+	}
+}
+
+// At 80×24 a pipeline with four consumers is drawn one line per actor: the
+// names stay whole ("broker ○ ar…" lost them), an idle actor's state being
+// its symbol when the words do not fit.
+func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
+	actors := []sim.ActorView{
+		{Pipeline: "outbox", Name: "api", State: sim.Idle},
+		{Pipeline: "outbox", Name: "relay-1", State: sim.Idle},
+		{Pipeline: "outbox", Name: "relay-2", State: sim.Idle},
+		{Pipeline: "outbox", Name: "broker", State: sim.Idle},
+		{Pipeline: "outbox", Name: "accounting", State: sim.Idle},
+		{Pipeline: "outbox", Name: "accounting-2", State: sim.Idle},
+		{Pipeline: "outbox", Name: "notifications", State: sim.Idle},
+		{Pipeline: "outbox", Name: "sender", State: sim.Crashed, At: "sender.called"},
+	}
+	p := newPipelinePane(testStyles())
+	p, _ = p.Update(actorsMsg{actors})
+	p, _ = p.Update(oraclesMsg{fixtureOracles()})
+	p.SetSize(80, 5)
+	view := plain(p.View())
+	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
+		if !strings.Contains(view, name) {
+			t.Errorf("%q is not drawn whole:\n%s", name, view)
+		}
+	}
+}
