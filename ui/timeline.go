@@ -74,8 +74,8 @@ type timelinePane struct {
 	// original: the entries after the fork are the original future, brought
 	// back by u, not the new one.
 	original bool
-	sel     int // selected index into entries; -1 follows the newest
-	showSQL bool
+	sel      int // selected index into entries; -1 follows the newest
+	showSQL  bool
 }
 
 func newTimelinePane(st *Styles) timelinePane {
