@@ -713,16 +713,22 @@ func (l lessonPane) footer() []string {
 		if l.stage == stagePassed {
 			out = append(out, st.Status.Render("✓ "+lb.Passed))
 		}
-		if l.stage == stageStep && l.dead != nil {
-			say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Source)
-			if from := l.restartsFrom(); from != l.step {
-				say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Source, from+1)
-			}
-			out = append(out, wrapWhole(st.Fail.Render("✗ "+say), l.textWidth(), 2)...)
-		}
 		return out
 	}
 	return nil
+}
+
+// deadLines say the step cannot pass any more (none while it may): they
+// stay at the pane's foot whether or not the footer scrolls.
+func (l lessonPane) deadLines() []string {
+	if l.lesson == nil || l.stage != stageStep || l.dead == nil {
+		return nil
+	}
+	say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Source)
+	if from := l.restartsFrom(); from != l.step {
+		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Source, from+1)
+	}
+	return wrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
 }
 
 // minBody is the fewest lines of text the pane keeps in view above a
@@ -730,7 +736,7 @@ func (l lessonPane) footer() []string {
 const minBody = 4
 
 // pinned says the footer stays at the bottom: it leaves the text room.
-func (l lessonPane) pinned() bool { return l.h-1-len(l.footer()) >= minBody }
+func (l lessonPane) pinned() bool { return l.h-1-len(l.footer())-len(l.deadLines()) >= minBody }
 
 // content is the scrolling text: the body, and the footer too when it is
 // not pinned (a long task and its checks on a short pane), so every line
@@ -745,9 +751,9 @@ func (l lessonPane) content() []string {
 // bodyHeight is how many lines of the scrolling text fit.
 func (l lessonPane) bodyHeight() int {
 	if !l.pinned() {
-		return max(1, l.h-1)
+		return max(1, l.h-1-len(l.deadLines()))
 	}
-	return max(1, l.h-1-len(l.footer()))
+	return max(1, l.h-1-len(l.footer())-len(l.deadLines()))
 }
 
 // clamp keeps the scroll offset inside the text (at its end when following).
@@ -793,6 +799,9 @@ func (l lessonPane) View() string {
 		for _, f := range l.footer() {
 			lines = append(lines, " "+f)
 		}
+	}
+	for _, f := range l.deadLines() {
+		lines = append(lines, " "+f)
 	}
 	return block(strings.Join(lines, "\n"), l.w, l.h)
 }

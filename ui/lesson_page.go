@@ -108,6 +108,7 @@ func (p *lessonPage) checked(m *Model, a action, r evalResult) tea.Cmd {
 	}
 	m.lesson.setOutcomes(r.outcomes, r.passed)
 	m.lesson.dead = r.dead
+	m.lesson.clamp()
 	if !r.passed {
 		return nil
 	}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+
+	tea "charm.land/bubbletea/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -331,8 +333,15 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 		d.press("p", "space")
 		d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 		d.settle()
-		if got := oneLine(plain(strings.Join(d.m.lesson.footer(), " "))); !strings.Contains(got, want[0]) {
+		if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
 			t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
+		}
+		for _, size := range clipSizes {
+			d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			d.settle()
+			if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+				t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
+			}
 		}
 		d.press("r")
 		d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
