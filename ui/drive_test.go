@@ -254,10 +254,11 @@ func TestDriveComparePlay(t *testing.T) {
 			t.Errorf("compare view lacks %q:\n%s", want, scr)
 		}
 	}
-	// The scene picker: typing right after / filters (the k of broker does
-	// not move the cursor), and enter opens the scene found.
+	// The picker: typing right after / filters (the k of broker does not
+	// move the cursor), enter ends the typing and enter opens the scene
+	// found (the lessons listed too, the scene's full name puts it first).
 	d.press("/")
-	for _, r := range "broker" {
+	for _, r := range "broker-down" {
 		d.press(string(r))
 	}
 	d.press("enter", "enter")

@@ -146,9 +146,10 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 			// list's own esc (cancel the filter) would need a second.
 			return p, func() tea.Msg { return closePickerMsg{} }
 		}
-		// enter opens the selected item, typing a filter or not: the
-		// filter's own enter would only end the typing.
-		if key.Matches(k, p.keys.Choose) {
+		// enter opens the selected item; while a filter is typed it ends
+		// the typing (the list's own enter, which puts the cursor on the
+		// best match), unless nothing was typed: then it opens at once.
+		if key.Matches(k, p.keys.Choose) && (!p.list.SettingFilter() || p.list.FilterValue() == "") {
 			switch it := p.list.SelectedItem().(type) {
 			case sceneItem:
 				name := it.sc.Name
@@ -159,8 +160,14 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 			}
 		}
 	}
+	before := p.list.FilterValue()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
+	if p.list.SettingFilter() && p.list.FilterValue() != before {
+		// Typing: the best match is the one enter opens, not whatever
+		// stands where the cursor was (the item on screen when / opened).
+		p.list.Select(0)
+	}
 	return p, cmd
 }
 
