@@ -781,6 +781,30 @@ var messages = []struct{ en, es string }{
 	{"this help (? or esc closes it)", "esta ayuda (? o esc la cierra)"},
 	{"the payments, outbox and inboxes are in PostgreSQL; look with", "los pagos, el outbox y los inbox están en PostgreSQL; míralos con"},
 	{"JetStream's figures: messages in the stream not acked by every consumer yet (interest retention); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ACK de todos los consumidores aún (retención por interés); por consumidor, los que esperan, los entregados sin ACK y los entregados más de una vez"},
+
+	// The screen made true (issue 27): what a crash after a COMMIT left,
+	// the dialogs that bring an actor back, the key lines.
+	{"%s crashed at %s, after its COMMIT: the payment is committed and its event was never published: it is lost", "%s se cayó en %s, después de su COMMIT: el pago está confirmado y su evento nunca se publicó: se ha perdido"},
+	{"%s crashed at %s, after its COMMIT: payment and event were committed together, so the relay will publish it", "%s se cayó en %s, después de su COMMIT: pago y evento se confirmaron juntos, así que el relay lo publicará"},
+	{"a new process with a new connection", "un proceso nuevo con una conexión nueva"},
+	{"a new process with a new worker id: its old leases are not its own", "un proceso nuevo con un worker id nuevo: sus leases antiguos ya no son suyos"},
+	{"the other pipeline's tables", "las tablas del otro pipeline"},
+	{"this step cannot pass any more (%s): r starts it again", "este paso ya no puede superarse (%s): r lo empieza de nuevo"},
+	{"this step cannot pass any more (%s): r starts again from step %d", "este paso ya no puede superarse (%s): r vuelve a empezar desde el paso %d"},
+	{"the inbox insert of %s for %s hit the unique key: 0 rows, it has seen this message", "el INSERT de %s en su inbox para %s chocó con la clave única: 0 filas, ya había visto este mensaje"},
+	{"the inbox insert of %s for %s under its trace id %s hit the unique key: 0 rows, because an earlier event of the same trace is there, not this message", "el INSERT de %s en su inbox para %s con su id de traza %s chocó con la clave única: 0 filas, porque ahí está un evento anterior de la misma traza, no este mensaje"},
+	{"the broker delivers %s again%s: at-least-once means duplicates", "el broker entrega %s otra vez%s: «al menos una vez» implica duplicados"},
+	{"%d event(s) parked ahead of their version and nothing left to deliver: in %s, …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you", "%d evento(s) aparcado(s) por delante de su versión y nada más que entregar: en %s, …%s (agregado …%s, versión %d) espera a la versión %d, que no ha llegado — el vaciado se detiene: nada más ocurre sin ti"},
+	{"lesson %s", "lección %s"},
+	{"Lessons and scenes", "Lecciones y escenas"},
+	{"lesson or scene", "lección o escena"},
+	{"lessons and scenes", "lecciones y escenas"},
+	{"open", "abrir"},
+	{"nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons", "aún no ha pasado nada: p envía un pago, n avanza un paso, espacio ejecuta; / abre las lecciones"},
+	{"▲ before the fork · ▼ the original future", "▲ antes de la bifurcación · ▼ el futuro original"},
+	{"restart %s?", "¿reiniciar %s?"},
+	{"resume %s?", "¿reanudar %s?"},
+	{"%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", "%s se cayó en %s, después de su COMMIT: su trabajo está confirmado y la entrega sigue sin ACK: el broker la reentrega cuando vence su plazo de ACK"},
 }
 
 // plurals are the messages whose words follow a count.

@@ -338,7 +338,7 @@ func (s *Sim) parkedForGood(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("parked events: %w", err)
 		}
-		s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%d event(s) parked ahead of their version and nothing left to deliver: %s's …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you",
+		s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%d event(s) parked ahead of their version and nothing left to deliver: in %s, …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you",
 			n, consumer, id, aggregate, version, expected)))
 	}
 	return nil

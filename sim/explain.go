@@ -117,6 +117,11 @@ func explain(who string, ev engine.Event) Text {
 		return text("%s's lease on %s expired and another worker took it: the mark is refused, nothing overwritten%s", who, m, detail(ev))
 	case engine.BrokerDelivered:
 		if ev.Delivery > 1 {
+			if !ev.Detail.IsZero() {
+				// The detail says the delivery's number already ("to
+				// accounting, delivery 2"): said twice, it read doubled.
+				return text("the broker delivers %s again%s: at-least-once means duplicates", m, detail(ev))
+			}
 			return text("the broker delivers %s again (delivery %d)%s: at-least-once means duplicates", m, ev.Delivery, detail(ev))
 		}
 		return text("the broker delivers %s%s", m, detail(ev))
@@ -129,12 +134,12 @@ func explain(who string, ev engine.Event) Text {
 			// The wrong way (S22): the key is the trace id, which every
 			// event of one request shares.
 			if ev.Rows == 0 {
-				return text("%s's inbox insert of %s under its trace id %s hit the unique key: 0 rows, because an earlier event of the same trace is there, not this message", who, m, short(ev.InboxKey))
+				return text("the inbox insert of %s for %s under its trace id %s hit the unique key: 0 rows, because an earlier event of the same trace is there, not this message", who, m, short(ev.InboxKey))
 			}
 			return text("%s recorded %s in its inbox under its trace id %s (1 row), not its message id: a later event of the same trace will collide with it", who, m, short(ev.InboxKey))
 		}
 		if ev.Rows == 0 {
-			return text("%s's inbox insert of %s hit the unique key: 0 rows, it has seen this message", who, m)
+			return text("the inbox insert of %s for %s hit the unique key: 0 rows, it has seen this message", who, m)
 		}
 		return text("%s recorded %s in its inbox (1 row), in the same transaction as the effect to come", who, m)
 	case engine.ConsumerDuplicate:
@@ -204,14 +209,15 @@ func (s *Sim) explainCrash(ctx context.Context, r *runner) (Text, error) {
 		}
 		return text("%s crashed at %s: its connection closed without COMMIT; its lease has already expired: a relay can claim the row again now", r.name, r.at), nil
 	case engine.NaiveCommitted:
-		return text("%s crashed at %s: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost", r.name, r.at), nil
+		// Reached after its COMMIT: the connection closed with nothing open.
+		return text("%s crashed at %s, after its COMMIT: the payment is committed and its event was never published: it is lost", r.name, r.at), nil
 	case engine.APICommitted:
-		return text("%s crashed at %s: its connection closed without COMMIT; payment and event were committed together, so the relay will publish it", r.name, r.at), nil
+		return text("%s crashed at %s, after its COMMIT: payment and event were committed together, so the relay will publish it", r.name, r.at), nil
 	case engine.ConsumerCommitted:
 		if r.name == "accounting" && s.settings.Effect == string(engine.ExternalMarkerBefore) {
 			return text("%s crashed at %s: its marker and ledger entry are committed and its call to the card provider was never made: the redelivery is a duplicate to the inbox, and the card is never charged", r.name, r.at), nil
 		}
-		return text("%s crashed at %s: its connection closed without COMMIT; its work was committed but not ACKed: the broker redelivers after the ack timeout", r.name, r.at), nil
+		return text("%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", r.name, r.at), nil
 	case engine.ConsumerCalled:
 		switch s.settings.Effect {
 		case string(engine.ExternalMarkerBefore):

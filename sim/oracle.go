@@ -159,7 +159,7 @@ func (p *Pipeline) oracle(ctx context.Context) (Oracle, error) {
 	o := Oracle{Pipeline: p.Kind}
 	var oldest *time.Time
 	var phantomEx, dupEx *string
-	err := p.pool.QueryRow(ctx, sqlOracle).Scan(&o.Payments, &o.OutboxRows, &o.Published, &o.LedgerEntries, &o.Notifications,
+	err := p.pool.QueryRow(ctx, sqlOracle, p.liveWorkers()).Scan(&o.Payments, &o.OutboxRows, &o.Published, &o.LedgerEntries, &o.Notifications,
 		&o.DeadLettered, &o.Pending, &o.MaxAttempts, &oldest, &o.PhantomEffects, &phantomEx, &o.DuplicateEffects, &dupEx)
 	if err != nil {
 		return o, fmt.Errorf("figures: %w", err)

@@ -216,13 +216,21 @@ func (se *Session) Seek(ctx context.Context, n int) error {
 	return nil
 }
 
-// Back steps back one command; false at the start.
+// Back steps back to before the last command that changed the timeline;
+// false at the start.
 func (se *Session) Back(ctx context.Context) (bool, error) {
 	p := se.Position()
 	if p.At == 0 {
 		return false, nil
 	}
-	return true, se.Seek(ctx, p.At-1)
+	// A step that found nothing to do (the quiet end of a run) left the
+	// timeline as it was: going back to before it changes nothing the
+	// learner can see, so Back goes past it too.
+	k := p.At
+	for k > 1 && se.quietStep(p, k) {
+		k--
+	}
+	return true, se.Seek(ctx, k-1)
 }
 
 // Forward redoes the next command of the log after a rewind; false at its end.
@@ -232,6 +240,26 @@ func (se *Session) Forward(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	return true, se.Seek(ctx, p.At+1)
+}
+
+// quietStep says the log's command k (from 1) is a step that added nothing
+// to the timeline.
+func (se *Session) quietStep(p Position, k int) bool {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	if k > len(se.log) {
+		return false
+	}
+	st := se.log[k-1]
+	return st.Cmd == scenes.CmdNext && len(st.Args) == 0 && p.entriesAt(k) == p.entriesAt(k-1)
+}
+
+// entriesAt is the timeline's length at point k (0: before any command).
+func (p Position) entriesAt(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return p.Entries[k-1]
 }
 
 // Scene is the session so far as a scene: base's title and teaches, the

@@ -120,7 +120,19 @@ func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
 			}
 			// Backwards from the end, one point at a time, then a jump
 			// forward to the end, then to points in a scattered order.
+			log := straight.Log()
+			pos := straight.Position()
+			quiet := func(k int) bool { // the command k (from 1) a step that added nothing
+				prev := 0
+				if k > 1 {
+					prev = pos.Entries[k-2]
+				}
+				return log[k-1].Cmd == scenes.CmdNext && len(log[k-1].Args) == 0 && pos.Entries[k-1] == prev
+			}
 			for i := n - 1; i >= 0; i-- {
+				if i+1 > 1 && quiet(i+1) {
+					continue // Back goes past a quiet step (TestBackPassesAQuietStep)
+				}
 				if ok, err := se.Back(ctx); err != nil || !ok {
 					t.Fatalf("back to %d: %v %v", i, ok, err)
 				}
@@ -363,5 +375,25 @@ func TestOtherFutureSwapsTheForkAndTheOriginal(t *testing.T) {
 	}
 	if got := timelineJSON(t, se.Sim().Timeline(0)); got != fork {
 		t.Fatalf("back to the fork differs:\n%s", firstDiff(got, fork))
+	}
+}
+
+// [ after a run goes back to before its last step that did something: the
+// run's quiet end (a step with nothing to do, logged like any other) would
+// otherwise make the first [ change nothing on screen.
+func TestBackPassesAQuietStep(t *testing.T) {
+	ctx := context.Background()
+	se := session(t, builtin(t, "crash-after-publish"))
+	for range 3 { // steps with nothing left to do
+		if _, err := se.Do(ctx, scenes.Next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := len(se.Sim().Timeline(0))
+	if ok, err := se.Back(ctx); err != nil || !ok {
+		t.Fatalf("back: %v %v", ok, err)
+	}
+	if after := len(se.Sim().Timeline(0)); after >= before {
+		t.Errorf("back left the timeline at %d entries (it had %d): nothing changed on screen", after, before)
 	}
 }

@@ -223,7 +223,11 @@ func (c chooserPane) whatItems() []choice {
 	}
 	switch {
 	case c.fault == "crash" && state == sim.Crashed:
-		return []choice{{label: w.T("restart"), value: "restart", note: w.T("a new process (a relay gets a new worker id)")}}
+		note := w.T("a new process with a new connection")
+		if role(c.actorName()) == roleRelay {
+			note = w.T("a new process with a new worker id: its old leases are not its own")
+		}
+		return []choice{{label: w.T("restart"), value: "restart", note: note}}
 	case c.fault == "stall" && state == sim.Stalled:
 		return []choice{{label: w.T("resume"), value: "resume", note: w.T("let it go on, unaware of the time that passed")}}
 	}
@@ -235,6 +239,16 @@ func (c chooserPane) whatItems() []choice {
 		out = append(out, choice{label: w.T("at %s", cp), value: cp, note: w.T("when it next reaches %s", cp)})
 	}
 	return out
+}
+
+// actorName is the chosen actor without its pipeline ("outbox/accounting"
+// is accounting).
+func (c chooserPane) actorName() string {
+	_, name, _ := strings.Cut(c.actor, "/")
+	if name == "" {
+		return c.actor
+	}
+	return name
 }
 
 func (c chooserPane) steps(what string) []scenes.Step {
@@ -299,6 +313,11 @@ func (c chooserPane) View() string {
 		q = w.T("%s which pipeline's %s?", verb, c.actor)
 	case c.fault == "move" && c.actor != "":
 		q = w.T("move %s how far?", c.actor)
+	case c.fault == "crash" && c.actorStates[c.actor] == sim.Crashed:
+		// A crashed actor's only choice is to bring it back.
+		q = w.T("restart %s?", c.actor)
+	case c.fault == "stall" && c.actorStates[c.actor] == sim.Stalled:
+		q = w.T("resume %s?", c.actor)
 	case c.actor != "":
 		q = w.T("%s %s when?", verb, c.actor)
 	}

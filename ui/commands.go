@@ -232,6 +232,7 @@ type evalResult struct {
 	since    int
 	passed   bool
 	outcomes []lessons.Outcome
+	dead     *lessons.Check // a check that can never hold again (beyondReach)
 }
 
 // actionDoneMsg is an action's outcome, with the actors' states read right
@@ -265,8 +266,12 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 				since = before
 			}
 			passed, out, err := a.check.EvalWith(ctx, s, since, a.found)
+			var dead *lessons.Check
+			if err == nil && !passed {
+				dead = beyondReach(ctx, s, a.check)
+			}
 			return actionDoneMsg{id: id, act: a, actors: s.Actors(), now: s.Now(), err: err, pos: se.Position(),
-				eval: &evalResult{since: since, passed: passed, outcomes: out}}
+				eval: &evalResult{since: since, passed: passed, outcomes: out, dead: dead}}
 		case actUnit:
 			// The session decides what the unit is; the action says
 			// what it was, for captions and notices.

@@ -147,7 +147,7 @@ func (m Model) mainLayout(s screen) screen {
 		return s
 	}
 	s.compact = true
-	gh := min(1+2*len(m.settings.Pipelines()), rest/3)
+	gh := min(m.guarantees.compactHeight(W), rest/3)
 	s.guarantees = rect{0, y, W, gh}
 	y += gh
 	rest -= gh
@@ -166,6 +166,7 @@ func (m *Model) resize() tea.Cmd {
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
 	before := m.tables.visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
+	m.tables.named = m.lesson.named()
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
@@ -226,6 +227,17 @@ func (m Model) render() string {
 	}
 	if m.showChooser {
 		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
+	}
+	if band := m.noticeBand(W); len(band) > 0 {
+		// A notice too long for the status line (w's saved file and the
+		// command that replays it) is drawn whole over the foot of the body.
+		lines := strings.Split(body, "\n")
+		if n := len(lines) - len(band); n >= 0 {
+			for i, b := range band {
+				lines[n+i] = m.st.App.Notice.Render(fitLine(b, W))
+			}
+			body = strings.Join(lines, "\n")
+		}
 	}
 	helpLines := m.helpView()
 	out := m.statusView(W) + "\n" + body
@@ -352,13 +364,24 @@ func (m Model) statusView(W int) string {
 		msg = st.Error.Render(oneLine(sayError(m.simErr, m.st.Words)))
 	case m.err != nil:
 		msg = st.Error.Render(oneLine(sayError(m.err, m.st.Words)))
-	case m.notice != "":
+	case m.notice != "" && len(m.noticeBand(W)) == 0:
 		msg = st.Notice.Render(m.notice)
 	}
 	if msg != "" {
 		parts = slices.Insert(parts, 1, msg)
 	}
 	return fitLine(strings.Join(parts, sep), W)
+}
+
+// noticeBand is the notice wrapped to the screen's width when it would not
+// fit the status line after the logo (it comes first there, so one that
+// fits is read whole): none when it fits, or when an error takes the line.
+func (m Model) noticeBand(W int) []string {
+	room := W - ansi.StringWidth("outboxlab │ ")
+	if m.notice == "" || m.err != nil || m.simErr != nil || ansi.StringWidth(m.notice) <= room {
+		return nil
+	}
+	return wrapWhole(m.notice, W-2, 2)
 }
 
 // sayError is an error as the learner reads it: one the simulator can say

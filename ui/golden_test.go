@@ -256,7 +256,7 @@ func TestPickerGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPickerPane(testStyles(), all, true)
+	p := newPickerPane(testStyles(), all, nil, true)
 	p.SetSize(100, 22)
 	p.selectScene("crash-after-publish")
 	golden(t, "picker_100", p.View())
@@ -274,6 +274,25 @@ func TestChooserGolden(t *testing.T) {
 	got := cmd().(faultChosenMsg).steps
 	if len(got) != 1 || got[0].String() != "crash relay-1 at relay.published" {
 		t.Errorf("chosen %v, want crash relay-1 at relay.published", got)
+	}
+
+	// A crashed actor's dialog is about restarting it, a stalled one's about
+	// resuming it; the restart speaks of worker ids for a relay only.
+	for _, c := range []struct{ fault, actor, title, note, not string }{
+		{"crash", "relay-2", "restart relay-2?", "worker id", "when?"},
+		{"crash", "outbox/accounting", "restart outbox/accounting?", "new connection", "relay"},
+		{"stall", "notifications", "resume notifications?", "resume", "when?"},
+	} {
+		ch := newChooserPane(testStyles(), c.fault, fixtureCompareActors(), scenes.Settings{})
+		ch.actor = c.actor
+		if c.fault == "crash" {
+			ch.actorStates[c.actor] = sim.Crashed
+		}
+		ch.items = ch.whatItems()
+		view := plain(ch.View())
+		if !strings.Contains(view, c.title) || !strings.Contains(view, c.note) || strings.Contains(view, c.not) {
+			t.Errorf("%s %s: want %q and %q, not %q:\n%s", c.fault, c.actor, c.title, c.note, c.not, view)
+		}
 	}
 
 	// In compare mode an actor both pipelines run can be hit in one only,

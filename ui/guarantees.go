@@ -361,7 +361,37 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 // compactView is the summary strip of a narrow screen: per pipeline, the
 // three violations, then the figures that explain them.
 func (g guaranteesPane) compactView() string {
-	lines := []string{paneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)}
+	return block(strings.Join(g.compactLines(g.w), "\n"), g.w, g.h)
+}
+
+// compactHeight is how many lines the summary takes at width w.
+func (g guaranteesPane) compactHeight(w int) int { return len(g.compactLines(w)) }
+
+// compactLines are the summary's lines at width w: each pipeline's figures
+// wrap between two figures onto lines of their own, never cut (a lesson
+// points at them: dup. ignored, slot WAL, the provider's charges).
+func (g guaranteesPane) compactLines(width int) []string {
+	lines := []string{paneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
+	wrap := func(first string, items []string) []string {
+		var out []string
+		cur, curW, has := first, ansi.StringWidth(first), false
+		for _, it := range items {
+			add := ansi.StringWidth(it)
+			if has {
+				add += 2
+			}
+			if has && width > 0 && curW+add > width {
+				out = append(out, cur)
+				cur, curW, has = "        ", 8, false
+				add = ansi.StringWidth(it)
+			}
+			if has {
+				cur += "  "
+			}
+			cur, curW, has = cur+it, curW+add, true
+		}
+		return append(out, cur)
+	}
 	fs := g.st.Figures
 	w := g.st.Words
 	v := func(label string, n int64, example string) string {
@@ -379,26 +409,24 @@ func (g guaranteesPane) compactView() string {
 		return fs.Label.Render(w.Word(label)+" ") + fs.Value.Render(num(n))
 	}
 	for _, o := range g.oracles {
-		broken := v("lost", o.LostEvents, o.LostExample) + "  " +
-			v("phantom", o.PhantomEffects, o.PhantomExample) + "  " + v("duplicate effects", o.DuplicateEffects, o.DuplicateExample)
+		broken := []string{v("lost", o.LostEvents, o.LostExample),
+			v("phantom", o.PhantomEffects, o.PhantomExample), v("duplicate effects", o.DuplicateEffects, o.DuplicateExample)}
 		if o.SuppressedEffects > 0 {
-			// S22, only where it happens; first, so a narrow pane keeps it.
-			broken = v("suppressed effects", o.SuppressedEffects, o.SuppressedExample) + "  " + broken
+			// S22, only where it happens; first, so it leads.
+			broken = append([]string{v("suppressed effects", o.SuppressedEffects, o.SuppressedExample)}, broken...)
 		}
 		if o.External != "" {
 			// S19, where accounting charges a card; first for the same reason.
-			broken = v("lost charges", o.LostCharges, o.LostChargeExample) + "  " + v("double charges", o.DoubleCharges, o.DoubleChargeExample) + "  " + broken
+			broken = append([]string{v("lost charges", o.LostCharges, o.LostChargeExample), v("double charges", o.DoubleCharges, o.DoubleChargeExample)}, broken...)
 		}
 		if o.Slots > 0 {
 			// relay: cdc: the WAL its slot holds, beside the guarantees it
 			// does not change.
-			broken += "  " + fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ") + fs.Value.Render(byteSize(w, o.SlotRetainedBytes))
+			broken = append(broken, fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ")+fs.Value.Render(byteSize(w, o.SlotRetainedBytes)))
 		}
-		lines = append(lines,
-			" "+fs.Heading.Render(pad(o.Pipeline, 7))+broken,
-			"        "+f("payments", o.Payments)+"  "+f("published", o.Published)+"  "+f("publishes", o.Publishes)+"  "+
-				f("deliveries", o.Deliveries)+"  "+f("dup. ignored", o.DuplicatesIgnored)+"  "+f("effects", o.Effects),
-		)
+		lines = append(lines, wrap(" "+fs.Heading.Render(pad(o.Pipeline, 7)), broken)...)
+		lines = append(lines, wrap("        ", []string{f("payments", o.Payments), f("published", o.Published), f("publishes", o.Publishes),
+			f("deliveries", o.Deliveries), f("dup. ignored", o.DuplicatesIgnored), f("effects", o.Effects)})...)
 	}
 	switch {
 	case g.stale != "":
@@ -406,5 +434,5 @@ func (g guaranteesPane) compactView() string {
 	case len(g.oracles) == 0:
 		lines = append(lines, g.st.Pane.Empty.Render("  "+g.st.Words.T("waiting for the oracle…")))
 	}
-	return block(strings.Join(lines, "\n"), g.w, g.h)
+	return lines
 }

@@ -85,7 +85,7 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 		Compare:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", w.T("compare view"))),
 		Chaos:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", w.T("chaos run"))),
 		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", w.T("next pane"))),
-		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", w.T("scenes"))),
+		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", w.T("lessons and scenes"))),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("more keys"))),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
 		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", w.T("hint"))),

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,6 +36,9 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 		l    *lessons.Lesson
 	}
 	var later []alone
+	// What a lesson points at and the screen cuts, read at 120×40 and
+	// 80×24 at each step's hint, its pass, and the lesson's end.
+	var clips clipped
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {
@@ -49,13 +53,17 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 			slots <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				playLessonByKeys(t, lang, l)
+				playLessonByKeys(t, lang, l, &clips)
 			})
 		}
 	}
 	wg.Wait()
 	for _, a := range later {
-		playLessonByKeys(t, a.lang, a.l)
+		playLessonByKeys(t, a.lang, a.l, &clips)
+	}
+	t.Logf("clipped texts: %d", len(clips.found))
+	for _, c := range clips.found {
+		t.Errorf("clipped: %s", c)
 	}
 }
 
@@ -70,7 +78,7 @@ func readsTheWholeServer(l *lessons.Lesson) bool {
 }
 
 // playLessonByKeys is one lesson of TestEveryLessonByKeysAlone, a subtest.
-func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
+func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson, clips *clipped) {
 	t.Run(lang+"/"+l.Name, func(t *testing.T) {
 		start, presses := time.Now(), 0
 		d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
@@ -84,6 +92,8 @@ func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
 				t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
 			}
 			press("h")
+			where := fmt.Sprintf("%s/%s step %d", lang, l.Name, i+1)
+			clips.add(clippedOnScreen(d, where+" (hint)")...)
 			if step.Chaos > 0 {
 				// The task is a chaos run: X, the hint says so; the
 				// table is read in the learner's language.
@@ -127,6 +137,11 @@ func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
 				if d.m.err != nil {
 					t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
 				}
+				if d.m.lesson.dead != nil {
+					// The solution passes the step: nothing on its way may
+					// be called out of reach.
+					t.Errorf("step %d, after %s: said unpassable by %q", i+1, st, d.m.lesson.dead.Source)
+				}
 			}
 			d.waitFor("the step to pass", func(m Model) bool {
 				return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy
@@ -135,6 +150,7 @@ func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
 			if d.m.lesson.stage != stagePassed {
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
+			clips.add(clippedOnScreen(d, where+" (passed)")...)
 			press("enter")
 			if step := d.m.lesson.current(); step != nil && step.Fresh {
 				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
@@ -147,6 +163,7 @@ func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson) {
 		if d.m.lesson.stage != stageDone {
 			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
 		}
+		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)
 		t.Logf("%s/%s by keys: %d presses, %v", lang, l.Name, presses, time.Since(start).Round(time.Millisecond))
 	})
 }

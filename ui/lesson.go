@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/outboxlab/outboxlab/catalog"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -37,6 +38,9 @@ type labels struct {
 	// Crashed and Stalled say an actor begins the step as the step before
 	// left it (%s: its name), and the key that moves it.
 	Crashed, Stalled string
+	// Restart says r starts the step again, with every hint; RestartFrom
+	// says where r goes back to when the step builds on an earlier one.
+	Restart, RestartFrom string
 }
 
 var paneLabels = map[string]labels{
@@ -47,6 +51,7 @@ var paneLabels = map[string]labels{
 		Last: "That was the last lesson of the course.", Checking: "checking…",
 		Crashed: "**%s is still crashed** from the step before: `c` restarts it.",
 		Stalled: "**%s is still stalled** from the step before: `s` resumes it.",
+		Restart: "`r` starts this step again.", RestartFrom: "`r` starts again from step %d, which this step builds on.",
 	},
 	"es": {
 		Step: "Paso", Task: "Tarea", Hint: "Pista", Keys: "Teclas", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
@@ -55,6 +60,7 @@ var paneLabels = map[string]labels{
 		Last: "Era la última lección del curso.", Checking: "comprobando…",
 		Crashed: "**%s sigue caído** desde el paso anterior: `c` lo reinicia.",
 		Stalled: "**%s sigue detenido** desde el paso anterior: `s` lo reanuda.",
+		Restart: "`r` vuelve a empezar este paso.", RestartFrom: "`r` vuelve a empezar desde el paso %d, sobre el que se construye este.",
 	},
 }
 
@@ -136,6 +142,7 @@ type lessonPane struct {
 	step     int
 	stage    lessonStage
 	outcomes []lessons.Outcome // the latest evaluation of the step's checks
+	dead     *lessons.Check    // a check that can never hold again: the step cannot pass
 	checked  bool              // outcomes are for this step
 	showHint bool
 	question int
@@ -236,7 +243,7 @@ func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lesson
 func (l *lessonPane) startStep(i int) {
 	l.carried, l.carriedFrom, l.keyHint = nil, nil, ""
 	l.step, l.stage = i, stageStep
-	l.outcomes, l.checked, l.showHint = nil, false, false
+	l.outcomes, l.checked, l.showHint, l.dead = nil, false, false, nil
 	l.offset, l.follow = 0, false
 	l.render()
 }
@@ -325,6 +332,43 @@ func (l lessonPane) stepKeyHint(st *lessons.Step, actors []sim.ActorView, set sc
 	return keyHint(l.st.Words, st.Solution, actors, set)
 }
 
+// named are the outbox columns the step on screen names (none outside a
+// step): the tables pane draws them whole.
+func (l lessonPane) named() []string {
+	if l.stage > stagePassed {
+		return nil
+	}
+	return namedColumns(l.lesson, l.step)
+}
+
+// guaranteesNamed is how a step's text sends the learner to the Guarantees
+// pane, in either language.
+var guaranteesNamed = regexp.MustCompile(`\bGuarantees\b|\bGarantías\b`)
+
+// namesGuarantees says the step on screen (the lesson's introduction on
+// its first step) points at the Guarantees pane.
+func (l lessonPane) namesGuarantees() bool {
+	st := l.current()
+	if st == nil || l.stage > stagePassed {
+		return false
+	}
+	text := st.Read + st.Task + st.Hint + st.Why
+	if l.step == 0 {
+		text += l.lesson.Intro
+	}
+	return guaranteesNamed.MatchString(text)
+}
+
+// restartsFrom is the step r goes back to from the step on screen: the
+// latest that starts on a fresh simulator (lessonPage.restartStep).
+func (l lessonPane) restartsFrom() int {
+	i := l.step
+	for i > 0 && !l.lesson.Steps[i].Fresh {
+		i--
+	}
+	return i
+}
+
 // current is the step on screen.
 func (l lessonPane) current() *lessons.Step {
 	if l.lesson == nil || l.step >= len(l.lesson.Steps) {
@@ -353,6 +397,7 @@ func (l lessonPane) markdown(md string) []string {
 // markdownAt renders Markdown wrapped to width.
 func (l lessonPane) markdownAt(md string, width int) []string {
 	md = fitCode(md, width-l.codeOffset())
+	md = keepCodeWhole(md)
 	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(width))
 	var out string
 	if err == nil {
@@ -367,6 +412,59 @@ func (l lessonPane) markdownAt(md string, width int) []string {
 	}
 	for len(lines) > 0 && strings.TrimSpace(stripped(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
+	}
+	for i, line := range lines {
+		lines[i] = unkeep.Replace(line)
+	}
+	return lines
+}
+
+// Inside a code span a space is a no-break space and a hyphen a no-break
+// hyphen while glamour wraps, so a command (`outboxlab --lesson
+// commit-order`) is never cut at a hyphen or between its words; unkeep
+// gives the rendered lines their ordinary characters back. A span wider
+// than the line is still cut by glamour, mid-word, as any word that long.
+var (
+	keep   = strings.NewReplacer(" ", "\u00a0", "-", "\u2011")
+	unkeep = strings.NewReplacer("\u00a0", " ", "\u2011", "-")
+)
+
+// keepCodeWhole makes md's inline code spans unbreakable (keep). Code is
+// found by goldmark, the parser glamour uses.
+func keepCodeWhole(md string) string {
+	src := []byte(md)
+	type span struct{ start, stop int }
+	var spans []span
+	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Kind() != ast.KindCodeSpan {
+			return ast.WalkContinue, nil
+		}
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if t, ok := c.(*ast.Text); ok {
+				spans = append(spans, span{t.Segment.Start, t.Segment.Stop})
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	for i := len(spans) - 1; i >= 0; i-- {
+		sp := spans[i]
+		md = md[:sp.start] + keep.Replace(md[sp.start:sp.stop]) + md[sp.stop:]
+	}
+	return md
+}
+
+// wrapWhole wraps a line of text at spaces only (a hyphen inside a name,
+// relay-1, is not a place to break), each line after the first indented
+// by hang cells.
+func wrapWhole(s string, width, hang int) []string {
+	lines := strings.Split(lipgloss.Wrap(strings.ReplaceAll(s, "-", "\u2011"), max(10, width-hang), " "), "\n")
+	for i, line := range lines {
+		line = unkeep.Replace(line)
+		if i > 0 {
+			line = strings.Repeat(" ", hang) + line
+		}
+		lines[i] = line
 	}
 	return lines
 }
@@ -502,6 +600,14 @@ func (l *lessonPane) render() {
 			// that wrap around code spans.
 			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Keys, l.keyHint)
 		}
+		if l.showHint {
+			// However the step went, r is the way back to its start.
+			if from := l.restartsFrom(); from != l.step {
+				fmt.Fprintf(&md, lb.RestartFrom+"\n\n", from+1)
+			} else {
+				fmt.Fprintf(&md, "%s\n\n", lb.Restart)
+			}
+		}
 		if l.showHint && st.Hint != "" {
 			// The hint is a quote drawn here, not by glamour: glamour takes
 			// one cell off a quote's width for a bar two cells wide, so a
@@ -601,8 +707,8 @@ func (l lessonPane) footer() []string {
 					mark, style = "✗ ", st.Fail
 				}
 			}
-			line := style.Render(mark) + c.Text() + st.Detail.Render("  "+detail)
-			out = append(out, fitLine(line, l.textWidth()))
+			// Wrapped, never cut: what a check found is read whole.
+			out = append(out, wrapWhole(style.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
 		}
 		if l.stage == stagePassed {
 			out = append(out, st.Status.Render("✓ "+lb.Passed))
@@ -612,14 +718,47 @@ func (l lessonPane) footer() []string {
 	return nil
 }
 
+// deadLines say the step cannot pass any more (none while it may): they
+// stay at the pane's foot whether or not the footer scrolls.
+func (l lessonPane) deadLines() []string {
+	if l.lesson == nil || l.stage != stageStep || l.dead == nil {
+		return nil
+	}
+	say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Source)
+	if from := l.restartsFrom(); from != l.step {
+		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Source, from+1)
+	}
+	return wrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
+}
+
+// minBody is the fewest lines of text the pane keeps in view above a
+// pinned footer: with less, the footer scrolls with the text instead.
+const minBody = 4
+
+// pinned says the footer stays at the bottom: it leaves the text room.
+func (l lessonPane) pinned() bool { return l.h-1-len(l.footer())-len(l.deadLines()) >= minBody }
+
+// content is the scrolling text: the body, and the footer too when it is
+// not pinned (a long task and its checks on a short pane), so every line
+// of both can be scrolled to.
+func (l lessonPane) content() []string {
+	if l.pinned() {
+		return l.body
+	}
+	return append(append(slices.Clip(l.body), ""), l.footer()...)
+}
+
 // bodyHeight is how many lines of the scrolling text fit.
 func (l lessonPane) bodyHeight() int {
-	return max(1, l.h-1-len(l.footer()))
+	if !l.pinned() {
+		return max(1, l.h-1-len(l.deadLines()))
+	}
+	return max(1, l.h-1-len(l.footer())-len(l.deadLines()))
 }
 
 // clamp keeps the scroll offset inside the text (at its end when following).
 func (l *lessonPane) clamp() {
-	maxOff := max(0, len(l.body)-l.bodyHeight())
+	maxOff := max(0, len(l.content())-l.bodyHeight())
 	if l.follow {
 		l.offset = maxOff
 		l.follow = false
@@ -641,21 +780,27 @@ func (l lessonPane) View() string {
 	case stageDone:
 		detail += " · ✓"
 	}
-	lines := []string{paneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
+	text := l.content()
 	bh := l.bodyHeight()
-	end := min(len(l.body), l.offset+bh)
-	for i := l.offset; i < end; i++ {
-		lines = append(lines, " "+l.body[i])
+	off := min(max(0, l.offset), max(0, len(text)-bh))
+	end := min(len(text), off+bh)
+	if off > 0 || end < len(text) {
+		// Say there is more, in the title: on the text's last line it
+		// would cover the end of that line.
+		detail += " · " + fmt.Sprintf("↕ %d%%", 100*end/max(1, len(text)))
 	}
-	if l.offset > 0 || end < len(l.body) {
-		// Say there is more, on the text's last line.
-		more := fmt.Sprintf("↕ %d%%", 100*end/max(1, len(l.body)))
-		last := lines[len(lines)-1]
-		lines[len(lines)-1] = fitLine(last, l.w-len([]rune(more))-1) + " " + l.st.Table.Scroll.Render(more)
+	lines := []string{paneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
+	for i := off; i < end; i++ {
+		lines = append(lines, " "+text[i])
 	}
 	// The footer follows the text, or stays at the bottom when the text
-	// scrolls.
-	for _, f := range l.footer() {
+	// scrolls (when it leaves the text room: else it scrolls with it).
+	if l.pinned() {
+		for _, f := range l.footer() {
+			lines = append(lines, " "+f)
+		}
+	}
+	for _, f := range l.deadLines() {
 		lines = append(lines, " "+f)
 	}
 	return block(strings.Join(lines, "\n"), l.w, l.h)

@@ -107,6 +107,8 @@ func (p *lessonPage) checked(m *Model, a action, r evalResult) tea.Cmd {
 		p.course.since = r.since
 	}
 	m.lesson.setOutcomes(r.outcomes, r.passed)
+	m.lesson.dead = r.dead
+	m.lesson.clamp()
 	if !r.passed {
 		return nil
 	}
@@ -260,7 +262,7 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
-		gh := min(1+2*len(m.settings.Pipelines()), rest/4)
+		gh := min(m.guarantees.compactHeight(lw), rest/3)
 		tlh := max(6, (rest-gh)/2)
 		s.compact = true
 		s.guarantees = rect{0, y, lw, gh}
@@ -271,6 +273,22 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 	}
 	s.compact = true
 	tlh := max(3, rest/4)
+	if m.lesson.namesGuarantees() {
+		// The step sends the learner to the Guarantees figures: their
+		// summary takes the timeline's place.
+		gh := min(m.guarantees.compactHeight(W), rest/2)
+		s.lesson = rect{0, y, W, rest - gh}
+		s.guarantees = rect{0, y + rest - gh, W, gh}
+		return s
+	}
+	if len(m.lesson.named()) > 0 {
+		// The step names columns of the outbox: the table takes the
+		// timeline's place, tall enough for a few rows.
+		th := max(tlh, min(6, rest/2))
+		s.lesson = rect{0, y, W, rest - th}
+		s.tables = rect{0, y + rest - th, W, th}
+		return s
+	}
 	s.lesson = rect{0, y, W, rest - tlh}
 	s.timeline = rect{0, y + rest - tlh, W, tlh}
 	return s
@@ -288,6 +306,12 @@ func (p *lessonPage) body(m Model, l screen) string {
 		gutter := m.st.Pane.Gutter.Render("│")
 		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), m.lesson.View()))
 		return strings.Join(parts, "\n")
+	}
+	if l.tables.h > 0 {
+		return strings.Join(append(parts, m.lesson.View(), m.tables.View()), "\n")
+	}
+	if l.guarantees.h > 0 {
+		return strings.Join(append(parts, m.lesson.View(), block(m.guarantees.compactView(), l.guarantees.w, l.guarantees.h)), "\n")
 	}
 	parts = append(parts, m.lesson.View(), m.timeline.View())
 	return strings.Join(parts, "\n")

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -89,7 +90,7 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson = newLessonPane(m.st, sc)
-	m.picker = newPickerPane(m.st, all, true)
+	m.picker = newPickerPane(m.st, all, m.course(), true)
 	m.picker.selectScene(sc.Name)
 	m.settings = sc.Settings
 	if opts.Mode != "" {
@@ -398,6 +399,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.scene = sc
 		return m, m.reset()
+
+	case chooseLessonMsg:
+		m.showPicker = false
+		l, err := lessons.Find(m.course(), msg.name)
+		if err != nil {
+			m.err = err
+			return m, nil
+		}
+		return m, m.startLesson(l)
 
 	case closePickerMsg:
 		m.showPicker = false

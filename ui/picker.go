@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -35,6 +38,25 @@ func firstSentence(s string) string {
 	return s
 }
 
+// lessonItem is one lesson of the course in the picker: the course is the
+// way in, so its lessons come first.
+type lessonItem struct {
+	l   *lessons.Lesson
+	pos string // "3/20"
+	w   *catalog.Printer
+}
+
+func (i lessonItem) Title() string {
+	return i.w.T("lesson %s", i.pos) + " " + i.l.Name + " — " + i.l.Title
+}
+func (i lessonItem) Description() string { return i.l.Summary }
+func (i lessonItem) FilterValue() string {
+	return i.l.Name + " " + i.l.Title + " " + i.l.Summary
+}
+
+// chooseLessonMsg asks the root to open a lesson.
+type chooseLessonMsg struct{ name string }
+
 type pickerKeys struct {
 	Choose, Back key.Binding
 }
@@ -45,8 +67,8 @@ type chooseSceneMsg struct{ name string }
 // closePickerMsg asks the root to close the picker.
 type closePickerMsg struct{}
 
-// pickerPane lists every scene (bubbles list, with filtering) and shows what
-// the selected one teaches.
+// pickerPane lists the course's lessons, then every scene (bubbles list,
+// with filtering), and shows what the selected one teaches.
 type pickerPane struct {
 	st   *Styles
 	keys pickerKeys
@@ -54,24 +76,27 @@ type pickerPane struct {
 	list list.Model
 }
 
-func newPickerPane(st *Styles, all []*scenes.Scene, hasDark bool) pickerPane {
-	items := make([]list.Item, len(all))
-	for i, sc := range all {
-		items[i] = sceneItem{sc, langOf(st.Words)}
+func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, hasDark bool) pickerPane {
+	var items []list.Item
+	for i, l := range course {
+		items = append(items, lessonItem{l, fmt.Sprintf("%d/%d", i+1, len(course)), st.Words})
+	}
+	for _, sc := range all {
+		items = append(items, sceneItem{sc, langOf(st.Words)})
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(hasDark)
 	l := list.New(items, d, 80, 20)
-	l.Title = st.Words.T("Scenes")
+	l.Title = st.Words.T("Lessons and scenes")
 	l.FilterInput.Prompt = st.Words.T("Filter: ")
 	l.Styles = list.DefaultStyles(hasDark)
 	l.SetShowHelp(false)
-	l.SetStatusBarItemName(st.Words.T("scene"), st.Words.T("scenes"))
+	l.SetStatusBarItemName(st.Words.T("lesson or scene"), st.Words.T("lessons and scenes"))
 	l.DisableQuitKeybindings()
 	return pickerPane{
 		st: st,
 		keys: pickerKeys{
-			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("open scene"))),
+			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("open"))),
 			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", st.Words.T("back"))),
 		},
 		list: l,
@@ -93,7 +118,7 @@ func (p *pickerPane) open(scene string) tea.Cmd {
 // selectScene moves the cursor to the named scene.
 func (p *pickerPane) selectScene(name string) {
 	for i, it := range p.list.Items() {
-		if it.(sceneItem).sc.Name == name {
+		if it, ok := it.(sceneItem); ok && it.sc.Name == name {
 			p.list.Select(i)
 		}
 	}
@@ -115,19 +140,34 @@ func (p pickerPane) FullHelp() [][]key.Binding {
 }
 
 func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok && !p.list.SettingFilter() {
-		switch {
-		case key.Matches(k, p.keys.Choose):
-			if it, ok := p.list.SelectedItem().(sceneItem); ok {
-				name := it.sc.Name
-				return p, func() tea.Msg { return chooseSceneMsg{name} }
-			}
-		case key.Matches(k, p.keys.Back) && p.list.FilterState() == list.Unfiltered:
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		if key.Matches(k, p.keys.Back) {
+			// One esc leaves: the picker opens already filtering, so the
+			// list's own esc (cancel the filter) would need a second.
 			return p, func() tea.Msg { return closePickerMsg{} }
 		}
+		// enter opens the selected item; while a filter is typed it ends
+		// the typing (the list's own enter, which puts the cursor on the
+		// best match), unless nothing was typed: then it opens at once.
+		if key.Matches(k, p.keys.Choose) && (!p.list.SettingFilter() || p.list.FilterValue() == "") {
+			switch it := p.list.SelectedItem().(type) {
+			case sceneItem:
+				name := it.sc.Name
+				return p, func() tea.Msg { return chooseSceneMsg{name} }
+			case lessonItem:
+				name := it.l.Name
+				return p, func() tea.Msg { return chooseLessonMsg{name} }
+			}
+		}
 	}
+	before := p.list.FilterValue()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
+	if p.list.SettingFilter() && p.list.FilterValue() != before {
+		// Typing: the best match is the one enter opens, not whatever
+		// stands where the cursor was (the item on screen when / opened).
+		p.list.Select(0)
+	}
 	return p, cmd
 }
 
@@ -136,6 +176,12 @@ func (p pickerPane) View() string {
 	top := block(p.list.View(), p.w, lh)
 	var detail []string
 	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
+	if it, ok := p.list.SelectedItem().(lessonItem); ok {
+		detail = append(detail, "  "+p.st.Figures.Heading.Render(it.l.Title)+p.st.App.Muted.Render("  (outboxlab --lesson "+it.l.Name+")"))
+		for _, l := range strings.Split(lipgloss.Wrap(it.l.Summary, max(10, p.w-4), " "), "\n") {
+			detail = append(detail, "  "+l)
+		}
+	}
 	if it, ok := p.list.SelectedItem().(sceneItem); ok {
 		sc := it.sc
 		detail = append(detail, "  "+p.st.Figures.Heading.Render(sc.TitleIn(it.lang))+p.st.App.Muted.Render("  ("+sc.Name+", "+p.st.Words.T("mode")+" "+string(sc.Settings.Mode)+")"))

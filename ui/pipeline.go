@@ -188,27 +188,41 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	}
 	cols = append(cols, broker, consumers)
 
-	// Each column becomes its lines.
-	colLines := make([][]string, len(cols))
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		for _, cell := range c {
-			if twoLines {
-				colLines[i] = append(colLines[i], cell[0], cell[1])
-			} else {
-				colLines[i] = append(colLines[i], cell[0]+" "+cell[1])
-			}
-		}
-		for _, l := range colLines[i] {
-			widths[i] = max(widths[i], ansi.StringWidth(l))
-		}
-	}
 	prefix := ""
 	if label {
 		prefix = p.st.Pipeline.Kind.Render(pad(kind, 6)) + " "
 	}
 	arrow := p.st.Pipeline.Arrow.Render(" ─▶ ")
 	avail := w - ansi.StringWidth(prefix) - 4*(len(cols)-1)
+	// Each column becomes its lines. On one line each, an idle actor's
+	// state is its symbol alone when the words would not fit (the legend
+	// says ○): cut, "broker ○ ar…" lost the names too.
+	idle := map[string]bool{p.st.Pipeline.Idle.Render(p.st.Words.T("○ idle")): true, p.st.Pipeline.Idle.Render(p.st.Words.T("○ up")): true}
+	lay := func(short bool) ([][]string, []int) {
+		colLines := make([][]string, len(cols))
+		widths := make([]int, len(cols))
+		for i, c := range cols {
+			for _, cell := range c {
+				state := cell[1]
+				if short && idle[state] {
+					state = p.st.Pipeline.Idle.Render("○")
+				}
+				if twoLines {
+					colLines[i] = append(colLines[i], cell[0], state)
+				} else {
+					colLines[i] = append(colLines[i], cell[0]+" "+state)
+				}
+			}
+			for _, l := range colLines[i] {
+				widths[i] = max(widths[i], ansi.StringWidth(l))
+			}
+		}
+		return colLines, widths
+	}
+	colLines, widths := lay(false)
+	if !twoLines && sum(widths) > avail {
+		colLines, widths = lay(true)
+	}
 	shrink(widths, avail)
 
 	out := make([]string, rows)

@@ -81,6 +81,12 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 				m.tickTag++
 			}
 			m.notice = m.stuckNotice()
+			m.stuckSaid = m.notice
+		} else if a.kind != actEval && m.saysStuck() {
+			// What was stuck is history after any other action: kept, it
+			// said "p sends a payment" while the relay crashed since held
+			// the payments sent after it.
+			m.notice = ""
 		}
 	}
 	cmds = append(cmds, m.page.done(&m, msg))
@@ -116,6 +122,8 @@ func (m *Model) moved(msg actionDoneMsg) {
 			m.notice = m.positionNotice()
 			if msg.act.kind == actOther {
 				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
+				// The marker names the future now on screen.
+				m.timeline, _ = m.timeline.Update(forkMsg{at: m.timeline.forkAt, original: !m.timeline.original})
 			}
 		}
 		return

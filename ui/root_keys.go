@@ -222,6 +222,7 @@ func (m *Model) updateKeys() {
 	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))
 	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(*m) != nil
 	m.page.enable(m)
+	m.timeline.picker = k.Scenes.Enabled()
 }
 
 // compareHelp says what v does now.

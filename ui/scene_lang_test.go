@@ -35,7 +35,7 @@ func TestSceneTextInTheLearnersLanguage(t *testing.T) {
 			l.SetSize(100, 14)
 			scene := plain(l.View())
 
-			p := newPickerPane(&st, all, true)
+			p := newPickerPane(&st, all, nil, true)
 			p.SetSize(120, 30)
 			p.selectScene(sc.Name)
 			picker := plain(p.View())
@@ -63,7 +63,7 @@ func TestSceneTextInTheLearnersLanguage(t *testing.T) {
 	// through other scenes' teaches).
 	st := DefaultStyles(true)
 	st.Words = catalog.For("es")
-	p := newPickerPane(&st, all, true)
+	p := newPickerPane(&st, all, nil, true)
 	p.SetSize(120, 30)
 	p.list.SetFilterText("venenoso")
 	if got := p.list.VisibleItems(); len(got) == 0 || got[0].(sceneItem).sc.Name != "poison-message" {
@@ -80,7 +80,7 @@ func TestPickerOpensOnTheSceneOnScreen(t *testing.T) {
 	}
 	st := DefaultStyles(true)
 	st.Words = catalog.For("es")
-	p := newPickerPane(&st, all, true)
+	p := newPickerPane(&st, all, nil, true)
 	p.SetSize(120, 30)
 	p.open("crash-after-publish")
 	if it, ok := p.list.SelectedItem().(sceneItem); !ok || it.sc.Name != "crash-after-publish" {

@@ -266,11 +266,14 @@ func TestOtherFutureByKeys(t *testing.T) {
 	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight || !strings.Contains(d.m.notice, "the other future") {
 		t.Fatalf("u did not go to the original (notice %q)", d.m.notice)
 	}
-	if !strings.Contains(d.screen(), "before the fork") {
-		t.Fatalf("the fork marker is gone:\n%s", d.screen())
+	if !strings.Contains(d.screen(), "before the fork · ▼ the original future") {
+		t.Fatalf("the fork marker does not name the original future now on screen:\n%s", d.screen())
 	}
 	d.press("u")
 	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != fork {
 		t.Fatal("u again did not come back to the fork")
+	}
+	if !strings.Contains(d.screen(), "▼ the new future") {
+		t.Fatalf("back on the fork, the marker does not name the new future:\n%s", d.screen())
 	}
 }

@@ -50,6 +50,7 @@ type stage struct {
 	brokerDown  bool
 	pgDown      string // PostgreSQL stopped under the simulation: why
 	inFlight    bool   // something waits in an outbox or the broker (the last snapshot)
+	stuckSaid   string // the notice that nothing moves, as said: cleared by the next action
 	actors      []sim.ActorView
 
 	refreshing bool

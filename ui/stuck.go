@@ -8,7 +8,22 @@ import (
 // most likely cause first (a crashed or stalled actor, the broker down, work
 // waiting for the clock), each with its key, short enough for 80 columns.
 func (m Model) stuckNotice() string {
+	for _, a := range m.actors {
+		// An actor crashed or stalled is what holds the work up: said
+		// first, and not as "nothing moves" (the others may still move).
+		switch a.State {
+		case sim.Crashed:
+			return m.st.Words.T("%s crashed: c restarts it", a.Name)
+		case sim.Stalled:
+			return m.st.Words.T("%s is stalled: s resumes it", a.Name)
+		}
+	}
 	return m.st.Words.Word(stuckPrefix) + m.stuckCause()
+}
+
+// saysStuck says the notice on screen is one that nothing moves.
+func (m Model) saysStuck() bool {
+	return m.notice != "" && m.notice == m.stuckSaid
 }
 
 // stuckPrefix begins every notice that nothing can move.

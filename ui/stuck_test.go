@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,8 +23,8 @@ func TestStatusLineWhenStuck(t *testing.T) {
 		inFlight bool
 		want     string
 	}{
-		{"crashed", func(a []sim.ActorView) []sim.ActorView { return with(a, "api", sim.Crashed) }, "", true, "nothing moves: api crashed: c restarts it"},
-		{"stalled", func(a []sim.ActorView) []sim.ActorView { return with(a, "relay-1", sim.Stalled) }, "", true, "nothing moves: relay-1 is stalled: s resumes it"},
+		{"crashed", func(a []sim.ActorView) []sim.ActorView { return with(a, "api", sim.Crashed) }, "", true, "api crashed: c restarts it"},
+		{"stalled", func(a []sim.ActorView) []sim.ActorView { return with(a, "relay-1", sim.Stalled) }, "", true, "relay-1 is stalled: s resumes it"},
 		{"broker_down", func(a []sim.ActorView) []sim.ActorView { return with(a, "broker", sim.Down) }, "", true, "nothing moves: the broker is down: b brings it up"},
 		{"postgres_down", idle, "postmaster pid 7 is gone", false, "nothing moves: PostgreSQL stopped: R starts it"},
 		{"waiting_for_time", idle, "", true, "nothing moves: it waits for time: t moves the clock on"},
@@ -36,6 +39,9 @@ func TestStatusLineWhenStuck(t *testing.T) {
 			line := ansi.Strip(m.statusView(80))
 			if !strings.Contains(line, c.want) {
 				t.Errorf("status line at 80 columns:\n%s\nwant it to show %q whole", line, c.want)
+			}
+			if (c.name == "crashed" || c.name == "stalled") && strings.Contains(line, "nothing moves") {
+				t.Errorf("an actor crashed or stalled holds the work up; other actors may move: %s", line)
 			}
 			golden(t, "status_stuck_"+c.name+"_80", line)
 		})
@@ -274,5 +280,74 @@ func TestDialogDigitBeyondTheList(t *testing.T) {
 	c, cmd := c.Update(keyPress("7"))
 	if cmd != nil || !strings.Contains(plain(c.View()), "no choice 7 here: 1 to 3") {
 		t.Fatalf("f 7 said nothing:\n%s", plain(c.View()))
+	}
+}
+
+// The notice that nothing moves is history after the next action: kept, it
+// said "p sends a payment" in the CDC lesson while relay-1, crashed since,
+// held the payments sent after it.
+func TestStuckNoticeGoesWithTheNextAction(t *testing.T) {
+	d := newDriver(t, Options{Lesson: "relay", Lang: "en", ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+	d.press("n")
+	if !strings.Contains(d.m.notice, "p sends a payment") {
+		t.Fatalf("a step with nothing to do: notice %q", d.m.notice)
+	}
+	d.press("p")
+	if strings.Contains(d.m.notice, "nothing moves") {
+		t.Errorf("after a payment the status line still says %q", d.m.notice)
+	}
+}
+
+// ? in the free simulator names what o acts on in the pane that has it: the
+// tables' o switches pipeline ("the other pipeline's tables"), the
+// timeline's opens a message's story, as the README says; "o other
+// pipeline" read as what o does anywhere.
+func TestFullHelpSaysWhatOActsOn(t *testing.T) {
+	m := fixtureModel(t, 120, 40, "compare", 2)
+	m.focus = focusTables
+	m.setFocus()
+	m.updateKeys()
+	m.help.ShowAll = true
+	v := plain(m.helpView())
+	if !strings.Contains(v, "o    the other pipeline's tables") && !strings.Contains(v, "o the other pipeline's tables") {
+		t.Errorf("the tables' o in ?:\n%s", v)
+	}
+	if strings.Contains(v, "other pipeline\n") || strings.HasSuffix(strings.TrimSpace(v), "other pipeline") {
+		t.Errorf("? says o is 'other pipeline':\n%s", v)
+	}
+}
+
+// In duplicate's first step a payment run before the crash is armed is
+// published and marked: published == 0 can never hold again, and the pane
+// says so, with r; h shows r with every hint.
+func TestAStepThatCannotPassSaysSo(t *testing.T) {
+	for lang, want := range map[string][2]string{
+		"en": {"this step cannot pass any more (oracle: published == 0): r starts it again", "`r` starts this step again"},
+		"es": {"este paso ya no puede superarse (oracle: published == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},
+	} {
+		d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+		d.press("h")
+		if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(plain(h), strings.Trim(want[1], "`")[2:]) {
+			t.Errorf("%s: the hint does not show r:\n%s", lang, plain(h))
+		}
+		d.press("p", "space")
+		d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+		d.settle()
+		if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+			t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
+		}
+		for _, size := range clipSizes {
+			d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			d.settle()
+			if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+				t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
+			}
+		}
+		d.press("r")
+		d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
+		d.settle()
+		if d.m.lesson.dead != nil {
+			t.Errorf("%s: after r the step is still said unpassable", lang)
+		}
 	}
 }

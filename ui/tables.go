@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/outboxlab/outboxlab/catalog"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -32,7 +33,7 @@ func defaultTableKeys(w *catalog.Printer) tableKeys {
 		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
 		NextTable: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
 		PrevTable: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
-		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("other pipeline")), key.WithDisabled()),
+		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("the other pipeline's tables")), key.WithDisabled()),
 	}
 }
 
@@ -61,9 +62,11 @@ type tablesPane struct {
 	offset    int
 	follow    bool // keep the newest rows in view
 
-	data    sim.Table
-	err     error
-	gen     int             // change generation of data
+	data sim.Table
+	err  error
+	gen  int // change generation of data
+	// named are the columns the lesson's step names: drawn whole.
+	named   []string
 	seen    map[string]bool // keys seen before the latest change
 	changed map[string]bool // keys new in the latest change
 }
@@ -272,13 +275,18 @@ func (t tablesPane) tabs() string {
 	return strings.Join(parts, " ")
 }
 
-// grid draws the header and the visible rows, columns sized to their
-// content and cut to the pane's width.
-func (t tablesPane) grid(name string) []string {
-	cols, rows := visibleColumns(t.data)
-	if len(cols) == 0 {
-		return []string{t.st.Pane.Empty.Render("  no rows yet")}
+// columnLayout is the columns in view, their rows and their widths at the
+// pane's width: sized to their content, cut to fit. The columns the step
+// names (named) keep their whole width: the others shrink first, and if
+// that is not enough the last of them are left out.
+func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
+	named := map[string]bool{}
+	if t.data.Name == "outbox_messages" {
+		for _, c := range t.named {
+			named[c] = true
+		}
 	}
+	cols, rows := visibleColumns(t.data, named)
 	widths := make([]int, len(cols))
 	for i, c := range cols {
 		widths[i] = ansi.StringWidth(c)
@@ -291,9 +299,99 @@ func (t tablesPane) grid(name string) []string {
 		}
 	}
 	for i := range widths {
-		widths[i] = min(widths[i], 36)
+		if !named[cols[i]] { // a named column is drawn whole, however wide
+			widths[i] = min(widths[i], 36)
+		}
 	}
-	shrink(widths, t.w-2-2*(len(cols)-1))
+	avail := func() int { return t.w - 2 - 2*(len(cols)-1) }
+	if len(named) > 0 {
+		free := func(i int) bool { return !named[cols[i]] }
+		shrinkFree(widths, avail(), free)
+		for sum(widths) > avail() {
+			last := -1
+			for i := range cols {
+				if free(i) && i > 0 { // the id goes last: it says which row
+					last = i
+				}
+			}
+			if last < 0 && len(cols) > 0 && free(0) {
+				last = 0
+			}
+			if last < 0 {
+				break
+			}
+			cols = append(cols[:last:last], cols[last+1:]...)
+			widths = append(widths[:last:last], widths[last+1:]...)
+			for k, r := range rows {
+				if last < len(r) {
+					rows[k] = append(r[:last:last], r[last+1:]...)
+				}
+			}
+		}
+	}
+	shrink(widths, avail())
+	return cols, rows, widths
+}
+
+// clippedNamed are the columns the step names that the pane does not draw
+// whole: left out, or cut narrower than their header or a cell.
+func (t tablesPane) clippedNamed() []string {
+	if t.data.Name != "outbox_messages" || t.h <= 0 {
+		return nil
+	}
+	cols, rows, widths := t.columnLayout()
+	var out []string
+	for _, name := range t.named {
+		i := slices.Index(cols, name)
+		if i < 0 {
+			out = append(out, name+" (not drawn)")
+			continue
+		}
+		need := ansi.StringWidth(name)
+		for _, r := range rows {
+			if i < len(r) {
+				need = max(need, ansi.StringWidth(r[i]))
+			}
+		}
+		if widths[i] < need {
+			out = append(out, fmt.Sprintf("%s (%d of %d cells)", name, widths[i], need))
+		}
+	}
+	return out
+}
+
+// shrinkFree narrows the widest of the columns free says may shrink, one
+// cell at a time, until the widths fit avail or each is down to 3.
+func shrinkFree(widths []int, avail int, free func(int) bool) {
+	for sum(widths) > avail {
+		wi := -1
+		for i, w := range widths {
+			if free(i) && w > 3 && (wi < 0 || w > widths[wi]) {
+				wi = i
+			}
+		}
+		if wi < 0 {
+			return
+		}
+		widths[wi]--
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// grid draws the header and the visible rows, columns sized to their
+// content and cut to the pane's width.
+func (t tablesPane) grid(name string) []string {
+	cols, rows, widths := t.columnLayout()
+	if len(cols) == 0 {
+		return []string{t.st.Pane.Empty.Render("  no rows yet")}
+	}
 	row := func(cells []string) string {
 		var sb strings.Builder
 		sb.WriteString("  ")
@@ -325,13 +423,18 @@ func (t tablesPane) grid(name string) []string {
 }
 
 // visibleColumns drops the columns that are empty in every row in view
-// (last_error, mostly): on a narrow screen the others need the room.
-func visibleColumns(tb sim.Table) ([]string, [][]string) {
+// (last_error, mostly): on a narrow screen the others need the room. A
+// column the step names stays, empty or not.
+func visibleColumns(tb sim.Table, named map[string]bool) ([]string, [][]string) {
 	if len(tb.Rows) == 0 {
 		return tb.Columns, nil
 	}
 	var keep []int
 	for i := range tb.Columns {
+		if named[tb.Columns[i]] {
+			keep = append(keep, i)
+			continue
+		}
 		for _, r := range tb.Rows {
 			if i < len(r) && r[i] != "" {
 				keep = append(keep, i)

@@ -49,7 +49,10 @@ type timelineMsg struct {
 
 // forkMsg marks where the session forked: the entries before index at are
 // the original's, the ones after a new future (-1: no fork).
-type forkMsg struct{ at int }
+type forkMsg struct {
+	at       int
+	original bool // the future on screen is the one the fork discarded (u)
+}
 
 // timelinePane lists the newest timeline entries: who, at which checkpoint,
 // which named statement ran, and why it matters. Enter shows the selected
@@ -60,13 +63,19 @@ type timelinePane struct {
 	w, h    int
 	focused bool
 	compare bool // prefix entries with their pipeline
+	// picker: / opens the lessons and scenes here (the free simulator),
+	// and the empty timeline says so.
+	picker bool
 
 	entries []sim.Entry
 	total   int // entries received, including dropped ones
 	epoch   int // the simulation's resets the entries are from
 	forkAt  int // entries before this index are from before the fork; -1 none
-	sel     int // selected index into entries; -1 follows the newest
-	showSQL bool
+	// original: the entries after the fork are the original future, brought
+	// back by u, not the new one.
+	original bool
+	sel      int // selected index into entries; -1 follows the newest
+	showSQL  bool
 }
 
 func newTimelinePane(st *Styles) timelinePane {
@@ -81,7 +90,7 @@ func (t timelinePane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
 func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case forkMsg:
-		t.forkAt = msg.at
+		t.forkAt, t.original = msg.at, msg.original
 	case timelineMsg:
 		if msg.reset {
 			// A rewind: the timeline is what the replay recorded.
@@ -167,7 +176,11 @@ func (t timelinePane) View() string {
 		body -= len(sqlLines)
 	}
 	if len(t.entries) == 0 {
-		lines = append(lines, t.st.Pane.Empty.Render("  "+w.T("nothing has happened yet: p sends a payment, n steps, space runs")))
+		empty := w.T("nothing has happened yet: p sends a payment, n steps, space runs")
+		if t.picker {
+			empty = w.T("nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons")
+		}
+		lines = append(lines, t.st.Pane.Empty.Render("  "+empty))
 	}
 	// Scrolled, the selected entry is the last one shown (entries wrap, so
 	// counting entries cannot tell what fits above it); else the newest.
@@ -210,6 +223,9 @@ func (t timelinePane) View() string {
 // first of the new future.
 func (t timelinePane) forkLine() string {
 	label := " " + t.st.Words.T("▲ before the fork · ▼ the new future") + " "
+	if t.original {
+		label = " " + t.st.Words.T("▲ before the fork · ▼ the original future") + " "
+	}
 	n := max(0, t.w-lipgloss.Width(label)-4)
 	return t.st.Timeline.Fork.Render("──" + label + strings.Repeat("─", n))
 }
@@ -277,10 +293,9 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	ts := t.st.Timeline
 	explain := t.explain(e)
 	head := strings.TrimSuffix(one, ts.Explain.Render(explain)) // time, actor, what, [statement]
+	// The sentence continues under itself, right of the [statement] tag:
+	// continued under the tag, the next entry's tag read as more of it.
 	indent := ansi.StringWidth(head)
-	if e.Statement != "" {
-		indent -= ansi.StringWidth("[" + e.Statement + "] ")
-	}
 	first := t.w - ansi.StringWidth(head)
 	rest := t.w - indent
 	if first < 12 || rest < 20 {

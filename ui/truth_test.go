@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// A timeline entry's sentence continues right of its [statement] tag, not
+// under it: continued under the tag, the next entry's [commit] read as more
+// of the sentence before.
+func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
+	tl := newTimelinePane(testStyles())
+	tl.SetSize(80, 10)
+	e := sim.Entry{Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit",
+		Explain: "api committed the payment and its outbox row together: a crash from here on loses nothing, the relay will publish the event"}
+	lines := tl.entryLines(e, entryMaxLines)
+	if len(lines) < 2 {
+		t.Fatalf("the entry did not wrap at 80 columns: %q", lines)
+	}
+	tag := strings.Index(plain(lines[0]), "[commit]")
+	text := tag + len("[commit] ")
+	for _, l := range lines[1:] {
+		l = plain(l)
+		if lead := len(l) - len(strings.TrimLeft(l, " ")); lead < text {
+			t.Errorf("a continuation starts at column %d, under the tag (the sentence starts at %d):\n%s", lead, text, plain(strings.Join(lines, "\n")))
+		}
+	}
+}
+
+// The free simulator leads to the course: its empty timeline and its key
+// line name /, the / picker lists the lessons before the scenes, choosing
+// one opens it, and one esc leaves the picker's filter.
+func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
+	d := newDriver(t, Options{ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+	if s := d.screen(); !strings.Contains(s, "/ opens the lessons") || !strings.Contains(s, "lessons and scenes") {
+		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
+	}
+	d.press("/")
+	if !d.m.showPicker {
+		t.Fatal("/ did not open the picker")
+	}
+	d.press("esc")
+	if d.m.showPicker {
+		t.Fatal("one esc did not leave the picker")
+	}
+	d.press("/")
+	first, ok := d.m.picker.list.Items()[0].(lessonItem)
+	if !ok || first.l.Name != "outbox" && first.l.Order != 1 {
+		t.Fatalf("the picker's first item is %v, want the course's first lesson", d.m.picker.list.Items()[0])
+	}
+	d.m.picker.list.Select(0) // the cursor on the course's first lesson
+	d.press("enter")
+	d.waitFor("the lesson", func(m Model) bool { return m.lesson.lesson != nil && m.sim != nil && !m.busy })
+	d.settle()
+	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
+	}
+}
+
+// w's notice names the saved file and the command that replays it: too long
+// for the status line, it is drawn whole, wrapped, over the foot of the body.
+func TestALongNoticeIsReadWhole(t *testing.T) {
+	m := fixtureModel(t, 80, 24, "outbox", 2)
+	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
+	screen := oneLine(plain(m.render()))
+	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
+		t.Errorf("the replay command is not on screen whole:\n%s", plain(m.render()))
+	}
+}
+
+// At 80×24 a pipeline with four consumers is drawn one line per actor: the
+// names stay whole ("broker ○ ar…" lost them), an idle actor's state being
+// its symbol when the words do not fit.
+func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
+	actors := []sim.ActorView{
+		{Pipeline: "outbox", Name: "api", State: sim.Idle},
+		{Pipeline: "outbox", Name: "relay-1", State: sim.Idle},
+		{Pipeline: "outbox", Name: "relay-2", State: sim.Idle},
+		{Pipeline: "outbox", Name: "broker", State: sim.Idle},
+		{Pipeline: "outbox", Name: "accounting", State: sim.Idle},
+		{Pipeline: "outbox", Name: "accounting-2", State: sim.Idle},
+		{Pipeline: "outbox", Name: "notifications", State: sim.Idle},
+		{Pipeline: "outbox", Name: "sender", State: sim.Crashed, At: "sender.called"},
+	}
+	p := newPipelinePane(testStyles())
+	p, _ = p.Update(actorsMsg{actors})
+	p, _ = p.Update(oraclesMsg{fixtureOracles()})
+	p.SetSize(80, 5)
+	view := plain(p.View())
+	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
+		if !strings.Contains(view, name) {
+			t.Errorf("%q is not drawn whole:\n%s", name, view)
+		}
+	}
+}
