@@ -68,6 +68,7 @@ Usage:
                                 run seeded random fault schedules; print how often the naive
                                 write lost or invented events and whether the outbox broke
                                 anything; shrink each violation to a scene (exit 1 if any)
+  outboxlab version | --version print the version (release, commit, Go, platform)
 
 --record FILE.cast (the simulator, a lesson or play) writes an asciicast v2
 recording of the terminal, for asciinema play. The lessons' language defaults
@@ -117,6 +118,9 @@ func (f *sceneFlags) register(fs *flag.FlagSet) {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return versionCommand(args[1:], stdout, stderr)
+	}
 	cmd := ""
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -142,6 +146,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return play(args, stdout, stderr)
 	case "", "sim":
 		return simulator(args, stdout, stderr)
+	case "version":
+		return versionCommand(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

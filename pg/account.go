@@ -6,11 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 )
 
 // EnvRunAs names the environment variable that picks the unprivileged account
@@ -18,50 +15,22 @@ import (
 const EnvRunAs = "OUTBOXLAB_PG_USER"
 
 // account is who runs initdb, pg_ctl and the server. PostgreSQL refuses to run
-// as root, and containers and CI run as root, so a root outboxlab runs them as
-// an unprivileged account; any other user runs them as itself. This is the one
-// path for both: the only difference is whether cred is set.
+// as root, and containers and CI run as root, so a root outboxlab on Unix runs
+// them as an unprivileged account; any other user (and every user on Windows,
+// see account_windows.go) runs them as itself. This is the one path for both:
+// the only difference is whether switched is set.
 type account struct {
-	name string
-	uid  int
-	gid  int
-	cred *syscall.Credential // nil: run as the invoking user
+	name     string
+	uid      int
+	gid      int
+	switched bool // false: run as the invoking user
 }
 
 func (a account) String() string {
-	if a.cred == nil {
+	if !a.switched {
 		return a.name + " (the invoking user)"
 	}
 	return fmt.Sprintf("%s (uid %d; outboxlab runs as root and PostgreSQL refuses root)", a.name, a.uid)
-}
-
-// currentAccount decides the account: the invoking user unless it is root;
-// for root, $OUTBOXLAB_PG_USER, else "postgres", else "nobody".
-func currentAccount() (account, error) {
-	if os.Geteuid() != 0 {
-		name := strconv.Itoa(os.Geteuid())
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-		return account{name: name, uid: os.Geteuid(), gid: os.Getegid()}, nil
-	}
-	candidates := []string{"postgres", "nobody"}
-	if v := os.Getenv(EnvRunAs); v != "" {
-		candidates = []string{v}
-	}
-	for _, name := range candidates {
-		u, err := user.Lookup(name)
-		if err != nil {
-			continue
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if uid == 0 {
-			continue
-		}
-		return account{name: name, uid: uid, gid: gid, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}}, nil
-	}
-	return account{}, fmt.Errorf("outboxlab runs as root and PostgreSQL refuses to, but no unprivileged account (%v) exists: create one (useradd --system postgres) or set %s", candidates, EnvRunAs)
 }
 
 // command prepares a PostgreSQL program to run as the account. Its working
@@ -71,9 +40,9 @@ func (a account) command(name string, args ...string) *exec.Cmd {
 	cmd.Dir = "/"
 	// A process group of its own: a Ctrl-C in the terminal reaches outboxlab,
 	// which then stops the server cleanly, rather than killing the server mid-step.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: a.cred}
+	cmd.SysProcAttr = a.procAttr()
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
-	if a.cred != nil {
+	if a.switched {
 		cmd.Env = append(cmd.Env, "HOME=/")
 	}
 	return cmd
@@ -84,7 +53,7 @@ func (a account) command(name string, args ...string) *exec.Cmd {
 // the invoking user. It never walks into a directory: what outboxlab did not
 // make keeps its owner.
 func (a account) own(path string) error {
-	if a.cred == nil {
+	if !a.switched {
 		return nil
 	}
 	return os.Lchown(path, a.uid, a.gid)
@@ -93,7 +62,7 @@ func (a account) own(path string) error {
 // ownTree gives the account a whole tree outboxlab made (the cluster,
 // pgdata), as a safety net for files a root outboxlab wrote into it.
 func (a account) ownTree(path string) error {
-	if a.cred == nil {
+	if !a.switched {
 		return nil
 	}
 	return filepath.Walk(path, func(p string, _ os.FileInfo, err error) error {
@@ -110,15 +79,15 @@ func (a account) ownTree(path string) error {
 // the whole story, ACLs aside. The invoking user is not checked: its own
 // attempt tells.
 func (a account) can(st os.FileInfo, want os.FileMode) bool {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if a.cred == nil || !ok {
+	uid, gid, ok := fileOwner(st)
+	if !a.switched || !ok {
 		return true
 	}
 	mode := st.Mode().Perm()
 	switch {
-	case int(sys.Uid) == a.uid:
+	case uid == a.uid:
 		return (mode>>6)&want == want
-	case int(sys.Gid) == a.gid:
+	case gid == a.gid:
 		return (mode>>3)&want == want
 	default:
 		return mode&want == want
@@ -129,7 +98,7 @@ func (a account) can(st os.FileInfo, want os.FileMode) bool {
 // path (every parent must be searchable), which happens when root points the
 // data directory into its own home.
 func (a account) checkReach(path string) error {
-	if a.cred == nil {
+	if !a.switched {
 		return nil
 	}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {

@@ -25,7 +25,15 @@ type Binaries struct {
 }
 
 // Bin returns the path of one of the installation's programs.
-func (b Binaries) Bin(name string) string { return filepath.Join(b.Dir, "bin", name) }
+func (b Binaries) Bin(name string) string { return filepath.Join(b.Dir, "bin", exeName(name)) }
+
+// exeName is a program's file name: Windows adds ".exe" (initdb.exe).
+func exeName(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
 
 // ErrNoBinaries means no PostgreSQL installation was found by any route.
 var ErrNoBinaries = errors.New("no PostgreSQL binaries found")
@@ -107,8 +115,9 @@ func binDirOf(dir string) (string, error) {
 
 func isInstallation(dir string) bool {
 	for _, p := range []string{"initdb", "pg_ctl", "postgres"} {
-		st, err := os.Stat(filepath.Join(dir, "bin", p))
-		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		st, err := os.Stat(filepath.Join(dir, "bin", exeName(p)))
+		// Windows reports no execute bits: there the .exe name is the mark.
+		if err != nil || st.IsDir() || (st.Mode()&0o111 == 0 && runtime.GOOS != "windows") {
 			return false
 		}
 	}
@@ -125,9 +134,10 @@ func probeBinaries(ctx context.Context, dir, source string) (Binaries, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, filepath.Join(dir, "bin", "postgres"), "--version").CombinedOutput()
+	postgres := filepath.Join(dir, "bin", exeName("postgres"))
+	out, err := exec.CommandContext(ctx, postgres, "--version").CombinedOutput()
 	if err != nil {
-		return Binaries{}, fmt.Errorf("%s --version: %v: %s", filepath.Join(dir, "bin", "postgres"), err, strings.TrimSpace(string(out)))
+		return Binaries{}, fmt.Errorf("%s --version: %v: %s", postgres, err, strings.TrimSpace(string(out)))
 	}
 	m := versionRE.FindStringSubmatch(string(out))
 	if m == nil {
@@ -146,7 +156,7 @@ func cachedInstallations(cacheDir string) []string {
 	if cacheDir == "" {
 		return nil
 	}
-	matches, _ := filepath.Glob(filepath.Join(cacheDir, "pg", "*", "bin", "pg_ctl"))
+	matches, _ := filepath.Glob(filepath.Join(cacheDir, "pg", "*", "bin", exeName("pg_ctl")))
 	var dirs []string
 	for _, m := range matches {
 		dirs = append(dirs, filepath.Dir(filepath.Dir(m)))

@@ -5,11 +5,11 @@ import (
 	"context"
 	"os/exec"
 	"strings"
-	"syscall"
 )
 
 // runCmd runs a PostgreSQL program and returns its combined output. Cancelling
-// ctx kills the program (and only it: it has its own process group).
+// ctx kills the program (and only it: it has its own process group; see
+// killGroup).
 func runCmd(ctx context.Context, cmd *exec.Cmd) (string, error) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -22,7 +22,7 @@ func runCmd(ctx context.Context, cmd *exec.Cmd) (string, error) {
 	case err := <-done:
 		return strings.TrimSpace(out.String()), err
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		<-done
 		return strings.TrimSpace(out.String()), ctx.Err()
 	}

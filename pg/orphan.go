@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -45,9 +44,9 @@ func (s *Server) recoverOrphan(progress func(Stage, string)) (string, error) {
 }
 
 // isPostmaster reports whether pid is alive and is a PostgreSQL server on
-// pgdata. Where /proc is missing (macOS), being alive has to be enough.
+// pgdata. Where /proc is missing (macOS, Windows), being alive has to be enough.
 func isPostmaster(pid int, pgdata string) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !processAlive(pid) {
 		return false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
