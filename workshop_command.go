@@ -33,6 +33,10 @@ func workshopRoom(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "outboxlab workshop: %v\n", err)
 		return exitUsage
 	}
+	if *maxLearners < 1 {
+		fmt.Fprintf(stderr, "outboxlab workshop: --max-learners %d: want at least 1\n", *maxLearners)
+		return exitUsage
+	}
 	if pf.databaseURL != "" {
 		fmt.Fprintln(stderr, "outboxlab workshop: --database-url: the room needs a PostgreSQL of its own (its max_connections sized for the room); leave it out")
 		return exitUsage

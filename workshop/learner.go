@@ -46,6 +46,7 @@ type LearnerView struct {
 	Checks, Total int
 	Hints, Passed int
 	Idle, Stuck   bool
+	Ready         bool // the simulator runs (its scene built): keys act
 }
 
 // idleAfter is how long without a key makes a connected learner idle.
@@ -53,7 +54,7 @@ const idleAfter = 2 * time.Minute
 
 func (l *learner) view(now time.Time, stuck time.Duration) LearnerView {
 	v := LearnerView{ID: l.id, User: l.user, Connected: l.program != nil, Lesson: l.state.Lesson, Step: l.state.Step + 1, Steps: l.state.Steps,
-		Stage: l.state.Stage, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed}
+		Stage: l.state.Stage, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed, Ready: l.state.Running}
 	if !l.stepSince.IsZero() {
 		v.OnStep = now.Sub(l.stepSince)
 	}

@@ -7,9 +7,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,14 +20,29 @@ import (
 )
 
 // ConnsPerLearner is how many PostgreSQL connections one learner's
-// simulator holds at most: measured with pg_stat_activity (the test
-// TestConnectionsPerLearner) over a lesson on the compare scene's two
-// pipelines, with room for a chaos run's. max_connections is sized from it.
+// simulator holds at most on two cores: measured with pg_stat_activity
+// (TestTwoLearnersSeeOnlyTheirOwnDatabases samples it every 20 ms) at 9 for
+// a compare lesson's two pipelines through a drain and a crash, 5 for one
+// pipeline; 12 leaves room for a chaos run's. Each pipeline's pool may grow
+// to one connection per core past four (pgxpool's default), which
+// perLearner adds on bigger machines.
 const ConnsPerLearner = 12
 
-// reservedConns are the room's own: the boot, the instructor's reads, a
-// learner's psql or two.
+// reservedConns are the room's own: the boot, a learner's psql or two,
+// PostgreSQL's superuser reserve.
 const reservedConns = 20
+
+// perLearner is ConnsPerLearner on this machine: two pools (compare mode),
+// each up to max(4, cores) connections.
+func perLearner() int { return ConnsPerLearner + 2*max(0, runtime.NumCPU()-4) }
+
+// maxConnections is PostgreSQL's max_connections for a room of n.
+func maxConnections(n int) int { return reservedConns + n*perLearner() }
+
+// replication is max_replication_slots and max_wal_senders for a room of
+// n: the CDC lesson's relay holds a slot and a sender per learner (pg's own
+// 64 suffice up to 24 learners at two each).
+func replication(n int) int { return max(64, 2*n+16) }
 
 // Room is one workshop: the shared PostgreSQL, the SSH server and every
 // learner who connected since it started.
@@ -76,14 +91,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 		return nil, err
 	}
 	r = &Room{cfg: cfg, dir: dir, course: course, learners: map[string]*learner{}, changed: make(chan struct{}, 1)}
-	opts := cfg.PG
-	settings := map[string]string{}
-	for k, v := range opts.Settings {
-		settings[k] = v
-	}
-	settings["max_connections"] = strconv.Itoa(maxConnections(cfg.MaxLearners))
-	opts.Settings = settings
-	if r.srv, err = pg.Boot(ctx, opts); err != nil {
+	if r.srv, err = bootSized(ctx, cfg.PG, cfg.MaxLearners); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -113,9 +121,6 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	}
 	return r, nil
 }
-
-// maxConnections is PostgreSQL's max_connections for a room of n.
-func maxConnections(n int) int { return reservedConns + n*ConnsPerLearner }
 
 // roomDir is where the room keeps its files: beside the cluster in the
 // data directory.
