@@ -194,7 +194,8 @@ func (m instructorModel) render() string {
 		for i, c := range m.room.course {
 			line := fmt.Sprintf("  %2d %-14s %s", i+1, c.Name, c.Title)
 			if i == m.pick {
-				line = chosen.Render(line)
+				// The mark reads without colours too.
+				line = chosen.Render("▸" + line[1:])
 			}
 			lines = append(lines, line)
 		}
@@ -205,7 +206,7 @@ func (m instructorModel) render() string {
 		return strings.Join(lines, "\n")
 	}
 	c := m.w.cols
-	lines = append(lines, bold.Render(fmt.Sprintf("%-16s %-14s %-6s %-9s %-7s %-6s %-7s %s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])))
+	lines = append(lines, bold.Render(fmt.Sprintf("%-16s %-14s %-6s %-10s %-7s %-6s %-7s %s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])))
 	if len(m.views) == 0 {
 		lines = append(lines, faint.Render(m.w.none))
 	}
@@ -214,6 +215,8 @@ func (m instructorModel) render() string {
 		switch {
 		case !v.Connected:
 			state = m.w.disconnected
+		case !v.Ready:
+			state = m.w.starting // its scene's databases being built
 		case v.Stuck:
 			state = m.w.stuck
 		case v.Idle:
@@ -227,7 +230,7 @@ func (m instructorModel) render() string {
 			}
 			checks = fmt.Sprintf("%d/%d", v.Checks, v.Total)
 		}
-		line := fmt.Sprintf("%-16s %-14s %-6s %-9s %-7s %-6d %-7d %s", cut(v.ID, 16), cut(v.Lesson, 14), step, round(v.OnStep), checks, v.Hints, v.Passed, state)
+		line := fmt.Sprintf("%-16s %-14s %-6s %-10s %-7s %-6d %-7d %s", cut(v.ID, 16), cut(v.Lesson, 14), step, round(v.OnStep), checks, v.Hints, v.Passed, state)
 		switch {
 		case i == m.sel:
 			line = chosen.Render(line)

@@ -21,10 +21,11 @@ import (
 // after they leave, so the instructor sees who left and a reconnection
 // finds their place.
 type learner struct {
-	id, user, key string // key: the fingerprint of the key they came with
-	prefix        string // their databases: <prefix>_outbox, <prefix>_naive
-	dir           string // their progress and place in the course
-	active        bool   // a session of theirs runs (cleanup included)
+	id, user, key string        // key: the fingerprint of the key they came with
+	prefix        string        // their databases: <prefix>_outbox, <prefix>_naive
+	dir           string        // their progress and place in the course
+	active        bool          // a session of theirs runs (cleanup included)
+	cleaned       chan struct{} // closed when that session's cleanup is done
 	program       *tea.Program
 	joined        time.Time
 	lastInput     time.Time
@@ -99,15 +100,31 @@ var errClosed = errors.New("the room is closing")
 // or with that name already connected, the name and the key's fingerprint
 // (a counter without a key).
 func (r *Room) admit(sess ssh.Session) (*learner, error) {
+	name, key := learnerName(sess.User()), fingerprint(sess)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A learner back while their last session's cleanup (its simulation
+	// closed, its databases dropped) still runs is the same learner:
+	// wait for it rather than take them for a second one of the name.
+	for l := r.learners[name]; l != nil && l.active && l.program == nil && l.cleaned != nil; l = r.learners[name] {
+		done := l.cleaned
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+		case <-sess.Context().Done():
+		}
+		r.mu.Lock()
+		if !l.active || sess.Context().Err() != nil {
+			break
+		}
+	}
 	if r.closed {
 		return nil, errClosed
 	}
 	if r.connected() >= r.cfg.MaxLearners {
 		return nil, errFull
 	}
-	name, key := learnerName(sess.User()), fingerprint(sess)
 	id := name
 	if l := r.learners[id]; l != nil && l.active {
 		id = name + "_" + shortKey(key)
@@ -124,6 +141,7 @@ func (r *Room) admit(sess ssh.Session) (*learner, error) {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
 	l.active, l.key, l.lastInput = true, key, time.Now()
+	l.cleaned = make(chan struct{})
 	r.sessions.Add(1)
 	return l, nil
 }
@@ -254,6 +272,7 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 func (r *Room) left(l *learner) {
 	r.mu.Lock()
 	l.active = false
+	close(l.cleaned)
 	r.mu.Unlock()
 	r.poke()
 }

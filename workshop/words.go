@@ -8,7 +8,7 @@ type words struct {
 	title, access, learners, http, keys, keysPicker, keysPause, pauseAsk, pausedNow string
 	cols                                                                            [9]string
 	accessOpen, accessKeys, accessPassword, accessBoth                              string
-	connected, disconnected, idle, stuck, none, everyone, sendTo                    string
+	starting, connected, disconnected, idle, stuck, none, everyone, sendTo          string
 }
 
 var wordsByLang = map[string]words{
@@ -33,6 +33,7 @@ var wordsByLang = map[string]words{
 		accessKeys:     "only the keys in %s",
 		accessPassword: "anyone with the password",
 		accessBoth:     "the keys in %s, or the password",
+		starting:       "starting",
 		connected:      "working",
 		disconnected:   "disconnected",
 		idle:           "idle",
@@ -62,6 +63,7 @@ var wordsByLang = map[string]words{
 		accessKeys:     "solo las claves de %s",
 		accessPassword: "quien tenga la contraseña",
 		accessBoth:     "las claves de %s, o la contraseña",
+		starting:       "arrancando",
 		connected:      "trabajando",
 		disconnected:   "desconectado",
 		idle:           "inactivo",
