@@ -55,6 +55,11 @@ Usage:
                                 payments, crash or stall an actor, stop and start the broker;
                                 --http also serves its API, faults and /metrics; kept across
                                 restarts like serve --broker's (--fresh empties it)
+  outboxlab workshop --ssh HOST:PORT [--http ADDR] [--lang en|es] [--max-learners N]
+                [--authorized-keys FILE] [--password PW] [--stuck 10m]
+                                serve the simulator and the course over SSH, one per learner
+                                (ssh -p PORT NAME@HOST), on one PostgreSQL; this terminal
+                                shows the room: each learner's lesson and step, who is stuck
   outboxlab scenes [--scenes DIR]
                                 list the scenes, one line each
   outboxlab run SCENE [--mode outbox|naive|compare] [--variant NAME] [--seed N] [--json]
@@ -144,6 +149,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return listLessons(args, stdout, stderr)
 	case "play":
 		return play(args, stdout, stderr)
+	case "workshop":
+		return workshopRoom(args, stdout, stderr)
 	case "", "sim":
 		return simulator(args, stdout, stderr)
 	case "version":

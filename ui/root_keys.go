@@ -106,6 +106,10 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Broker):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Broker(m.brokerDown), user: true})
 	case key.Matches(msg, k.RestartPG):
+		if m.opts.NoRestartPG != "" {
+			m.notice = m.opts.NoRestartPG
+			return m, nil
+		}
 		return m, m.enqueue(action{kind: actDo, step: scenes.RestartPostgres, user: true})
 	case key.Matches(msg, k.FailNext):
 		if m.settings.Mode == "compare" {
@@ -200,7 +204,7 @@ func (m *Model) updateKeys() {
 	k.Resend.SetEnabled(running && m.requests > 0)
 	k.Reuse.SetEnabled(running && m.requests > 0)
 	// An external server (--database-url) is not outboxlab's to stop.
-	k.RestartPG.SetEnabled(running && m.srv != nil && !m.srv.External())
+	k.RestartPG.SetEnabled(running && m.srv != nil && (!m.srv.External() || m.opts.NoRestartPG != ""))
 	if m.pgDown != "" {
 		k.RestartPG.SetHelp("R", m.st.Words.T("start PostgreSQL again"))
 	} else {

@@ -66,6 +66,14 @@ type Options struct {
 	// OTLP sends the actors' spans to a collector's OTLP/HTTP endpoint
 	// (host:port or a URL); "" = none (the story pane shows them anyway).
 	OTLP string
+
+	// Step opens Lesson at this step (from 0) instead of its first: a
+	// workshop's learner who reconnects resumes there, from the latest
+	// step at or before it that starts on a fresh simulator.
+	Step int
+	// NoRestartPG, when set, refuses restart-postgres (R) with this reason,
+	// in the learner's language: a workshop's PostgreSQL is the room's.
+	NoRestartPG string
 }
 
 // DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.
@@ -164,6 +172,9 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 			lp.course.progress = p
 		}
 		m.openLesson(l)
+		if opts.Step > 0 {
+			m.lesson.startStep(resumeStep(l, opts.Step))
+		}
 	}
 	return m, nil
 }

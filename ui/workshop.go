@@ -1,0 +1,81 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/lessons"
+)
+
+// LearnerState is what a workshop's instructor sees of one learner's
+// simulator: where in the course they are and how the step goes. The
+// workshop reads it after every message (Model.LearnerState) and keeps the
+// times itself.
+type LearnerState struct {
+	// Lesson is the lesson open ("" in the free simulator).
+	Lesson string
+	// Step is the step on screen, from 0; Steps how many the lesson has.
+	Step, Steps int
+	// Stage is "step" (doing its task), "passed" (its why shown), "quiz"
+	// or "done".
+	Stage string
+	// ChecksPassing of ChecksTotal hold at the latest evaluation.
+	ChecksPassing, ChecksTotal int
+	// HintShown says the step's hint is on screen now.
+	HintShown bool
+	// Running says the simulator is up (booted and its scene built).
+	Running bool
+}
+
+// LearnerState reads the model's place in the course for a workshop's
+// instructor.
+func (m Model) LearnerState() LearnerState {
+	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil}
+	l := m.lesson
+	if m.lessonPage() == nil || l.lesson == nil {
+		return s
+	}
+	s.Lesson, s.Step, s.Steps = l.lesson.Name, l.step, len(l.lesson.Steps)
+	s.Stage = [...]string{stageStep: "step", stagePassed: "passed", stageQuiz: "quiz", stageDone: "done"}[l.stage]
+	s.HintShown = l.showHint
+	if st := l.current(); st != nil {
+		s.ChecksTotal = len(st.Checks)
+	}
+	for _, o := range l.outcomes {
+		if o.OK {
+			s.ChecksPassing++
+		}
+	}
+	if l.stage > stageStep {
+		s.ChecksPassing = s.ChecksTotal
+	}
+	return s
+}
+
+// OpenLesson opens the named lesson of the course loaded with
+// Options.Lesson at its first step, on a fresh simulation (a workshop's
+// instructor sends a learner there). Without a course, or with a name not
+// in it, the screen stays as it is (with a notice for the name).
+func (m Model) OpenLesson(name string) (Model, tea.Cmd) {
+	p := m.lessonPage()
+	if p == nil {
+		return m, nil
+	}
+	l, err := lessons.Find(p.course.all, name)
+	if err != nil {
+		m.notice = err.Error()
+		return m, nil
+	}
+	m.showPicker, m.showStory, m.showChaos = false, false, false
+	m.openLesson(l)
+	return m, m.reset()
+}
+
+// resumeStep is the step a lesson opened at Options.Step starts on: the
+// latest one at or before it that starts on a fresh simulator, as r
+// restarts a step (a later step builds on what the ones before it did).
+func resumeStep(l *lessons.Lesson, step int) int {
+	i := min(max(step, 0), len(l.Steps)-1)
+	for i > 0 && !l.Steps[i].Fresh {
+		i--
+	}
+	return i
+}

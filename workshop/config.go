@@ -1,0 +1,160 @@
+// Package workshop serves a room: one machine runs the simulator for every
+// learner over SSH (each session the whole simulator and course on one
+// shared embedded PostgreSQL, with databases and progress of its own), and
+// the terminal that started it shows the instructor where each learner is.
+package workshop
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/pg"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Config is what `outboxlab workshop` was asked.
+type Config struct {
+	// SSH is the address learners connect to (HOST:PORT; port 0 picks one).
+	SSH string
+	// HTTP serves /metrics at this address ("" = none).
+	HTTP string
+	// Lang is the course's language for a learner whose client sent no
+	// LANG (en or es; "" = en).
+	Lang string
+	// MaxLearners is how many learners may be connected at once (0 = 40):
+	// it sizes PostgreSQL's max_connections too.
+	MaxLearners int
+	// AuthorizedKeys lets in only the keys of this authorized_keys file.
+	AuthorizedKeys string
+	// Password lets in whoever gives it.
+	Password string
+	// Stuck is how long on one step makes a learner "stuck" (0 = 10m).
+	Stuck time.Duration
+	// PG boots the room's PostgreSQL; its DataDir (or the default one)
+	// holds the room too: the host key and each learner's progress.
+	PG pg.Options
+	// Out is where the room's lines go without an instructor's screen.
+	Out io.Writer
+	// Screen shows the instructor's screen on the terminal (stdin and
+	// stdout) instead of logging lines to Out.
+	Screen bool
+	// Ready, if set, is called once learners can connect, with the SSH
+	// and HTTP addresses the room listens on.
+	Ready func(ssh, http string)
+}
+
+// DefaultMaxLearners is --max-learners's default.
+const DefaultMaxLearners = 40
+
+// DefaultStuck is --stuck's default.
+const DefaultStuck = 10 * time.Minute
+
+// UsageError is bad input: the caller's to fix, refused before anything
+// starts (exit 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, args ...any) error { return &UsageError{fmt.Errorf(format, args...)} }
+
+// check fills defaults and refuses what cannot serve a room.
+func (c *Config) check() error {
+	if c.MaxLearners == 0 {
+		c.MaxLearners = DefaultMaxLearners
+	}
+	if c.MaxLearners < 1 || c.MaxLearners > 500 {
+		return usagef("--max-learners %d: want 1 to 500", c.MaxLearners)
+	}
+	if c.Stuck == 0 {
+		c.Stuck = DefaultStuck
+	}
+	if c.Stuck < 0 {
+		return usagef("--stuck %s: want a positive duration", c.Stuck)
+	}
+	if c.Lang == "" {
+		c.Lang = "en"
+	}
+	l, err := lessons.ParseLang(c.Lang)
+	if err != nil {
+		return usagef("--lang: %v", err)
+	}
+	c.Lang = l
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	host, _, err := net.SplitHostPort(c.SSH)
+	if err != nil {
+		return usagef("--ssh %q: want HOST:PORT (127.0.0.1:2222 for this machine, 0.0.0.0:2222 for a room on a LAN)", c.SSH)
+	}
+	if c.AuthorizedKeys != "" {
+		if _, err := readAuthorizedKeys(c.AuthorizedKeys); err != nil {
+			return &UsageError{err}
+		}
+	}
+	if c.AuthorizedKeys == "" && c.Password == "" && !loopback(host) {
+		return usagef("--ssh %s listens beyond this machine, where anyone who reaches the port would get a simulator: give --password PW (say it in the room) or --authorized-keys FILE (the attendees' public keys), or listen on 127.0.0.1", c.SSH)
+	}
+	return nil
+}
+
+// loopback says whether host only answers this machine: localhost or a
+// loopback IP ("" and 0.0.0.0 listen on every interface).
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// access says who is let in, for the instructor's screen.
+func (c *Config) access(w words) string {
+	switch {
+	case c.AuthorizedKeys != "" && c.Password != "":
+		return fmt.Sprintf(w.accessBoth, c.AuthorizedKeys)
+	case c.AuthorizedKeys != "":
+		return fmt.Sprintf(w.accessKeys, c.AuthorizedKeys)
+	case c.Password != "":
+		return w.accessPassword
+	}
+	return w.accessOpen
+}
+
+// readAuthorizedKeys parses an authorized_keys file: one key a line,
+// comments and blank lines skipped; a file with no key is refused.
+func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--authorized-keys: %w", err)
+	}
+	defer f.Close()
+	var keys []gossh.PublicKey
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, _, _, _, err := gossh.ParseAuthorizedKey([]byte(line))
+		if err != nil {
+			return nil, fmt.Errorf("--authorized-keys %s:%d: %w", path, n, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--authorized-keys %s: %w", path, err)
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("--authorized-keys " + path + ": no key in it (one `ssh-ed25519 AAAA… name` line per attendee)")
+	}
+	return keys, nil
+}

@@ -1,0 +1,356 @@
+package workshop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2/bubbletea"
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/ui"
+)
+
+// learner is one learner of the room, from their first connection on: kept
+// after they leave, so the instructor sees who left and a reconnection
+// finds their place.
+type learner struct {
+	id, user, key string        // key: the fingerprint of the key they came with
+	prefix        string        // their databases: <prefix>_outbox, <prefix>_naive
+	dir           string        // their progress and place in the course
+	active        bool          // a session of theirs runs (cleanup included)
+	cleaned       chan struct{} // closed when that session's cleanup is done
+	program       *tea.Program
+	joined        time.Time
+	lastInput     time.Time
+	state         ui.LearnerState
+	stepSince     time.Time
+	hinted        bool // the hint was shown on this step
+	hints         int  // steps whose hint was shown
+	passed        int  // steps passed in this room
+}
+
+// LearnerView is one line of the instructor's screen.
+type LearnerView struct {
+	ID, User      string
+	Connected     bool
+	Lesson        string
+	Step, Steps   int // Step from 1
+	Stage         string
+	OnStep        time.Duration
+	Checks, Total int
+	Hints, Passed int
+	Idle, Stuck   bool
+	Ready         bool // the simulator runs (its scene built): keys act
+}
+
+// idleAfter is how long without a key makes a connected learner idle.
+const idleAfter = 2 * time.Minute
+
+func (l *learner) view(now time.Time, stuck time.Duration) LearnerView {
+	v := LearnerView{ID: l.id, User: l.user, Connected: l.program != nil, Lesson: l.state.Lesson, Step: l.state.Step + 1, Steps: l.state.Steps,
+		Stage: l.state.Stage, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed, Ready: l.state.Running}
+	if !l.stepSince.IsZero() {
+		v.OnStep = now.Sub(l.stepSince)
+	}
+	v.Idle = v.Connected && now.Sub(l.lastInput) > idleAfter
+	v.Stuck = v.Connected && v.Stage == "step" && v.OnStep > stuck
+	return v
+}
+
+// place is where a learner is in the course, kept in their directory so a
+// reconnection (or the next room on this data directory) resumes there.
+type place struct {
+	Lesson string `json:"lesson"`
+	Step   int    `json:"step"` // the step to resume at, from 0
+	Done   bool   `json:"done"` // the lesson is done: resume at the next
+}
+
+const placeFile = "place.json"
+
+func (l *learner) loadPlace() place {
+	var p place
+	if b, err := os.ReadFile(filepath.Join(l.dir, placeFile)); err == nil {
+		_ = json.Unmarshal(b, &p) // a damaged file starts the course over
+	}
+	return p
+}
+
+func (l *learner) savePlace(p place) {
+	b, _ := json.Marshal(p)
+	tmp := filepath.Join(l.dir, placeFile+".tmp")
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, filepath.Join(l.dir, placeFile))
+	}
+}
+
+// errFull says the room has as many learners as --max-learners.
+var errFull = errors.New("the room is full")
+
+// errClosed says the room is closing.
+var errClosed = errors.New("the room is closing")
+
+// admit finds the learner a session is, or makes one: the SSH user name,
+// or with that name already connected, the name and the key's fingerprint
+// (a counter without a key).
+func (r *Room) admit(sess ssh.Session) (*learner, error) {
+	name, key := learnerName(sess.User()), fingerprint(sess)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// A learner back while their last session's cleanup (its simulation
+	// closed, its databases dropped) still runs is the same learner:
+	// wait for it rather than take them for a second one of the name.
+	for l := r.learners[name]; l != nil && l.active && l.program == nil && l.cleaned != nil; l = r.learners[name] {
+		done := l.cleaned
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+		case <-sess.Context().Done():
+		}
+		r.mu.Lock()
+		if !l.active || sess.Context().Err() != nil {
+			break
+		}
+	}
+	if r.closed {
+		return nil, errClosed
+	}
+	if r.connected() >= r.cfg.MaxLearners {
+		return nil, errFull
+	}
+	id := name
+	if l := r.learners[id]; l != nil && l.active {
+		id = name + "_" + shortKey(key)
+		for n := 2; r.learners[id] != nil && r.learners[id].active; n++ {
+			id = fmt.Sprintf("%s_%d", name, n)
+		}
+	}
+	l := r.learners[id]
+	if l == nil {
+		l = &learner{id: id, user: sess.User(), prefix: "ws_" + id, dir: filepath.Join(r.dir, "learners", id), joined: time.Now()}
+		r.learners[id] = l
+	}
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("workshop: %w", err)
+	}
+	l.active, l.key, l.lastInput = true, key, time.Now()
+	l.cleaned = make(chan struct{})
+	r.sessions.Add(1)
+	return l, nil
+}
+
+// learnerName is an SSH user name as a learner's id: lower case letters,
+// digits and _, at most 24 (it names their databases and directory).
+func learnerName(user string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(user) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteRune('_')
+		}
+		if b.Len() >= 24 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "learner"
+	}
+	return b.String()
+}
+
+// shortKey is 8 characters of a fingerprint, as an id's suffix ("nokey"
+// without one).
+func shortKey(fp string) string {
+	s := learnerName(strings.TrimPrefix(fp, "SHA256:"))
+	if fp == "" || len(s) < 8 {
+		return "nokey"
+	}
+	return s[:8]
+}
+
+// handle is one SSH session: a learner's simulator from connection to
+// hang-up.
+func (r *Room) handle(sess ssh.Session) {
+	lang := r.cfg.Lang
+	for _, e := range sess.Environ() {
+		if v, ok := strings.CutPrefix(e, "LANG="); ok {
+			if l, err := lessons.ParseLang(v); err == nil {
+				lang = l
+			}
+		}
+	}
+	w := wordsFor(lang)
+	_, windows, isPty := sess.Pty()
+	if !isPty {
+		fmt.Fprint(sess.Stderr(), w.noPty)
+		_ = sess.Exit(1)
+		return
+	}
+	l, err := r.admit(sess)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, errFull) {
+			msg = fmt.Sprintf(w.full, r.cfg.MaxLearners)
+		} else if errors.Is(err, errClosed) {
+			msg = w.closing
+		}
+		fmt.Fprint(sess, strings.ReplaceAll(msg, "\n", "\r\n"))
+		_ = sess.Exit(1)
+		return
+	}
+	defer r.sessions.Done()
+	r.play(sess, l, lang, w, windows)
+	_ = sess.Exit(0)
+}
+
+// play runs the learner's simulator on the session until they quit or
+// hang up, then ends everything of theirs: actors, connections, databases.
+func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows <-chan ssh.Window) {
+	defer r.left(l)
+	opts := ui.Options{DBPrefix: l.prefix, Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart}
+	opts.Lesson, opts.Step = r.resume(l)
+	ctx, cancel := context.WithCancel(sess.Context())
+	defer cancel()
+	m, err := ui.NewModel(ctx, r.shared, opts)
+	if err != nil {
+		fmt.Fprintf(sess, "outboxlab: %v\r\n", err)
+		return
+	}
+	defer func() {
+		// Model.Close ends the simulation's actors and pools; the
+		// databases are the room's to drop (the learner's server is an
+		// external one to the simulator).
+		_ = m.Close()
+		dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer dcancel()
+		for _, kind := range []string{"outbox", "naive"} {
+			_ = r.srv.DropDatabase(dctx, l.prefix+"_"+kind)
+		}
+	}()
+	popts := append(bubbletea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
+	p := tea.NewProgram(learnerModel{inner: m, room: r, l: l, w: w, paused: r.Paused()}, popts...)
+	r.mu.Lock()
+	l.program = p
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		l.program = nil
+		r.mu.Unlock()
+		r.poke()
+	}()
+	r.met.connected.Inc()
+	defer r.met.connected.Dec()
+	r.poke()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				p.Quit()
+				return
+			case win := <-windows:
+				p.Send(tea.WindowSizeMsg{Width: win.Width, Height: win.Height})
+			}
+		}
+	}()
+	if _, err := p.Run(); err != nil && !r.cfg.Screen && !errors.Is(err, tea.ErrProgramKilled) {
+		fmt.Fprintf(r.cfg.Out, "%s %s: %v\n", time.Now().Format("15:04:05"), l.id, err)
+	}
+	p.Kill()
+	cancel()
+}
+
+// left marks the learner's session over, its cleanup done.
+func (r *Room) left(l *learner) {
+	r.mu.Lock()
+	l.active = false
+	close(l.cleaned)
+	r.mu.Unlock()
+	r.poke()
+}
+
+// resume is where a learner starts: their place in the course, else the
+// first lesson they have not done.
+func (r *Room) resume(l *learner) (string, int) {
+	p := l.loadPlace()
+	if i := r.lessonIndex(p.Lesson); i >= 0 {
+		if !p.Done {
+			return p.Lesson, p.Step
+		}
+		if i+1 < len(r.course) {
+			return r.course[i+1].Name, 0
+		}
+	}
+	prog, _ := lessons.LoadProgress(filepath.Join(l.dir, lessons.ProgressFile))
+	for _, c := range r.course {
+		if prog == nil || !prog.Done(c.Name) {
+			step := 0
+			if prog != nil {
+				step = prog.Steps(c.Name)
+			}
+			return c.Name, step
+		}
+	}
+	return r.course[0].Name, 0
+}
+
+func (r *Room) lessonIndex(name string) int {
+	for i, c := range r.course {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// report takes a learner's state after a message: the times on the step,
+// hints, steps passed, and their place for a reconnection.
+func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
+	now := time.Now()
+	r.mu.Lock()
+	prev := l.state
+	if input {
+		l.lastInput = now
+	}
+	if st == prev {
+		r.mu.Unlock()
+		return
+	}
+	var passedIn time.Duration
+	if st.Lesson != prev.Lesson || st.Step != prev.Step {
+		l.stepSince, l.hinted = now, false
+	}
+	if st.HintShown && !l.hinted {
+		l.hinted = true
+		l.hints++
+	}
+	passed := st.Lesson == prev.Lesson && st.Step == prev.Step && prev.Stage == "step" && st.Stage == "passed"
+	if passed {
+		l.passed++
+		passedIn = now.Sub(l.stepSince)
+	}
+	l.state = st
+	r.mu.Unlock()
+	if passed {
+		r.met.stepPassed(passedIn)
+	}
+	if st.Lesson != "" && (st.Lesson != prev.Lesson || st.Step != prev.Step || st.Stage != prev.Stage) {
+		pl := place{Lesson: st.Lesson, Step: st.Step, Done: st.Stage == "done"}
+		if st.Stage == "passed" {
+			pl.Step++
+		}
+		if st.Stage == "quiz" {
+			pl.Step = st.Steps - 1
+		}
+		l.savePlace(pl)
+	}
+	r.poke()
+}

@@ -1,0 +1,274 @@
+package workshop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// ConnsPerLearner is how many PostgreSQL connections one learner's
+// simulator holds at most on two cores: measured with pg_stat_activity
+// (TestTwoLearnersSeeOnlyTheirOwnDatabases samples it every 20 ms) at 9 for
+// a compare lesson's two pipelines through a drain and a crash, 5 for one
+// pipeline; 12 leaves room for a chaos run's. Each pipeline's pool may grow
+// to one connection per core past four (pgxpool's default), which
+// perLearner adds on bigger machines.
+const ConnsPerLearner = 12
+
+// reservedConns are the room's own: the boot, a learner's psql or two,
+// PostgreSQL's superuser reserve.
+const reservedConns = 20
+
+// perLearner is ConnsPerLearner on this machine: two pools (compare mode),
+// each up to max(4, cores) connections.
+func perLearner() int { return ConnsPerLearner + 2*max(0, runtime.NumCPU()-4) }
+
+// maxConnections is PostgreSQL's max_connections for a room of n.
+func maxConnections(n int) int { return reservedConns + n*perLearner() }
+
+// replication is max_replication_slots and max_wal_senders for a room of
+// n: the CDC lesson's relay holds a slot and a sender per learner (pg's own
+// 64 suffice up to 24 learners at two each).
+func replication(n int) int { return max(64, 2*n+16) }
+
+// Room is one workshop: the shared PostgreSQL, the SSH server and every
+// learner who connected since it started.
+type Room struct {
+	cfg    Config
+	dir    string     // the room's files: host key, learners/
+	srv    *pg.Server // booted by the room
+	shared *pg.Server // the same server as an external one: never stopped or restarted by a learner
+	course []*lessons.Lesson
+	ssh    *ssh.Server
+	sshLn  net.Listener
+	met    *metrics
+
+	mu       sync.Mutex
+	learners map[string]*learner // by id, kept after they leave
+	paused   string              // the room's pause message, "" while running
+	closed   bool
+	sessions sync.WaitGroup // learner sessions still running (their cleanup included)
+	changed  chan struct{}  // poked on every change, for the instructor's screen
+}
+
+// Run boots the room's PostgreSQL, serves learners over SSH until ctx ends
+// (or the instructor quits), then ends every session, drops their
+// databases and stops PostgreSQL. Bad input is a *UsageError, before
+// anything starts.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	r, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return r.serve(ctx)
+}
+
+// open boots PostgreSQL and starts listening: learners can connect when it
+// returns.
+func open(ctx context.Context, cfg Config) (r *Room, err error) {
+	dir, err := roomDir(cfg.PG.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	course, err := lessons.Load(cfg.Lang)
+	if err != nil {
+		return nil, err
+	}
+	r = &Room{cfg: cfg, dir: dir, course: course, learners: map[string]*learner{}, changed: make(chan struct{}, 1)}
+	if r.srv, err = bootSized(ctx, cfg.PG, cfg.MaxLearners); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			r.srv.Stop()
+		}
+	}()
+	// After the boot: an empty data directory must be empty for it.
+	if err := os.MkdirAll(filepath.Join(dir, "learners"), 0o700); err != nil {
+		return nil, fmt.Errorf("workshop: %w", err)
+	}
+	if r.srv.External() || r.srv.SharedWith != "" {
+		return nil, &UsageError{errors.New("workshop: the room needs a PostgreSQL of its own (its max_connections sized for the room, its databases dropped as learners leave): leave out --database-url, and give --data-dir a directory no other outboxlab has open")}
+	}
+	// Learners get the server as an external one: restart-postgres (a key,
+	// a scene's script, a chaos schedule) would stop every learner's
+	// simulator, so the simulator refuses it on such a server.
+	if r.shared, err = pg.Boot(ctx, pg.Options{DatabaseURL: r.srv.URL()}); err != nil {
+		return nil, fmt.Errorf("workshop: %w", err)
+	}
+	r.met = newMetrics()
+	if r.ssh, err = r.newSSH(); err != nil {
+		return nil, err
+	}
+	if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
+		return nil, &UsageError{fmt.Errorf("--ssh %s: %w", cfg.SSH, err)}
+	}
+	return r, nil
+}
+
+// roomDir is where the room keeps its files: beside the cluster in the
+// data directory.
+func roomDir(dataDir string) (string, error) {
+	if dataDir == "" {
+		state, err := pg.DefaultStateDir()
+		if err != nil {
+			return "", err
+		}
+		dataDir = filepath.Join(state, "data")
+	}
+	return filepath.Join(dataDir, "workshop"), nil
+}
+
+// serve runs the room until ctx ends or the instructor quits.
+func (r *Room) serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- r.ssh.Serve(r.sshLn) }()
+	httpAddr := ""
+	if r.cfg.HTTP != "" {
+		stop, addr, err := r.met.serve(r.cfg.HTTP, r)
+		if err != nil {
+			r.close()
+			return err
+		}
+		defer stop()
+		httpAddr = addr
+	}
+	if r.cfg.Ready != nil {
+		r.cfg.Ready(r.sshLn.Addr().String(), httpAddr)
+	}
+	var err error
+	if r.cfg.Screen {
+		err = r.instructorScreen(ctx, cancel, httpAddr)
+	} else {
+		r.logLines(ctx, httpAddr)
+	}
+	closeErr := r.close()
+	if e := <-served; e != nil && !errors.Is(e, ssh.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return errors.Join(err, closeErr)
+}
+
+// close ends every session, waits for each learner's cleanup and stops
+// PostgreSQL.
+func (r *Room) close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	err := r.ssh.Close()
+	if errors.Is(err, ssh.ErrServerClosed) {
+		err = nil
+	}
+	done := make(chan struct{})
+	go func() { r.sessions.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		err = errors.Join(err, errors.New("workshop: learners' sessions still closing after a minute"))
+	}
+	return errors.Join(err, r.srv.Stop())
+}
+
+// poke tells the instructor's screen something changed.
+func (r *Room) poke() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Learners are every learner since the room started, connected first, by
+// name.
+func (r *Room) Learners() []LearnerView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	out := make([]LearnerView, 0, len(r.learners))
+	for _, l := range r.learners {
+		out = append(out, l.view(now, r.cfg.Stuck))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Connected != out[j].Connected {
+			return out[i].Connected
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// connected counts the learners connected now; r.mu held.
+func (r *Room) connected() int {
+	n := 0
+	for _, l := range r.learners {
+		if l.program != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// SendLesson sends the learners named (all connected ones with none) to a
+// lesson of the course, at its first step.
+func (r *Room) SendLesson(name string, ids ...string) error {
+	if _, err := lessons.Find(r.course, name); err != nil {
+		return err
+	}
+	for _, p := range r.programs(ids) {
+		p.Send(openLessonMsg{name})
+	}
+	return nil
+}
+
+// Pause shows every learner msg over their simulator until Pause("")
+// resumes the room; a learner who connects meanwhile sees it too.
+func (r *Room) Pause(msg string) {
+	r.mu.Lock()
+	r.paused = msg
+	r.mu.Unlock()
+	for _, p := range r.programs(nil) {
+		p.Send(pauseMsg{msg})
+	}
+	r.poke()
+}
+
+// Paused is the room's pause message, "" while it runs.
+func (r *Room) Paused() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.paused
+}
+
+// programs are the connected learners' programs: those named, or all.
+func (r *Room) programs(ids []string) []*tea.Program {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*tea.Program
+	for id, l := range r.learners {
+		if l.program == nil {
+			continue
+		}
+		if len(ids) > 0 && !slices.Contains(ids, id) {
+			continue
+		}
+		out = append(out, l.program)
+	}
+	return out
+}

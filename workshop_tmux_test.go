@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// The issue's check through the openssh client, in Spanish: the room in one
+// tmux window, ana's ssh in another. The instructor sends ana to trace by
+// keys (l, the picker), ana passes its first step (p C D) and moves on, the
+// instructor pauses the room (ana's screen shows the message) and resumes
+// it; ana's ssh is killed, she connects again and is on step 2/2; q stops
+// the room (exit 0).
+func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots PostgreSQL")
+	}
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("no openssh client (apt-get install openssh-client)")
+	}
+	port := freePort(t)
+	room, _ := startTUI(t, "workshop", "", fmt.Sprintf("workshop --ssh 127.0.0.1:%d --lang es", port))
+	room.waitFor("the room", regexp.MustCompile(`participantes conectados`), 120*time.Second)
+	sshCmd := "LANG=es_ES.UTF-8 ssh -o SendEnv=LANG -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p " + strconv.Itoa(port) + " ana@127.0.0.1; sleep 30"
+	ana := tmuxTerm{t: t, socket: room.socket}
+	open := func() {
+		if out, err := room.tmux("new-window", "-d", "-t", "e2e", "-n", "ana", sshCmd); err != nil {
+			t.Fatalf("tmux new-window: %v %s", err, out)
+		}
+	}
+	anaScreen := func() string { out, _ := ana.tmux("capture-pane", "-p", "-t", "e2e:ana"); return out }
+	anaKeys := func(ks ...string) {
+		for _, k := range ks {
+			if out, err := ana.tmux("send-keys", "-t", "e2e:ana", k); err != nil {
+				t.Fatalf("send-keys: %v %s", err, out)
+			}
+			time.Sleep(400 * time.Millisecond)
+		}
+	}
+	anaWait := func(what string, re *regexp.Regexp) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !re.MatchString(anaScreen()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("ana's screen never showed %s:\n%s", what, anaScreen())
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	open()
+	room.waitFor("ana in the room", regexp.MustCompile(`ana +dual-write +1/2 .*trabajando`), 60*time.Second)
+	anaWait("the first lesson", regexp.MustCompile(`dual-write`))
+
+	room.keys("l")
+	room.waitFor("the lesson picker", regexp.MustCompile(`Enviar a ana a:`), 10*time.Second)
+	for i := 0; i < 25 && !regexp.MustCompile(`▸ 13 trace`).MatchString(room.screen()); i++ {
+		room.keys("Down")
+	}
+	room.keys("Enter")
+	// Working, not starting: its simulation is built and keys act.
+	room.waitFor("ana on trace, ready", regexp.MustCompile(`ana +trace +1/2 .*trabajando`), 60*time.Second)
+	anaWait("trace on her screen", regexp.MustCompile(`lección trace`))
+	anaKeys("p", "C", "D")
+	anaWait("the step passed", regexp.MustCompile(`paso superado`))
+	room.waitFor("the pass in the room", regexp.MustCompile(`ana +trace +1/2 .* 6/6 +0 +1 `), 30*time.Second)
+	anaKeys("Enter")
+	room.waitFor("ana on step 2", regexp.MustCompile(`ana +trace +2/2`), 30*time.Second)
+
+	room.keys("p")
+	room.waitFor("the pause prompt", regexp.MustCompile(`Pausar la sala con un mensaje`), 10*time.Second)
+	for _, r := range "Mirad el proyector" {
+		room.keys(string(r))
+	}
+	room.keys("Enter")
+	anaWait("the pause", regexp.MustCompile(`Mirad el proyector`))
+	room.keys("p")
+	anaWait("the room resumed", regexp.MustCompile(`p pago`))
+
+	if out, err := room.tmux("kill-window", "-t", "e2e:ana"); err != nil {
+		t.Fatalf("kill ana's ssh: %v %s", err, out)
+	}
+	room.waitFor("ana disconnected", regexp.MustCompile(`ana +trace +2/2 .*desconectado`), 30*time.Second)
+	open()
+	room.waitFor("ana back on step 2", regexp.MustCompile(`ana +trace +2/2 .*trabajando`), 60*time.Second)
+	anaWait("step 2 on her screen", regexp.MustCompile(`2/2`))
+
+	room.keys("q")
+	room.waitFor("the room stopped", regexp.MustCompile(`EXITED 0`), 60*time.Second)
+}
