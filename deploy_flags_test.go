@@ -16,6 +16,7 @@ import (
 // (exit 2, saying why); one a cluster is too small for is refused once the
 // cluster says so, also exit 2.
 func TestReplicasBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -54,6 +55,7 @@ func TestReplicasBadInput(t *testing.T) {
 // empty under it; and they are not live_outbox, the deployment's, which a
 // simulation's reset would empty.
 func TestServeHTTPPrintsThePaymentsDatabase(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}

@@ -157,6 +157,7 @@ func (s *servedDeployment) counts(t *testing.T) map[string]int64 {
 // empties it on purpose and says so. Before, the start dropped live_outbox:
 // 0 payments after the restart, and the same key made a new payment.
 func TestServeDeploymentSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL three times")
 	}
@@ -250,6 +251,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 // at exit and found by the next start (before, a database of the run's pid,
 // dropped at exit, and the stream deleted); the stream has 3 replicas.
 func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL and a 3-node NATS cluster")
 	}

@@ -11,10 +11,11 @@ import (
 // on the terminal once the screen gives it back. The second finds them
 // (it says it carries on from 2 payments) instead of starting empty.
 func TestLiveKeepsItsPaymentsAndPrintsPsql(t *testing.T) {
+	t.Parallel()
 	term, dir := startTUI(t, "live-keep-1", "", "live --lang en")
 	term.waitFor("the actors running", regexp.MustCompile(`relay-1\s+● running`), 90*time.Second)
 	term.keys("p", "p")
-	term.waitFor("two payments applied", regexp.MustCompile(`notifications\s+2\s+2`), 30*time.Second)
+	term.waitFor("two payments applied", regexp.MustCompile(`inbox\s+2\s+2[\s\S]*effects\s+2\s+2`), 30*time.Second)
 	term.keys("q")
 	s := term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
 	if !regexp.MustCompile(`outboxlab live: psql 'postgres://\S+/live_outbox\?`).MatchString(s) {

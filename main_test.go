@@ -23,6 +23,7 @@ func tempDataDir(t *testing.T) string {
 }
 
 func TestDoctorReportsAndSaysOK(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := run([]string{"doctor", "--data-dir", tempDataDir(t)}, &out, &errb)
 	if code != exitOK {
@@ -96,6 +97,7 @@ func TestScenesListsEveryBuiltin(t *testing.T) {
 }
 
 func TestRunJSONEndsWithSummaries(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "dual-write-crash", "--json", "--data-dir", tempDataDir(t)}, &out, &errb)
 	if code != exitOK {
@@ -177,6 +179,7 @@ func TestRunBadInput(t *testing.T) {
 
 // A scene whose expected outcome does not hold exits 1.
 func TestRunExitsOneWhenExpectationFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	scene := "title: wrong\nteaches: a false claim\nrequest\ndrain\nexpect outbox payments == 2\n"
 	if err := os.WriteFile(dir+"/wrong.scene", []byte(scene), 0o644); err != nil {
@@ -216,6 +219,7 @@ func TestReadmeListsEveryScene(t *testing.T) {
 // server) or while running (capture before any request); a run in which no
 // expectation applied is no pass (exit 1) and says so.
 func TestRunScriptMistakesAndVacuousRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"absent":   "title: t\nteaches: t\nrequest\ncrash relay-2 at relay.claimed\ndrain\nexpect outbox payments == 1\n",
@@ -394,6 +398,7 @@ func TestStory(t *testing.T) {
 // boots; a compare run prints the table with the outbox unbroken; a naive run
 // finds a loss, writes the shrunk scene and `run` replays it failing.
 func TestChaos(t *testing.T) {
+	t.Parallel()
 	data := tempDataDir(t)
 	for _, tc := range []struct {
 		args []string

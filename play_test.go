@@ -224,6 +224,7 @@ func needTmux(t *testing.T) {
 // terminal, no keyboard): it ends by itself, writes a valid asciicast v2
 // file, and its last frame shows the duplicate ignored by the inbox.
 func TestPlayRecordsCrashAfterPublish(t *testing.T) {
+	t.Parallel()
 	cast := filepath.Join(t.TempDir(), "play.cast")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"=play crash-after-publish --speed 40 --record "+cast+" --data-dir "+tempDataDir(t))
@@ -257,6 +258,7 @@ func TestPlayRecordsCrashAfterPublish(t *testing.T) {
 // The demos' VHS tapes type shell commands; with no VHS here, each runs as
 // a plain shell command, with the built outboxlab on PATH, and must exit 0.
 func TestDemoTapesRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays the demos")
 	}
@@ -264,19 +266,18 @@ func TestDemoTapesRun(t *testing.T) {
 	if err != nil || len(tapes) == 0 {
 		t.Fatalf("no tapes: %v", err)
 	}
-	bin := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "outboxlab-bin"), ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	// outboxlab on PATH, on a data directory of its own.
-	wrapper := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\nplay|run) exec %s \"$@\" --data-dir %s ;;\n*) exec %s \"$@\" ;;\nesac\n",
-		filepath.Join(bin, "outboxlab-bin"), tempDataDir(t), filepath.Join(bin, "outboxlab-bin"))
-	if err := os.WriteFile(filepath.Join(bin, "outboxlab"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	built := builtOutboxlab(t)
 	typed := regexp.MustCompile(`^Type\s+"(.*)"\s*$`)
 	for _, tape := range tapes {
 		t.Run(filepath.Base(tape), func(t *testing.T) {
+			t.Parallel()
+			// outboxlab on PATH, on a data directory of the tape's own.
+			bin := t.TempDir()
+			wrapper := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\nplay|run) exec %s \"$@\" --data-dir %s ;;\n*) exec %s \"$@\" ;;\nesac\n",
+				built, tempDataDir(t), built)
+			if err := os.WriteFile(filepath.Join(bin, "outboxlab"), []byte(wrapper), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			b, err := os.ReadFile(tape)
 			if err != nil {
 				t.Fatal(err)

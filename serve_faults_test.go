@@ -18,6 +18,7 @@ import (
 // /faults/…, and serve --broker nats ran one accounting worker, so the
 // accounting-2 that live's screen shows was 404 there.
 func TestServeTakesTheREADMEsFaults(t *testing.T) {
+	t.Parallel()
 	readme := []string{"/faults/crash/relay-1", "/faults/stall/accounting?for=45s", "/faults/broker/stop", "/faults/broker/start"}
 	for _, tc := range []struct {
 		name  string

@@ -42,6 +42,7 @@ func TestVersionString(t *testing.T) {
 // A release build's -X main.version reaches both spellings of the command,
 // and an argument after it is bad input.
 func TestVersionOfAReleaseBuild(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

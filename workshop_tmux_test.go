@@ -28,6 +28,7 @@ func freePort(t *testing.T) int {
 // it; ana's ssh is killed, she connects again and is on step 2/2; q stops
 // the room (exit 0).
 func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}

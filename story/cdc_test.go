@@ -7,6 +7,7 @@ import "testing"
 // twice, never claimed; the stream's position is confirmed once, after the
 // restart, and each consumer applies it once.
 func TestCDCRelayStory(t *testing.T) {
+	t.Parallel()
 	s := build(t, "cdc-relay", "", "", "2")
 	if n := steps(s, Receive, PostgreSQL, "relay-1"); n != 2 {
 		t.Errorf("%d receives from the slot, want 2: %+v", n, s.Events)

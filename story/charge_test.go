@@ -16,6 +16,7 @@ import (
 // was charged: twice without a key, once with it (the repeat answered with
 // the first charge), once through the second outbox's sender.
 func TestChargeStory(t *testing.T) {
+	t.Parallel()
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ var comment = regexp.MustCompile(`(?m)^ *%%.*$`)
 // that are the same in every language, and keeps every line within the
 // width asked for. Its Mermaid diagram stays in the grammar.
 func TestEveryStoryInSpanish(t *testing.T) {
+	t.Parallel()
 	es := catalog.For("es")
 	for _, k := range neutral {
 		if catalog.Known(k) {

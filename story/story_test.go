@@ -176,6 +176,7 @@ func TestDuplicateDeliveryStory(t *testing.T) {
 // The naive dual write's lost event: committed, then the writer dies before
 // publishing. The story ends at COMMIT, with no publish, and says so.
 func TestLostEventStory(t *testing.T) {
+	t.Parallel()
 	s := build(t, "dual-write-crash", "naive", "", "1")
 	if s.Pipeline != "naive" {
 		t.Fatalf("pipeline %s", s.Pipeline)

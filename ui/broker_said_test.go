@@ -11,6 +11,7 @@ import (
 // the in-process broker, its virtual clock, and outboxlab live, in the
 // learner's language and within 80 columns.
 func TestTheFullHelpSaysWhichBrokerRuns(t *testing.T) {
+	t.Parallel()
 	for lang, want := range map[string][]string{
 		"en": {"broker: in-process, on the simulator's virtual clock:", "outboxlab live: the same engine on NATS JetStream"},
 		"es": {"broker: en proceso, sobre el reloj virtual del simulador:", "outboxlab live: el mismo motor sobre NATS JetStream"},

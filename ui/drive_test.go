@@ -135,6 +135,7 @@ func (d *driver) screen() string { return plain(d.m.render()) }
 // a learner would, and checks what the screen shows against the scene's
 // expected outcome; then the learner repeats the lesson by hand.
 func TestDriveCrashAfterPublish(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	if !strings.Contains(d.screen(), "crash-after-publish") {
 		t.Fatalf("status bar lacks the scene:\n%s", d.screen())
@@ -229,6 +230,7 @@ func stepUntilQuiet(d *driver) {
 // TestDriveComparePlay runs the dual-write scene in compare mode with
 // autoplay at full speed, then opens the compare view.
 func TestDriveComparePlay(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "dual-write-crash"})
 	for range len(speeds) {
 		d.handle(keyPress("+"))

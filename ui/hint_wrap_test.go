@@ -15,6 +15,7 @@ import (
 // its last word to a line of its own, without the bar (seen in lanes and
 // cdc at 130 columns).
 func TestEveryHintFitsThePane(t *testing.T) {
+	t.Parallel()
 	st := DefaultStyles(false)
 	l := lessonPane{st: &st}
 	for _, lang := range lessons.Langs {

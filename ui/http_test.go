@@ -28,6 +28,7 @@ type reply struct {
 // real client); a rewind resets a client still waiting. GET /payments/{id}
 // and GET /metrics read the simulation's database.
 func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	e, err := listenHTTP("127.0.0.1:0")
 	if err != nil {

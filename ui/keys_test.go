@@ -16,6 +16,7 @@ import (
 // the screen as tall as the terminal, and every key the help has on
 // screen with its help.
 func TestFullHelpFitsTheTerminal(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []string{"en", "es"} {
 		for _, size := range [][2]int{{80, 24}, {80, 30}, {120, 40}} {
 			w, h := size[0], size[1]

@@ -69,6 +69,7 @@ func TestLessonPaneGolden(t *testing.T) {
 // Every lesson renders every step and question in both languages, at the
 // narrowest and a wide pane, with nothing wider than the pane.
 func TestEveryLessonRenders(t *testing.T) {
+	t.Parallel()
 	for _, lang := range lessons.Langs {
 		all, err := lessons.Load(lang)
 		if err != nil {
@@ -123,6 +124,7 @@ func checkMark(t *testing.T, screen string) string {
 // leaves the step's check unpassed on screen; the task, done with the
 // learner's keys, passes it, and the pass is saved as progress.
 func TestDriveLessonStep(t *testing.T) {
+	t.Parallel()
 	progress := filepath.Join(t.TempDir(), "progress.json")
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en", ProgressPath: progress})
 	scr := d.screen()

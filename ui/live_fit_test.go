@@ -60,6 +60,7 @@ func fitsWhole(t *testing.T, what, screen string, w, h int, want []string) {
 // broker's error was cut at the pane's edge, and the actors said
 // "● running" while the broker was down.
 func TestLiveScreenFitsByKeys(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []string{"en", "es"} {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {
 			w, h := size[0], size[1]

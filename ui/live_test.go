@@ -127,6 +127,7 @@ func carried(n string) string {
 // its lease ends; b stops the broker, payments then wait (pending grows, the
 // header says stopped), b again starts it and pending drains.
 func TestLiveScreenByKeys(t *testing.T) {
+	t.Parallel()
 	d := newLiveDriver(t, "en", 120, 40)
 	d.waitFor(`1 relay-1 +● running`)
 	for _, want := range []string{"JetStream embedded in this process", "the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock",

@@ -27,6 +27,7 @@ func entriesJSON(t *testing.T, tl []sim.Entry) string {
 // what the screen and the real database show, and the saved file replays
 // to the very timeline the session has.
 func TestRewindForkAndSaveByKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d := newDriver(t, Options{Scene: "crash-after-publish", ScenesDir: dir})
 	// The script's first commands (request, crash at publish), then steps.
@@ -130,6 +131,7 @@ func flatten(rows [][]string) []string {
 // goes back to the point right after that entry happened, which is then the
 // newest entry on screen, and ] walks forward again.
 func TestScrubTheTimelineByKeys(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	for range 10 {
 		d.press("n")
@@ -206,6 +208,7 @@ func storyByKeys(t *testing.T, d *driver) string {
 // One message's story, by keys: the diagram shows the crash, both
 // publishes and the inbox ignoring the duplicate; esc closes it.
 func TestMessageStoryByKeys(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	screen := storyByKeys(t, d)
 	for _, want := range []string{"Story of …", "relay-1", "accounting", "crash", "duplicate", "1 effect"} {
@@ -222,6 +225,7 @@ func TestMessageStoryByKeys(t *testing.T) {
 // What a review found, by keys: [ pressed fast four times goes back four;
 // after a rewind, p numbers its key as it did at that point.
 func TestRewindKeysPressedFast(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	d.press("p")
 	for range 8 {
@@ -252,6 +256,7 @@ func TestRewindKeysPressedFast(t *testing.T) {
 // After a fork, u swaps to the other future and back: the learner compares
 // the original with the fork on the real database.
 func TestOtherFutureByKeys(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish"})
 	for range 8 {
 		d.press("n")

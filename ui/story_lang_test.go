@@ -10,6 +10,7 @@ import (
 // notes and outcome in the screen's language, not English inside a Spanish
 // screen.
 func TestMessageStoryInSpanish(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish", Lang: "es"})
 	screen := storyByKeys(t, d)
 	for _, want := range []string{"Historia de …", "mensaje 1 de 1", "pipeline outbox", "reclamar", "publicar", "caída", "duplicado: ignorado",

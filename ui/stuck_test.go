@@ -117,6 +117,7 @@ func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
 // naive dual write beside the outbox); i resends the learner's own last
 // payment even after the scene's script sent another.
 func TestCompareKeyAndResendByKeys(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{Scene: "idempotency-key"})
 	d.press("p")
 	d.press("n") // the script's first line: a request of its own
@@ -321,6 +322,7 @@ func TestFullHelpSaysWhatOActsOn(t *testing.T) {
 // published and marked: published == 0 can never hold again, and the pane
 // says so, with r; h shows r with every hint.
 func TestAStepThatCannotPassSaysSo(t *testing.T) {
+	t.Parallel()
 	for lang, want := range map[string][2]string{
 		"en": {"this step cannot pass any more (oracle: published == 0): r starts it again", "`r` starts this step again"},
 		"es": {"este paso ya no puede superarse (oracle: published == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},

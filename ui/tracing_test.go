@@ -15,6 +15,7 @@ import (
 // the claim of the relay that went on to mark the row took no virtual time
 // (it was said "not ended (crashed)"). In Spanish too.
 func TestTraceViewByKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ lang, title, dup, crashed string }{
 		{"en", "Trace of", "duplicate (the inbox knew it)", "not ended (crashed)"},
 		{"es", "Traza de", "duplicado (el inbox ya lo tenía)", "sin terminar (caída)"},

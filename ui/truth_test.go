@@ -34,6 +34,7 @@ func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
 // line name /, the / picker lists the lessons before the scenes, choosing
 // one opens it, and one esc leaves the picker's filter.
 func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
+	t.Parallel()
 	d := newDriver(t, Options{ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	if s := d.screen(); !strings.Contains(s, "/ opens the lessons") || !strings.Contains(s, "lessons and scenes") {
 		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
