@@ -111,6 +111,7 @@ func NewModel(ctx context.Context, srv *pg.Server, opts Options) (Model, error) 
 	}
 	m.srv, m.phase = srv, phaseRunning
 	m.first = m.buildSim() // Init has a value receiver: the build is prepared here
+	m.resize()             // panes at the minimum size: drawable before the first WindowSizeMsg
 	return m, nil
 }
 

@@ -134,13 +134,13 @@ func (r *Room) admit(sess ssh.Session) (*learner, error) {
 	}
 	l := r.learners[id]
 	if l == nil {
-		l = &learner{id: id, user: sess.User(), prefix: "ws_" + id, dir: filepath.Join(r.dir, "learners", id), joined: time.Now()}
+		l = &learner{id: id, user: sess.User(), prefix: "ws_" + id, dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
 		r.learners[id] = l
 	}
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
-	l.active, l.key, l.lastInput = true, key, time.Now()
+	l.active, l.key, l.lastInput = true, key, r.now()
 	l.cleaned = make(chan struct{})
 	r.sessions.Add(1)
 	return l, nil
@@ -314,7 +314,7 @@ func (r *Room) lessonIndex(name string) int {
 // report takes a learner's state after a message: the times on the step,
 // hints, steps passed, and their place for a reconnection.
 func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
-	now := time.Now()
+	now := r.now()
 	r.mu.Lock()
 	prev := l.state
 	if input {

@@ -58,13 +58,6 @@ func (m learnerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m learnerModel) View() tea.View {
-	if m.width == 0 {
-		// The simulator lays its panes out on its first size: nothing to
-		// draw before it (the session's pty size comes first).
-		v := tea.NewView("")
-		v.AltScreen = true
-		return v
-	}
 	if m.paused == "" {
 		return m.inner.View()
 	}

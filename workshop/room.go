@@ -62,6 +62,19 @@ type Room struct {
 	closed   bool
 	sessions sync.WaitGroup // learner sessions still running (their cleanup included)
 	changed  chan struct{}  // poked on every change, for the instructor's screen
+
+	// clock is the room's time: how long on a step, idle, stuck. A test
+	// sets it to a clock it moves, to see a learner stuck for minutes
+	// without waiting minutes; nil is time.Now.
+	clock func() time.Time
+}
+
+// now is the room's time.
+func (r *Room) now() time.Time {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return time.Now()
 }
 
 // Run boots the room's PostgreSQL, serves learners over SSH until ctx ends
@@ -200,7 +213,7 @@ func (r *Room) poke() {
 func (r *Room) Learners() []LearnerView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := time.Now()
+	now := r.now()
 	out := make([]LearnerView, 0, len(r.learners))
 	for _, l := range r.learners {
 		out = append(out, l.view(now, r.cfg.Stuck))

@@ -1,0 +1,268 @@
+package workshop
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// roomLearners is the load test's room: 3 in the ordinary run (about 15 s
+// under -race), 30 for the figures (`go test -run TestRoomOf30
+// -room.learners=30 ./workshop/`, without -race, under the heavy lock).
+var roomLearners = flag.Int("room.learners", 3, "learners TestRoomOf30 connects at once")
+
+// loadLearner is one learner of the load test: a real SSH client with a
+// pty, timed from the dial to the simulator running.
+type loadLearner struct {
+	id      string
+	client  *gossh.Client
+	sess    *gossh.Session
+	in      interface{ Write([]byte) (int, error) }
+	shell   time.Duration // dial → shell started (handshake, auth, pty)
+	running time.Duration // dial → the learner's simulator running (scene built)
+}
+
+// TestRoomOf30 connects a room of learners at once over SSH, each with a
+// pty; each sends a payment and drains it (p D: the first step of the
+// first lesson, real work on their databases) and crashes the actors (c).
+// It measures each learner's connection setup, samples pg_stat_activity
+// all along (the room's peak against the budget --max-learners sized, and
+// each learner's own peak against perLearner), and after all hang up finds
+// the backends, databases and goroutines back to where they were. The
+// figures are logged: run with -v.
+func TestRoomOf30(t *testing.T) {
+	n := *roomLearners
+	r := startRoom(t, Config{MaxLearners: n})
+	time.Sleep(time.Second) // the room's own goroutines settle
+	goroutinesBefore := runtime.NumGoroutine()
+	backendsBefore := count(t, r, "postgres", `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'`)
+	budget := maxConnections(n)
+
+	sample := sampleBackends(t, r)
+	learners := make([]*loadLearner, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := dialLearner(r, fmt.Sprintf("l%02d", i))
+			learners[i] = l
+			if err == nil {
+				err = l.work(r)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	peakRoom, peakLearner := sample()
+	rss, hwm := memory(t)
+	if t.Failed() {
+		return
+	}
+	for _, l := range learners {
+		if got := count(t, r, "ws_"+l.id+"_outbox", `SELECT count(*) FROM payments`); got != 1 {
+			t.Errorf("%s's outbox database has %d payments; want 1 (their own p)", l.id, got)
+		}
+	}
+	var shells, runs []time.Duration
+	for _, l := range learners {
+		shells, runs = append(shells, l.shell), append(runs, l.running)
+	}
+	t.Logf("%d learners at once on %d cores: ssh shell p50 %s p99 %s; simulator running p50 %s p99 %s (max %s)",
+		n, runtime.NumCPU(), pct(shells, 50), pct(shells, 99), pct(runs, 50), pct(runs, 99), slices.Max(runs))
+	t.Logf("PostgreSQL client backends: %d before, peak %d (budget max_connections %d = %d reserved + %d × %d per learner); a learner's peak %d (perLearner %d)",
+		backendsBefore, peakRoom, budget, reservedConns, n, perLearner(), peakLearner, perLearner())
+	t.Logf("process RSS %d MiB with %d connected (peak %d MiB); %d goroutines before",
+		rss>>20, n, hwm>>20, goroutinesBefore)
+	if peakRoom > budget {
+		t.Errorf("the room peaked at %d backends; its budget is %d", peakRoom, budget)
+	}
+	if peakLearner == 0 || peakLearner > perLearner() {
+		t.Errorf("a learner peaked at %d backends; perLearner is %d", peakLearner, perLearner())
+	}
+
+	// All hang up at once: a dropped connection each.
+	for _, l := range learners {
+		_ = l.client.Close()
+	}
+	for _, l := range learners {
+		waitGone(t, r, l.id)
+	}
+	if got := count(t, r, "postgres", `SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'ws\_%'`); got != 0 {
+		t.Errorf("%d backends left on learners' databases after all left", got)
+	}
+	if got := count(t, r, "postgres", `SELECT count(*) FROM pg_database WHERE datname LIKE 'ws\_%'`); got != 0 {
+		t.Errorf("%d learners' databases left after all left", got)
+	}
+	if got := count(t, r, "postgres", `SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'`); got > backendsBefore {
+		t.Errorf("%d client backends after all left; %d before they came", got, backendsBefore)
+	}
+	waitGoroutines(t, goroutinesBefore)
+	rss, _ = memory(t)
+	t.Logf("after all left: goroutines %d (≤ %d before), RSS %d MiB", runtime.NumGoroutine(), goroutinesBefore, rss>>20)
+}
+
+// dialLearner connects as id on a 120×40 pty and waits for their
+// simulator to run.
+func dialLearner(r *Room, id string) (*loadLearner, error) {
+	start := time.Now()
+	l := &loadLearner{id: id}
+	var err error
+	if l.client, err = gossh.Dial("tcp", r.sshLn.Addr().String(), clientConfig(id, nil)); err != nil {
+		return l, fmt.Errorf("ssh %s: %w", id, err)
+	}
+	if l.sess, err = l.client.NewSession(); err != nil {
+		return l, fmt.Errorf("%s: session: %w", id, err)
+	}
+	l.sess.Stdout, l.sess.Stderr = discardTerm{}, discardTerm{}
+	if l.in, err = l.sess.StdinPipe(); err != nil {
+		return l, err
+	}
+	if err := l.sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		return l, fmt.Errorf("%s: pty: %w", id, err)
+	}
+	if err := l.sess.Shell(); err != nil {
+		return l, fmt.Errorf("%s: shell: %w", id, err)
+	}
+	l.shell = time.Since(start)
+	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Stage == "step" }); err != nil {
+		return l, err
+	}
+	l.running = time.Since(start)
+	return l, nil
+}
+
+// work presses p and D (a payment sent and drained: the step passes),
+// then c (the actors crash and come back).
+func (l *loadLearner) work(r *Room) error {
+	for _, k := range []string{"p", "D"} {
+		if _, err := l.in.Write([]byte(k)); err != nil {
+			return fmt.Errorf("%s: key %s: %w", l.id, k, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := l.until(r, "past the step", time.Minute, func(v LearnerView) bool { return v.Stage == "passed" }); err != nil {
+		return err
+	}
+	if _, err := l.in.Write([]byte("c")); err != nil {
+		return fmt.Errorf("%s: key c: %w", l.id, err)
+	}
+	time.Sleep(time.Second)
+	return nil
+}
+
+// until polls the room's view of the learner until ok.
+func (l *loadLearner) until(r *Room, what string, limit time.Duration, ok func(LearnerView) bool) error {
+	deadline := time.Now().Add(limit)
+	for {
+		for _, v := range r.Learners() {
+			if v.ID == l.id && ok(v) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s never %s in %s", l.id, what, limit)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// discardTerm is a learner's terminal nobody reads.
+type discardTerm struct{}
+
+func (discardTerm) Write(p []byte) (int, error) { return len(p), nil }
+
+var learnerDB = regexp.MustCompile(`^ws_(.+)_(outbox|naive)$`)
+
+// sampleBackends counts the client backends every 20 ms, the room's and
+// each learner's (by their databases), until the function it returns is
+// called: the peaks seen.
+func sampleBackends(t *testing.T, r *Room) func() (room, learner int) {
+	conn, err := pgx.Connect(t.Context(), r.srv.DatabaseURL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, done := make(chan struct{}), make(chan [2]int)
+	go func() {
+		defer conn.Close(context.Background())
+		var peak [2]int
+		for {
+			rows, err := conn.Query(context.Background(), `SELECT coalesce(datname, ''), count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY 1`)
+			if err == nil {
+				total, per := 0, map[string]int{}
+				for rows.Next() {
+					var db string
+					var c int
+					if rows.Scan(&db, &c) == nil {
+						total += c
+						if m := learnerDB.FindStringSubmatch(db); m != nil {
+							per[m[1]] += c
+						}
+					}
+				}
+				rows.Close()
+				peak[0] = max(peak[0], total)
+				for _, c := range per {
+					peak[1] = max(peak[1], c)
+				}
+			}
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() (int, int) { close(stop); p := <-done; return p[0], p[1] }
+}
+
+// memory is the process's resident set and its peak, from /proc (Linux).
+func memory(t *testing.T) (rss, hwm int64) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Logf("no /proc: %v", err)
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var kb int64
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			fmt.Sscan(v, &kb)
+			rss = kb << 10
+		}
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			fmt.Sscan(v, &kb)
+			hwm = kb << 10
+		}
+	}
+	return rss, hwm
+}
+
+// pct is the p-th percentile of ds (nearest rank).
+func pct(ds []time.Duration, p int) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	return s[max(0, min(i, len(s)-1))].Round(time.Millisecond)
+}
