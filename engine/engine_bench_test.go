@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -397,7 +398,17 @@ func BenchmarkEndToEnd(b *testing.B) {
 				b.StopTimer()
 				bd, rv, rvb := benchSetup(b, srv), benchSetup(b, srv), benchSetup(b, srv)
 				runs := []func(){
-					func() { elapsed[0] += endToEnd(b, bd, size) },
+					func() {
+						if benchStats {
+							statsReset(b, bd)
+						}
+						elapsed[0] += endToEnd(b, bd, size)
+						if benchStats {
+							b.StopTimer()
+							statsLog(b, bd, size)
+							b.StartTimer()
+						}
+					},
 					func() { elapsed[1] += riverEndToEnd(b, rv, size) },
 					func() { elapsed[2] += riverBurnDown(b, rvb, size) },
 				}
@@ -547,3 +558,76 @@ func BenchmarkCommitToPublish(b *testing.B) {
 		})
 	}
 }
+
+// benchStats is set by OUTBOXLAB_BENCH_STATS=1: the benchmark server loads
+// pg_stat_statements and BenchmarkEndToEnd logs, for its own pipeline, the
+// statements by total time, the WAL it wrote and its tables' HOT updates —
+// where the server's time goes, which a Go profile of the engine cannot see.
+var benchStats = os.Getenv("OUTBOXLAB_BENCH_STATS") == "1"
+
+func init() {
+	if benchStats {
+		benchSettings["shared_preload_libraries"] = "pg_stat_statements"
+		benchSettings["pg_stat_statements.track"] = "all"
+	}
+}
+
+// statsReset empties the server's statement and WAL statistics.
+func statsReset(b *testing.B, bd *bundle) {
+	b.Helper()
+	ctx := context.Background()
+	for _, q := range []string{"CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+		"SELECT pg_stat_statements_reset()", "SELECT pg_stat_reset_shared('wal')"} {
+		if _, err := bd.pool.Exec(ctx, q); err != nil {
+			b.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// statsLog logs what statsReset emptied, for bd's database, after n messages.
+func statsLog(b *testing.B, bd *bundle, n int) {
+	b.Helper()
+	ctx := context.Background()
+	rows, err := bd.pool.Query(ctx, `SELECT round(total_exec_time::numeric, 1), calls, rows, round(mean_exec_time::numeric, 3),
+		wal_bytes, shared_blks_hit + shared_blks_read, left(regexp_replace(query, '\s+', ' ', 'g'), 110)
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY total_exec_time DESC LIMIT 15`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	statsf("%10s %8s %8s %8s %12s %10s  %s", "total-ms", "calls", "rows", "mean-ms", "wal-bytes", "blks", "query")
+	for rows.Next() {
+		var total, mean float64
+		var calls, nrows, wal, blks int64
+		var q string
+		if err := rows.Scan(&total, &calls, &nrows, &mean, &wal, &blks, &q); err != nil {
+			b.Fatal(err)
+		}
+		statsf("%10.1f %8d %8d %8.3f %12d %10d  %s", total, calls, nrows, mean, wal, blks, q)
+	}
+	var records, fpi, bytes, buffersFull int64
+	if err := bd.pool.QueryRow(ctx, `SELECT wal_records, wal_fpi, wal_bytes::bigint, wal_buffers_full FROM pg_stat_wal`).
+		Scan(&records, &fpi, &bytes, &buffersFull); err != nil {
+		b.Fatal(err)
+	}
+	statsf("WAL (whole server): %d records, %d full-page images, %d bytes (%.0f per message), %d buffers full",
+		records, fpi, bytes, float64(bytes)/float64(n), buffersFull)
+	trows, err := bd.pool.Query(ctx, `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY relname`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer trows.Close()
+	for trows.Next() {
+		var rel string
+		var ins, upd, hot, del int64
+		if err := trows.Scan(&rel, &ins, &upd, &hot, &del); err != nil {
+			b.Fatal(err)
+		}
+		statsf("table %-20s ins %8d upd %8d hot %8d del %8d", rel, ins, upd, hot, del)
+	}
+}
+
+// statsf writes a line of statsLog to stderr: the benchmark's own log keeps
+// only its first lines.
+func statsf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
