@@ -7,7 +7,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/ui"
@@ -65,9 +65,9 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	if err := deploy.Probe(broker); err != nil {
 		return fail(err, exitUsage)
 	}
-	var e *edge.Edge
+	var e *httpapi.Listener
 	if *httpAddr != "" {
-		if e, err = edge.Listen(*httpAddr); err != nil {
+		if e, err = httpapi.Listen(*httpAddr); err != nil {
 			return fail(err, exitUsage)
 		}
 		defer e.Close()

@@ -21,6 +21,7 @@ import (
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/live"
 	"github.com/outboxlab/outboxlab/pg"
@@ -667,7 +668,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return fail(err, exitUsage)
 	}
 	var set scenes.Settings
-	var e *edge.Edge
+	var e *httpapi.Listener
 	if *httpAddr != "" {
 		// Bad input is said before anything boots: the scene, the mode, the
 		// address (a port in use), the collector's endpoint.
@@ -693,7 +694,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		if err := deploy.Probe(broker); err != nil {
 			return fail(err, exitUsage)
 		}
-		if e, err = edge.Listen(*httpAddr); err != nil {
+		if e, err = httpapi.Listen(*httpAddr); err != nil {
 			return fail(err, exitUsage)
 		}
 		defer e.Close()
@@ -723,7 +724,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			_ = srv.Stop()
 			return code
 		}
-	} else if code := serveLive(ctx, srv, e, set, sf.seed, *otlp, stdout, stderr); code != exitOK {
+	} else if code := serveLive(ctx, srv, edge.On(e), set, sf.seed, *otlp, stdout, stderr); code != exitOK {
 		_ = srv.Stop()
 		return code
 	}
