@@ -23,8 +23,8 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/lessons"
-	"github.com/outboxlab/outboxlab/live"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/realtime"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
@@ -754,7 +754,7 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 			}
 		}()
 	}
-	opts := live.Options{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix, Edge: e}
+	opts := realtime.Options{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix, Edge: e}
 	if otlp != "" {
 		exp, err := telemetry.NewOTLPExporter(ctx, otlp, func(err error) { fmt.Fprintf(stderr, "outboxlab serve: otlp: %v\n", err) })
 		if err != nil {
@@ -786,7 +786,7 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 	// (stall a consumer, watch the backlog on /metrics) needs no TUI.
 	fmt.Fprintf(stdout, "%-10s curl -X POST %s/faults/crash/relay-1   (also: /faults/stall/accounting?for=45s, /faults/broker/stop, /faults/broker/start)\n", "faults:", e.Addr)
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
-	if err := live.Run(ctx, opts); err != nil {
+	if err := realtime.Run(ctx, opts); err != nil {
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return exitFail
 	}
