@@ -7,10 +7,10 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/deployui"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/ui"
 )
 
 // liveScene is the scene whose settings a live deployment runs (its actors,
@@ -65,9 +65,9 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	if err := deploy.Probe(broker); err != nil {
 		return fail(err, exitUsage)
 	}
-	var e *edge.Edge
+	var e *httpapi.Listener
 	if *httpAddr != "" {
-		if e, err = edge.Listen(*httpAddr); err != nil {
+		if e, err = httpapi.Listen(*httpAddr); err != nil {
 			return fail(err, exitUsage)
 		}
 		defer e.Close()
@@ -99,7 +99,7 @@ func liveScreen(args []string, stdout, stderr io.Writer) int {
 	if broker.Kind == deploy.BrokerNATSURL {
 		url = d.JS.Conn.ConnectedUrlRedacted()
 	}
-	runErr := ui.RunLive(ctx, ui.LiveOptions{Deployment: d.Deployment, PsqlURL: d.DBURL, BrokerURL: url, HTTP: addr, Lang: l})
+	runErr := deployui.Run(ctx, deployui.Options{Deployment: d.Deployment, PsqlURL: d.DBURL, BrokerURL: url, HTTP: addr, Lang: l})
 	d.Stop()
 	if err := srv.Stop(); err != nil {
 		return fail(fmt.Errorf("stop PostgreSQL: %w", err), exitFail)

@@ -21,9 +21,10 @@ import (
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/lessons"
-	"github.com/outboxlab/outboxlab/live"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/realtime"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
@@ -667,7 +668,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return fail(err, exitUsage)
 	}
 	var set scenes.Settings
-	var e *edge.Edge
+	var e *httpapi.Listener
 	if *httpAddr != "" {
 		// Bad input is said before anything boots: the scene, the mode, the
 		// address (a port in use), the collector's endpoint.
@@ -693,7 +694,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		if err := deploy.Probe(broker); err != nil {
 			return fail(err, exitUsage)
 		}
-		if e, err = edge.Listen(*httpAddr); err != nil {
+		if e, err = httpapi.Listen(*httpAddr); err != nil {
 			return fail(err, exitUsage)
 		}
 		defer e.Close()
@@ -723,7 +724,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			_ = srv.Stop()
 			return code
 		}
-	} else if code := serveLive(ctx, srv, e, set, sf.seed, *otlp, stdout, stderr); code != exitOK {
+	} else if code := serveLive(ctx, srv, edge.On(e), set, sf.seed, *otlp, stdout, stderr); code != exitOK {
 		_ = srv.Stop()
 		return code
 	}
@@ -753,7 +754,7 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 			}
 		}()
 	}
-	opts := live.Options{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix, Edge: e}
+	opts := realtime.Options{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix, Edge: e}
 	if otlp != "" {
 		exp, err := telemetry.NewOTLPExporter(ctx, otlp, func(err error) { fmt.Fprintf(stderr, "outboxlab serve: otlp: %v\n", err) })
 		if err != nil {
@@ -785,7 +786,7 @@ func serveLive(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Set
 	// (stall a consumer, watch the backlog on /metrics) needs no TUI.
 	fmt.Fprintf(stdout, "%-10s curl -X POST %s/faults/crash/relay-1   (also: /faults/stall/accounting?for=45s, /faults/broker/stop, /faults/broker/start)\n", "faults:", e.Addr)
 	fmt.Fprintln(stdout, "serving; Ctrl-C stops")
-	if err := live.Run(ctx, opts); err != nil {
+	if err := realtime.Run(ctx, opts); err != nil {
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return exitFail
 	}

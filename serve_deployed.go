@@ -15,9 +15,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -108,7 +108,7 @@ func storeDir(srv *pg.Server) (string, error) {
 // published, a key already used replays), unless f.fresh empties both.
 // code is the exit code of an error: a URL that does not answer is bad
 // input (exit 2).
-func startDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Settings, f deployFlags, who string, onError func(error)) (d *deployed, code int, err error) {
+func startDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, f deployFlags, who string, onError func(error)) (d *deployed, code int, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	d = &deployed{cancel: cancel, DBURL: srv.DatabaseURL(deployDB)}
 	defer func() {
@@ -174,7 +174,7 @@ func startDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes
 		return d, exitUsage, err
 	}
 	d.Deployment, err = deploy.Launch(ctx, deploy.Options{
-		DatabaseURL: d.DBURL, Broker: j.Broker, Edge: e, Server: j.Server,
+		DatabaseURL: d.DBURL, Broker: j.Broker, HTTP: e, Server: j.Server,
 		Relays: set.Relays, Workers: set.Workers, Strategy: strategy,
 		Relay:   engine.RelayConfig{Lease: set.Lease, BatchSize: set.Batch, MaxAttempts: set.MaxAttempts},
 		OnError: onError,
@@ -235,7 +235,7 @@ func streamLine(s jetstream.StreamSettings) string {
 
 // serveDeployed runs the outbox pipeline for real behind e until ctx ends
 // (startDeployed), saying on stdout where and how to feed it.
-func serveDeployed(ctx context.Context, srv *pg.Server, e *edge.Edge, set scenes.Settings, f deployFlags, stdout, stderr io.Writer) int {
+func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, f deployFlags, stdout, stderr io.Writer) int {
 	fail := func(err error, code int) int {
 		fmt.Fprintf(stderr, "outboxlab serve: %v\n", err)
 		return code

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
@@ -34,9 +33,9 @@ type Options struct {
 	// DatabaseURL is the pipeline's database, migrated.
 	DatabaseURL string
 	Broker      Broker
-	// Edge is the HTTP API, listening already; Launch serves it, the
+	// HTTP is where the HTTP API listens already; Launch serves it, the
 	// faults (faults.go) and GET /metrics beside it. Nil serves nothing.
-	Edge *edge.Edge
+	HTTP *httpapi.Listener
 	// Server is the embedded JetStream the broker runs on, which
 	// /faults/broker/stop and /start stop and start; nil for a broker at a URL.
 	Server *jetstream.Server
@@ -79,7 +78,7 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
-// Launch starts the relays and consumers (and serves the API on o.Edge, if
+// Launch starts the relays and consumers (and serves the API on o.HTTP, if
 // any) and returns at once with the handle that runs them: its faults, its
 // payments and its figures, without HTTP. They run until ctx ends; Wait
 // then waits for them and releases what Launch opened.
@@ -119,12 +118,12 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 	d := &Deployment{o: o, pool: pool, faults: newFaults(o.Server, actors, o.Clock),
 		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{Clock: o.Clock})}
 	d.js, _ = o.Broker.(*jetstream.Broker)
-	if o.Edge != nil {
+	if o.HTTP != nil {
 		mux := http.NewServeMux()
 		d.faults.handler(mux)
 		mux.Handle("GET /metrics", telemetry.DeploymentHandler(d.metrics()))
 		mux.Handle("/", httpapi.NewHandler(d.backend))
-		o.Edge.ServeHandler(mux)
+		o.HTTP.Serve(mux)
 	}
 
 	f := d.faults

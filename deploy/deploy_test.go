@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
-	e, err := edge.Listen("127.0.0.1:0")
+	e, err := httpapi.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e, Server: j.Server,
+		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
 			OnError: func(err error) { t.Logf("actor: %v", err) }})
 	}()

@@ -140,8 +140,8 @@ func (d *Deployment) Counters() *engine.Counters { return d.o.Counters }
 // releases what Launch opened: the API, the writers, the pool.
 func (d *Deployment) Wait() {
 	d.wg.Wait()
-	if d.o.Edge != nil {
-		d.o.Edge.Close()
+	if d.o.HTTP != nil {
+		d.o.HTTP.Close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

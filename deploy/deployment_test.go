@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -37,10 +37,10 @@ func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launc
 		OnError: func(err error) { t.Logf("actor: %v", err) }, Workers: workers}
 	var l launched
 	if withHTTP {
-		if o.Edge, err = edge.Listen("127.0.0.1:0"); err != nil {
+		if o.HTTP, err = httpapi.Listen("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
 		}
-		l.base = "http://" + o.Edge.Addr
+		l.base = "http://" + o.HTTP.Addr
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := Launch(ctx, o)

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // faults are what a workshop does to a running deployment, over HTTP:
@@ -111,7 +111,7 @@ func (f *faults) armStall(actor string, d time.Duration) error {
 	if !slices.Contains(f.actors, actor) {
 		return f.unknown(actor)
 	}
-	if d <= 0 || d > edge.MaxStall {
+	if d <= 0 || d > httpapi.MaxStall {
 		return fmt.Errorf("stall %s for %s: %w", actor, d, ErrBadDuration)
 	}
 	f.mu.Lock()
@@ -137,9 +137,9 @@ func (f *faults) snapshot() []Actor {
 	return out
 }
 
-// handler serves the faults API (edge.HandleFaults) on mux: the same
+// handler serves the faults API (httpapi.HandleFaults) on mux: the same
 // paths and answers as serve's simulation, so a workshop's curl works on both.
-func (f *faults) handler(mux *http.ServeMux) { edge.HandleFaults(mux, faultsAPI{f}) }
+func (f *faults) handler(mux *http.ServeMux) { httpapi.HandleFaults(mux, faultsAPI{f}) }
 
 // faultsAPI is the deployment's faults as the faults API drives them.
 type faultsAPI struct{ f *faults }
@@ -176,11 +176,11 @@ func (a faultsAPI) Broker(_ context.Context, stop bool) (string, error) {
 func (a faultsAPI) refused(err error) error {
 	switch {
 	case errors.Is(err, ErrUnknownActor):
-		return &edge.FaultError{Status: http.StatusNotFound, Detail: err.Error()}
+		return &httpapi.FaultError{Status: http.StatusNotFound, Detail: err.Error()}
 	case errors.Is(err, ErrBadDuration):
-		return &edge.FaultError{Status: http.StatusBadRequest, Detail: err.Error()}
+		return &httpapi.FaultError{Status: http.StatusBadRequest, Detail: err.Error()}
 	case errors.Is(err, ErrBrokerAtURL):
-		return &edge.FaultError{Status: http.StatusConflict, Detail: err.Error()}
+		return &httpapi.FaultError{Status: http.StatusConflict, Detail: err.Error()}
 	}
 	return err
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -68,7 +68,7 @@ func TestTheLastFaultArmedFires(t *testing.T) {
 func TestEveryActorOnTheScreenIsAddressable(t *testing.T) {
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
-	e, err := edge.Listen("127.0.0.1:0")
+	e, err := httpapi.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestEveryActorOnTheScreenIsAddressable(t *testing.T) {
 	}
 	t.Cleanup(j.Close)
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := Launch(ctx, Options{DatabaseURL: url, Broker: j.Broker, Edge: e, Server: j.Server, Workers: 2})
+	d, err := Launch(ctx, Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

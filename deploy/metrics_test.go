@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
@@ -80,11 +80,11 @@ func serveDeployment(t *testing.T, unreachable bool) served {
 			}
 		}
 	}
-	e, err := edge.Listen("127.0.0.1:0")
+	e, err := httpapi.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{DatabaseURL: url, Broker: j.Broker, Edge: e, Server: j.Server,
+	o := Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
 		OnError: func(err error) { t.Logf("deployment: %v", err) }}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,10 +1,17 @@
+// Package edge is the simulator's HTTP edge (--http under the TUI and
+// serve --http): an httpapi.Listener whose POST /payments becomes the api
+// actor's work in the simulation, waiting in its queue for whoever drives
+// it, with a ticket per request that the driver answers (Edge.Answer);
+// GET /metrics the simulation's figures (telemetry, read through Figures,
+// the simulator's adapter); and /faults/… the driver's to do, or a 404
+// saying where the faults are. A deployment serves on an httpapi.Listener
+// of its own and needs none of this: the simulator is above the engine,
+// not below it.
 package edge
 
 import (
 	"context"
 	"fmt"
-	"github.com/outboxlab/outboxlab/httpapi/deadline"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,15 +40,13 @@ import (
 // TUI's model, serve's loop) through send, and the driver hands the api's
 // answers back with Answer — only the driver touches the simulation.
 type Edge struct {
-	Addr    string // where it listens, host:port
-	Said    bool   // the TUI said where, once (the driver's to set)
-	ln      net.Listener
-	server  *http.Server
-	send    func(Request) // set before it serves
-	faults  bool          // the driver takes faults (TakeFaults)
-	current atomic.Pointer[sim.Sim]
-	srv     atomic.Pointer[pg.Server]
-	prefix  atomic.Pointer[string]
+	*httpapi.Listener               // where it listens (Addr) and its server
+	Said              bool          // the TUI said where, once (the driver's to set)
+	send              func(Request) // set before it serves
+	faults            bool          // the driver takes faults (TakeFaults)
+	current           atomic.Pointer[sim.Sim]
+	srv               atomic.Pointer[pg.Server]
+	prefix            atomic.Pointer[string]
 
 	mu      sync.Mutex
 	next    int
@@ -58,34 +63,26 @@ type Request struct {
 	Fault  *Fault
 }
 
-// InputError is an address that cannot be listened on: bad input (exit 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-// Listen opens the listener at once, so a port in use is said before
-// anything starts. An address with no host listens on loopback only.
+// Listen opens the listener at once (httpapi.Listen: a port in use is said
+// before anything starts; its error an *httpapi.InputError).
 func Listen(addr string) (*Edge, error) {
-	host, port, err := net.SplitHostPort(addr)
+	l, err := httpapi.Listen(addr)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8080 (%v)", addr, err)}
+		return nil, err
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, &InputError{fmt.Errorf("--http %s: %w: another program listens there; choose another port, e.g. --http 127.0.0.1:0 for any free one", addr, err)}
-	}
-	return &Edge{Addr: ln.Addr().String(), ln: ln, waiting: map[int]chan sim.Answer{}}, nil
+	return On(l), nil
+}
+
+// On is an edge on a listener opened already.
+func On(l *httpapi.Listener) *Edge {
+	return &Edge{Listener: l, waiting: map[int]chan sim.Answer{}}
 }
 
 // Serve starts answering; send delivers a request to the driver.
 func (e *Edge) Serve(send func(Request), onError func(error)) {
 	e.send = send
 	col := telemetry.NewCollector(telemetry.Config{
-		Sim: e.current.Load,
+		Sim: e.simulation,
 		DatabaseURL: func(pipeline string) string {
 			srv, prefix := e.srv.Load(), e.prefix.Load()
 			if srv == nil || prefix == nil {
@@ -98,15 +95,14 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", telemetry.Handler(col))
 	if e.faults {
-		HandleFaults(mux, driven{e})
+		httpapi.HandleFaults(mux, driven{e})
 	} else {
 		noFaults(mux)
 	}
 	api := httpapi.NewHandler(e)
 	mux.Handle("POST /payments", waitsForTheDriver(api))
 	mux.Handle("/", api)
-	e.server = deadline.NewServer(mux)
-	go func() { _ = e.server.Serve(e.ln) }()
+	e.Listener.Serve(mux)
 }
 
 // waitsForTheDriver lifts the server's WriteTimeout for a request whose
@@ -122,29 +118,10 @@ func waitsForTheDriver(h http.Handler) http.Handler {
 	})
 }
 
-// ServeBackend answers POST and GET /payments with b instead of a
-// simulation: the engine running for real, in real time (serve --broker
-// nats). Its /metrics is not a simulation's: a deployment serves its own
-// beside the API through ServeHandler.
-func (e *Edge) ServeBackend(b httpapi.Backend) { e.ServeHandler(httpapi.NewHandler(b)) }
-
-// ServeHandler answers every request with h (ServeBackend's API and
-// whatever a deployment adds beside it).
-func (e *Edge) ServeHandler(h http.Handler) {
-	e.server = deadline.NewServer(h)
-	go func() { _ = e.server.Serve(e.ln) }()
-}
-
 // Close stops the server; a client still waiting gets a reset.
 func (e *Edge) Close() {
 	e.Abandon()
-	if e.server == nil {
-		_ = e.ln.Close()
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = e.server.Shutdown(ctx)
+	e.Listener.Close()
 }
 
 // Simulating follows the simulation the driver runs (nil while none).
@@ -155,6 +132,9 @@ func (e *Edge) Simulating(s *sim.Sim, srv *pg.Server, prefix string) {
 		e.prefix.Store(&prefix)
 	}
 }
+
+// simulation is the simulation telemetry reads now, nil while none.
+func (e *Edge) simulation() telemetry.Simulation { return Figures(e.current.Load()) }
 
 // CreatePayment hands the request to the model and waits for the api's
 // answer, or for the client to give up.
@@ -233,18 +213,6 @@ func (e *Edge) Abandon() {
 	for t, ch := range e.waiting {
 		delete(e.waiting, t)
 		ch <- sim.Answer{Ticket: t, Reset: true}
-	}
-}
-
-// Curl are the commands a workshop types to reach the API.
-func (e *Edge) Curl() []string {
-	// Short lines: the help draws them beside a lead, and a cut command
-	// cannot be copied.
-	return []string{
-		fmt.Sprintf(`curl -i %s/payments -H 'Idempotency-Key: k-1' \`, e.Addr),
-		`  -H 'Content-Type: application/json' \`,
-		`  -d '{"client_id":"acme","amount_cents":1250,"currency":"EUR"}'`,
-		fmt.Sprintf("curl -s %s/metrics | grep ^outboxlab_outbox", e.Addr),
 	}
 }
 

@@ -115,7 +115,7 @@ func TestSlowClientsAreCut(t *testing.T) {
 // Every server an edge runs has the four deadlines.
 func TestEveryEdgeServerHasDeadlines(t *testing.T) {
 	for _, simulation := range []bool{false, true} {
-		s := listen(t, simulation).server
+		s := listen(t, simulation).Server()
 		if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
 			t.Errorf("simulation %v: ReadHeaderTimeout %s, ReadTimeout %s, WriteTimeout %s, IdleTimeout %s: want each set",
 				simulation, s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)

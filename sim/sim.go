@@ -277,6 +277,14 @@ func (s *Sim) TimelineSince(epoch, from int) (entries []Entry, now int, reset bo
 	return append([]Entry(nil), s.timeline[from:]...), s.epoch, false
 }
 
+// Epoch counts the Resets so far (a rewind, a reset): the epoch
+// TimelineSince takes and returns, without copying entries.
+func (s *Sim) Epoch() int {
+	s.tlMu.Lock()
+	defer s.tlMu.Unlock()
+	return s.epoch
+}
+
 // Timeline returns a copy of the entries from index from on.
 func (s *Sim) Timeline(from int) []Entry {
 	s.tlMu.Lock()

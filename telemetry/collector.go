@@ -27,14 +27,12 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/sim"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -55,7 +53,7 @@ type Config struct {
 	// Sim returns the simulation to read now, nil while there is none
 	// (booting, between scenes). It is called at every scrape, so the
 	// simulator can replace its simulation (another scene) at any time.
-	Sim func() *sim.Sim
+	Sim func() Simulation
 	// DatabaseURL returns the URL of a pipeline's database ("outbox",
 	// "naive"), for the figures only the database has per consumer; nil
 	// leaves them out. Each read opens one short connection per pipeline
@@ -82,10 +80,10 @@ type Collector struct {
 	last *reading[simRead]
 
 	mu     sync.Mutex
-	seen   *sim.Sim  // the simulation of the run being counted
-	epoch  int       // its resets when last seen (sim.Sim.TimelineSince)
-	start  time.Time // when this collector first saw the run: the counters' created time
-	resets int64     // runs started over since the first one seen
+	seen   Simulation // the simulation of the run being counted
+	epoch  int        // its resets when last seen (Simulation.Epoch)
+	start  time.Time  // when this collector first saw the run: the counters' created time
+	resets int64      // runs started over since the first one seen
 }
 
 // NewCollector returns a collector reading what cfg says.
@@ -105,7 +103,7 @@ func NewCollector(cfg Config) *Collector {
 // simRead is one read of a simulation: every figure but those each scrape
 // makes (up, the age, the broker's state, the resets).
 type simRead struct {
-	sim      *sim.Sim
+	sim      Simulation
 	start    time.Time // the run's, when read
 	brokerUp bool
 	figures  []prometheus.Metric
@@ -176,7 +174,7 @@ type figure struct {
 // pipelineRead is what one scrape read of one pipeline.
 type pipelineRead struct {
 	m engine.Metrics
-	o sim.Oracle
+	o BrokerCounts
 }
 
 var figures = []figure{
@@ -207,7 +205,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the figures of the last good read of the simulation and
 // its databases, after waiting for a fresh one at most cfg.Wait.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	var s *sim.Sim
+	var s Simulation
 	if c.cfg.Sim != nil {
 		s = c.cfg.Sim()
 	}
@@ -245,29 +243,16 @@ func bool01(b bool) float64 {
 // scrape shows one whole read of the simulation or nothing. Its reads are a few
 // (the figures, the broker's counts, the per-consumer rows), each of one
 // moment; a simulation running meanwhile may move between them.
-func (c *Collector) read(ctx context.Context, s *sim.Sim, start time.Time) (simRead, error) {
+func (c *Collector) read(ctx context.Context, s Simulation, start time.Time) (simRead, error) {
 	read := simRead{sim: s, start: start, brokerUp: true}
-	ms, err := s.Metrics(ctx)
+	f, err := s.Figures(ctx)
 	if err != nil {
-		return read, fmt.Errorf("read metrics: %w", err)
+		return read, err
 	}
-	ors, err := s.Oracles(ctx)
-	if err != nil {
-		return read, fmt.Errorf("read the broker's counts: %w", err)
-	}
-	for _, a := range s.Actors() {
-		if a.Name == "broker" && a.State == sim.Down {
-			read.brokerUp = false
-		}
-	}
-	out := []prometheus.Metric{prometheus.MustNewConstMetric(descVirtualTime, prometheus.GaugeValue, unixSeconds(s.Now()))}
-	for _, m := range ms {
-		r := pipelineRead{m: m.Metrics}
-		for _, o := range ors {
-			if o.Pipeline == m.Pipeline {
-				r.o = o
-			}
-		}
+	read.brokerUp = f.BrokerUp
+	out := []prometheus.Metric{prometheus.MustNewConstMetric(descVirtualTime, prometheus.GaugeValue, unixSeconds(f.Now))}
+	for _, m := range f.Pipelines {
+		r := pipelineRead{m: m.Metrics, o: m.Broker}
 		for _, f := range figures {
 			if f.kind == prometheus.CounterValue {
 				out = append(out, prometheus.MustNewConstMetricWithCreatedTimestamp(f.desc, f.kind, f.of(r), start, m.Pipeline))
@@ -347,18 +332,13 @@ func (c *Collector) perConsumer(ctx context.Context, pipeline string) ([]prometh
 // run notes which run of which simulation this scrape reads: a simulation
 // it has not seen, or one reset since (its timeline's epoch moved), starts
 // a run. It returns the run's start and the resets counted so far.
-func (c *Collector) run(s *sim.Sim) (time.Time, int64) {
+func (c *Collector) run(s Simulation) (time.Time, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s == nil {
 		return c.start, c.resets
 	}
-	known := 0 // a new simulation starts at epoch 0
-	if s == c.seen {
-		known = c.epoch
-	}
-	// From past the end: no entries are copied unless the epoch moved.
-	_, epoch, _ := s.TimelineSince(known, math.MaxInt)
+	epoch := s.Epoch()
 	switch {
 	case c.seen == nil:
 		c.start = c.cfg.Now()

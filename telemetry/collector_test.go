@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -73,7 +74,7 @@ func setup(t *testing.T, text string) *bundle {
 	b := &bundle{se: se, url: func(p string) string { return pg.DatabaseURL(prefix + "_" + p) }}
 	play(t, se, sc.Steps)
 	b.col = telemetry.NewCollector(telemetry.Config{
-		Sim:         se.Sim,
+		Sim:         func() telemetry.Simulation { return edge.Figures(se.Sim()) },
 		DatabaseURL: b.url,
 		Wait:        freshRead,
 		OnError: func(err error) {
@@ -413,7 +414,7 @@ func checkHistogram(t *testing.T, pipe string, m *dto.Metric) {
 // outboxlab_up 0 and nothing it cannot read.
 func TestNoSimulation(t *testing.T) {
 	t.Parallel()
-	col := telemetry.NewCollector(telemetry.Config{Sim: func() *sim.Sim { return nil }})
+	col := telemetry.NewCollector(telemetry.Config{Sim: func() telemetry.Simulation { return nil }})
 	b := &bundle{col: col, srv: httptest.NewServer(telemetry.Handler(col))}
 	t.Cleanup(b.srv.Close)
 	fams := b.scrape(t)
@@ -435,7 +436,7 @@ func TestCountersCarryTheRunStart(t *testing.T) {
 	current := first.se.Sim()
 	wall := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	col := telemetry.NewCollector(telemetry.Config{
-		Sim:  func() *sim.Sim { return current },
+		Sim:  func() telemetry.Simulation { return edge.Figures(current) },
 		Now:  func() time.Time { return wall },
 		Wait: freshRead,
 	})
@@ -495,7 +496,7 @@ func TestUnreadableDatabase(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "title: a\nteaches: b\nmode: outbox\n\nrequest amount=1 client=acme\nexpect outbox payments == 0\n")
 	b.col = telemetry.NewCollector(telemetry.Config{
-		Sim:         b.se.Sim,
+		Sim:         func() telemetry.Simulation { return edge.Figures(b.se.Sim()) },
 		Wait:        freshRead,
 		DatabaseURL: func(string) string { return "postgres://outboxlab@127.0.0.1:1/nothing?connect_timeout=2" },
 		OnError: func(err error) {

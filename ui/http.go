@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/httpapi"
 )
 
 // httpRequestMsg is a POST /payments (--http) waiting for the api: the
@@ -14,7 +15,7 @@ type httpRequestMsg edge.Request
 // or a port in use is bad input.
 func listenHTTP(addr string) (*edge.Edge, error) {
 	e, err := edge.Listen(addr)
-	var input *edge.InputError
+	var input *httpapi.InputError
 	if errors.As(err, &input) {
 		return nil, &UsageError{input.Err}
 	}

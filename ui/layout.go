@@ -5,6 +5,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // Minimum terminal size; below it the TUI says so instead of drawing.
@@ -21,33 +22,10 @@ const minBodyUnderHelp = 10
 const tooSmall = "terminal too small: need 80×24"
 
 // fitLine cuts a styled line to w cells and pads it with spaces to w.
-func fitLine(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	sw := ansi.StringWidth(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "…")
-		sw = ansi.StringWidth(s)
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
-}
+func fitLine(s string, w int) string { return style.FitLine(s, w) }
 
 // fitLines makes exactly h lines of exactly w cells.
-func fitLines(lines []string, w, h int) []string {
-	out := make([]string, h)
-	for i := 0; i < h; i++ {
-		l := ""
-		if i < len(lines) {
-			l = lines[i]
-		}
-		out[i] = fitLine(l, w)
-	}
-	return out
-}
+func fitLines(lines []string, w, h int) []string { return style.FitLines(lines, w, h) }
 
 // block fits text (newline separated) to a w×h block.
 func block(s string, w, h int) string {
@@ -91,12 +69,7 @@ func paneTitle(st *Styles, focused bool, title, detail string, w int) string {
 }
 
 // pad returns s padded on the right with spaces to n cells (no cut).
-func pad(s string, n int) string {
-	if w := ansi.StringWidth(s); w < n {
-		return s + strings.Repeat(" ", n-w)
-	}
-	return s
-}
+func pad(s string, n int) string { return style.Pad(s, n) }
 
 // render applies a style only when there is text: an empty cell stays
 // empty even under a style with padding or background.

@@ -1,4 +1,4 @@
-package ui
+package deployui
 
 import (
 	"context"
@@ -9,47 +9,27 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/engine/jetstream"
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
-// liveDriver plays the Bubble Tea runtime for the live screen, as driver
-// does for the simulator: each command on its own goroutine, each message
-// back to Update one at a time.
+// liveDriver plays the Bubble Tea runtime for the live screen, as the
+// simulator's tests do for theirs: each command on its own goroutine, each
+// message back to Update one at a time.
 type liveDriver struct {
 	t    *testing.T
-	m    LiveModel
+	m    Model
 	msgs chan tea.Msg
 	seen []string // every screen drawn, for what showed only for a moment
 }
 
-// newLiveDriver launches a deployment on embedded JetStream (a 1 s lease:
-// a crashed relay's row is claimed again soon) and opens the live screen
-// on it at w×h.
+// fakePsqlURL is the database the fake says holds its payments.
+const fakePsqlURL = "postgres://outboxlab@127.0.0.1:5432/live_outbox"
+
+// newLiveDriver opens the live screen at w×h on a fake deployment.
 func newLiveDriver(t *testing.T, lang string, w, h int) *liveDriver {
 	t.Helper()
-	_, db := pgtest.DB(t)
-	j, err := deploy.OpenJetStream(context.Background(), deploy.BrokerChoice{Kind: deploy.BrokerNATS}, t.TempDir(),
-		jetstream.Config{Timeout: 500 * time.Millisecond, AckWait: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := deploy.Launch(ctx, deploy.Options{DatabaseURL: pgtest.Server(t).DatabaseURL(db), Broker: j.Broker, Server: j.Server,
-		Relay: engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second}})
-	if err != nil {
-		cancel()
-		j.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		d.Wait()
-		j.Close()
-	})
-	ld := &liveDriver{t: t, m: NewLiveModel(ctx, LiveOptions{Deployment: d, Lang: lang, PsqlURL: pgtest.Server(t).DatabaseURL(db)}),
+	t.Cleanup(cancel)
+	ld := &liveDriver{t: t, m: New(ctx, Options{Deployment: newFakeDeployment(), Lang: lang, PsqlURL: fakePsqlURL}),
 		msgs: make(chan tea.Msg, 64)}
 	ld.handle(tea.WindowSizeMsg{Width: w, Height: h})
 	ld.exec(ld.m.Init())
@@ -75,7 +55,7 @@ func (d *liveDriver) handle(msg tea.Msg) {
 		return
 	}
 	next, cmd := d.m.Update(msg)
-	d.m = next.(LiveModel)
+	d.m = next.(Model)
 	d.seen = append(d.seen, d.screen())
 	d.exec(cmd)
 }
@@ -112,81 +92,6 @@ func (d *liveDriver) shown(re string) bool {
 		}
 	}
 	return false
-}
-
-// carried is the screen of n payments published and applied by both
-// consumers (a column each: accounting, notifications).
-func carried(n string) string {
-	return `(?s)payments +` + n + `\n.*outbox pending +0\n.*published +` + n + `\n.*inbox +` + n + ` +` + n + `\n.*effects +` + n + ` +` + n + `\n`
-}
-
-// The live screen driven by keys, as a user would: p three times, the
-// figures reach published 3 and both consumers 3; c 1 arms relay-1's crash,
-// the next payment's claim fires it and the screen shows relay-1 crashed and
-// restarting, then running with one restart, and the payment carried once
-// its lease ends; b stops the broker, payments then wait (pending grows, the
-// header says stopped), b again starts it and pending drains.
-func TestLiveScreenByKeys(t *testing.T) {
-	t.Parallel()
-	d := newLiveDriver(t, "en", 120, 40)
-	d.waitFor(`1 relay-1 +● running`)
-	for _, want := range []string{"JetStream embedded in this process", "the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock",
-		"relays woken by LISTEN/NOTIFY", "p post a payment", "b stop/start the broker", "q quit"} {
-		if !strings.Contains(d.screen(), want) {
-			t.Errorf("the screen lacks %q:\n%s", want, d.screen())
-		}
-	}
-	d.press("p", "p", "p")
-	d.waitFor(carried("3"))
-
-	d.press("c")
-	d.waitFor(`crash which actor\? 1-3, esc cancels\n1-3 which actor • esc cancel`)
-	d.press("1")
-	d.waitFor(`1 relay-1 +● running ⚑ crash at its next checkpoint`)
-	d.press("p")
-	d.waitFor(`1 relay-1 +● running restarts: 1`)
-	if !d.shown(`1 relay-1 +✗ crashed, restarting in`) {
-		t.Error("relay-1 was never shown crashed and restarting")
-	}
-	d.waitFor(carried("4"))
-
-	d.press("b")
-	d.waitFor(`JetStream embedded in this process \(stopped\)`)
-	d.waitFor(`(?s)JetStream\n.*stopped: b starts it`)
-	d.waitFor(`1 relay-1 +◌ waiting on the broker`)
-	d.press("p", "p")
-	d.waitFor(`outbox pending +2\n`)
-	d.waitFor(`oldest pending +[0-9.]+(ms|s)\n`)
-	d.press("b")
-	d.waitFor(`JetStream started again on its store`)
-	d.waitFor(carried("6"))
-	d.waitFor(`JetStream: 0 messages not acked by all`)
-	d.waitFor(`1 relay-1 +● running`)
-
-	// esc gives up a choice; a digit past the actors says there is none.
-	d.press("s", "esc")
-	d.waitFor(`p post a payment`)
-	if strings.Contains(d.screen(), "stall which actor") || !strings.Contains(d.screen(), "p post a payment") {
-		t.Errorf("after s, esc:\n%s", d.screen())
-	}
-	d.press("s", "9")
-	d.waitFor(`no actor #9`)
-	d.press("s", "2")
-	d.waitFor(`2 accounting +● running ⚑ stall at its next checkpoint`)
-
-	d.press("q")
-	var quit bool
-	for !quit {
-		select {
-		case msg := <-d.msgs:
-			_, quit = msg.(tea.QuitMsg)
-			if !quit {
-				d.handle(msg)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("q did not quit")
-		}
-	}
 }
 
 // --lang es: every word of the live screen in Spanish, none of the English

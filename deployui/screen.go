@@ -1,4 +1,11 @@
-package ui
+// Package deployui is the screen of `outboxlab live`: the outbox pipeline
+// running for real on NATS JetStream (package deploy), drawn live (its
+// actors, the database's and the broker's figures) and driven by keys (a
+// payment, a crash, a stall, the broker stopped and started). It draws a
+// Deployment, the few methods it calls, which *deploy.Deployment
+// implements and its tests fake. It shares the simulator's look
+// (ui/style) and words (catalog), and nothing else of the simulator.
+package deployui
 
 import (
 	"context"
@@ -14,12 +21,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
-// LiveOptions say what the live screen shows: a deployment running for
+// Options say what the live screen shows: a deployment running for
 // real (deploy.Launch), started by the caller, who also stops it.
-type LiveOptions struct {
-	Deployment *deploy.Deployment
+type Options struct {
+	Deployment Deployment
 	// BrokerURL is the NATS URL the broker runs at; "" for JetStream
 	// embedded in this process.
 	BrokerURL string
@@ -41,16 +49,16 @@ const (
 // liveRefresh is how often the snapshot is read again.
 const liveRefresh = 500 * time.Millisecond
 
-// LiveModel is the live screen's root: the header (which broker runs and
+// Model is the live screen's root: the header (which broker runs and
 // why), the actors and the figures, and the footer of keys. It turns keys
 // into the deployment's faults and payments, each a command whose result
 // comes back as a message; the tick reads the snapshot.
-type LiveModel struct {
+type Model struct {
 	ctx     context.Context
-	d       *deploy.Deployment
-	opts    LiveOptions
-	st      *Styles
-	keys    LiveKeyMap
+	d       Deployment
+	opts    Options
+	st      *style.Styles
+	keys    KeyMap
 	help    help.Model
 	actors  liveActorsPane
 	figures liveFiguresPane
@@ -93,14 +101,14 @@ type (
 	}
 )
 
-// NewLiveModel builds the live screen for o.Deployment.
-func NewLiveModel(ctx context.Context, o LiveOptions) LiveModel {
-	st := DefaultStyles(true)
+// New builds the live screen for o.Deployment.
+func New(ctx context.Context, o Options) Model {
+	st := style.Default(true)
 	st.Words = catalog.For(o.Lang)
-	keys := DefaultLiveKeyMap(st.Words)
+	keys := DefaultKeyMap(st.Words)
 	h := help.New()
 	h.Styles = st.Help
-	m := LiveModel{ctx: ctx, d: o.Deployment, opts: o, st: &st, keys: keys, help: h, tag: 1}
+	m := Model{ctx: ctx, d: o.Deployment, opts: o, st: &st, keys: keys, help: h, tag: 1}
 	stream, ok := o.Deployment.Stream()
 	m.actors = newLiveActorsPane(m.st, keys, o.Deployment.AckWait(), stream, ok)
 	m.figures = newLiveFiguresPane(m.st)
@@ -108,7 +116,7 @@ func NewLiveModel(ctx context.Context, o LiveOptions) LiveModel {
 }
 
 // Init reads the first snapshot and starts the tick.
-func (m LiveModel) Init() tea.Cmd {
+func (m Model) Init() tea.Cmd {
 	return tea.Batch(liveSnapshotCmd(m.ctx, m.d, 0), liveTickCmd(m.tag), tea.RequestBackgroundColor)
 }
 
@@ -116,7 +124,7 @@ func liveTickCmd(tag int) tea.Cmd {
 	return tea.Tick(liveRefresh, func(time.Time) tea.Msg { return liveTickMsg{tag: tag} })
 }
 
-func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment, seq int) tea.Cmd {
+func liveSnapshotCmd(ctx context.Context, d Deployment, seq int) tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
@@ -126,13 +134,13 @@ func liveSnapshotCmd(ctx context.Context, d *deploy.Deployment, seq int) tea.Cmd
 }
 
 // snapshot asks for a new snapshot, numbered.
-func (m *LiveModel) snapshot() tea.Cmd {
+func (m *Model) snapshot() tea.Cmd {
 	m.asked++
 	m.refreshing = true
 	return liveSnapshotCmd(m.ctx, m.d, m.asked)
 }
 
-func livePostCmd(ctx context.Context, d *deploy.Deployment, n int) tea.Cmd {
+func livePostCmd(ctx context.Context, d Deployment, n int) tea.Cmd {
 	return func() tea.Msg {
 		for i := range n {
 			c, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -146,7 +154,7 @@ func livePostCmd(ctx context.Context, d *deploy.Deployment, n int) tea.Cmd {
 	}
 }
 
-func liveBrokerCmd(d *deploy.Deployment, start bool) tea.Cmd {
+func liveBrokerCmd(d Deployment, start bool) tea.Cmd {
 	return func() tea.Msg {
 		if start {
 			return liveBrokerMsg{started: true, err: d.StartBroker()}
@@ -157,7 +165,7 @@ func liveBrokerCmd(d *deploy.Deployment, start bool) tea.Cmd {
 
 // stallFor is how long s freezes an actor: past AckWait, so JetStream
 // delivers its message again.
-func (m LiveModel) stallFor() time.Duration {
+func (m Model) stallFor() time.Duration {
 	if w := m.d.AckWait(); w > 0 {
 		return w + 5*time.Second
 	}
@@ -166,12 +174,12 @@ func (m LiveModel) stallFor() time.Duration {
 
 // Update routes: window size to every pane, keys to the actors pane while
 // it picks an actor, else to the root's keys; results to whoever draws them.
-func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	w := m.st.Words
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
 		words := m.st.Words
-		st := DefaultStyles(msg.IsDark())
+		st := style.Default(msg.IsDark())
 		st.Words = words
 		*m.st = st
 		m.help.Styles = st.Help
@@ -257,7 +265,7 @@ func (m LiveModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // key is a key of the root's.
-func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	w := m.st.Words
 	switch {
 	case key.Matches(msg, m.keys.Help):
@@ -305,7 +313,7 @@ func (m LiveModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // arm arms the chosen fault, on bubbletea's goroutine (arming only sets
 // what the actor's hook reads at its next checkpoint: it does not block).
-func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
+func (m *Model) arm(c liveActorChosenMsg) tea.Cmd {
 	w := m.st.Words
 	m.layout()
 	if c.actor == "" {
@@ -333,7 +341,7 @@ func (m *LiveModel) arm(c liveActorChosenMsg) tea.Cmd {
 // header is the lines above the panes: which broker runs (and its API),
 // wrapped at its separators, then why when the screen is tall enough for
 // it (the help says it always).
-func (m LiveModel) header() []string {
+func (m Model) header() []string {
 	st, w := m.st, m.st.Words
 	where := w.Word("JetStream embedded in this process")
 	if m.opts.BrokerURL != "" {
@@ -361,7 +369,7 @@ func (m LiveModel) header() []string {
 const liveWhyHeight = 32
 
 // why is what the live screen is, beside the simulator.
-func (m LiveModel) why() []string {
+func (m Model) why() []string {
 	w := m.st.Words
 	return []string{
 		w.Word("the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit"),
@@ -397,7 +405,7 @@ func joinWrapped(items []string, sep string, w int) []string {
 		lines = append(lines, cur)
 	}
 	for i, l := range lines {
-		lines[i] = fitLine(l, w)
+		lines[i] = style.FitLine(l, w)
 	}
 	return lines
 }
@@ -415,7 +423,7 @@ func wrapStyled(style lipgloss.Style, text string, w int) []string {
 // layout sizes the panes' widths and the help's: the actors on the left,
 // the figures beside them. Heights are the render's, which knows how many
 // lines the header, the status and the footer take.
-func (m *LiveModel) layout() {
+func (m *Model) layout() {
 	// The figures need about 41 columns at 80, 55 when there is room; the
 	// actors the rest, half the width at most.
 	left := min(max(m.w-3-55, 36), m.w/2)
@@ -425,7 +433,7 @@ func (m *LiveModel) layout() {
 }
 
 // View draws the screen.
-func (m LiveModel) View() tea.View {
+func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = "outboxlab live"
@@ -434,7 +442,7 @@ func (m LiveModel) View() tea.View {
 
 // status is the line under the panes, wrapped to two lines at most: the
 // last action's failure, a database that cannot be read, or the notice.
-func (m LiveModel) status() []string {
+func (m Model) status() []string {
 	w := m.st.Words
 	var lines []string
 	switch {
@@ -452,7 +460,7 @@ func (m LiveModel) status() []string {
 }
 
 // footer is the keys that apply now, wrapped at whole keys.
-func (m LiveModel) footer() []string {
+func (m Model) footer() []string {
 	var bindings []key.Binding
 	if m.actors.choosing != "" {
 		bindings = append(m.actors.ShortHelp(), m.keys.Quit)
@@ -470,7 +478,7 @@ func (m LiveModel) footer() []string {
 	return joinWrapped(items, hs.ShortSeparator.Render(" • "), m.w)
 }
 
-func (m LiveModel) render() string {
+func (m Model) render() string {
 	w := m.st.Words
 	if m.w < liveMinWidth || m.h < liveMinHeight {
 		return w.T("terminal too small: the live screen needs %d×%d", liveMinWidth, liveMinHeight)
@@ -482,7 +490,7 @@ func (m LiveModel) render() string {
 	if m.showHelp {
 		help := m.helpLines(body)
 		top := min(m.helpTop, max(len(help)-body, 0))
-		lines = append(lines, fitLines(help[top:], m.w, body)...)
+		lines = append(lines, style.FitLines(help[top:], m.w, body)...)
 	} else {
 		actors, figures := m.actors, m.figures
 		actors.SetSize(actors.w, body)
@@ -492,25 +500,25 @@ func (m LiveModel) render() string {
 			strings.TrimRight(strings.Repeat(gutter+"\n", body), "\n"), figures.View()))
 	}
 	for _, l := range status {
-		lines = append(lines, fitLine(l, m.w))
+		lines = append(lines, style.FitLine(l, m.w))
 	}
 	lines = append(lines, footer...)
 	return strings.Join(lines, "\n")
 }
 
-// RunLive shows the deployment live on the terminal until the learner
+// Run shows the deployment live on the terminal until the learner
 // quits (or SIGINT, SIGTERM, SIGHUP, or ctx ends). It neither starts nor
 // stops the deployment: its caller does both.
-func RunLive(ctx context.Context, o LiveOptions) error {
+func Run(ctx context.Context, o Options) error {
 	if o.Deployment == nil {
-		return &UsageError{errors.New("live: no deployment")}
+		return errors.New("live: no deployment") // the caller's mistake: it starts the deployment
 	}
 	if o.Lang == "" {
 		o.Lang = "en"
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := tea.NewProgram(NewLiveModel(ctx, o), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
+	p := tea.NewProgram(New(ctx, o), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
 	defer quitOnSignal(ctx, p)()
 	_, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
@@ -521,14 +529,14 @@ func RunLive(ctx context.Context, o LiveOptions) error {
 
 // bodyHeight is the rows left for the panes or the help between the
 // header (and its rule) and the status and footer lines.
-func (m LiveModel) bodyHeight() (head, body int) {
+func (m Model) bodyHeight() (head, body int) {
 	head = len(m.header()) + 1
 	return head, max(m.h-head-len(m.status())-len(m.footer()), 1)
 }
 
 // clampHelpTop keeps the help's first line where the help's last line can
 // still be reached, and no further.
-func (m LiveModel) clampHelpTop(top int) int {
+func (m Model) clampHelpTop(top int) int {
 	_, body := m.bodyHeight()
 	return max(min(top, len(m.helpLines(body))-body), 0)
 }

@@ -1,4 +1,4 @@
-package ui
+package deployui
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // does, the psql command of the database that holds the payments, what
 // the figures count, and why this screen runs the engine for real; blank
 // lines go first when they are more than h.
-func (m LiveModel) helpLines(h int) []string {
+func (m Model) helpLines(h int) []string {
 	st, w := m.st, m.st.Words
 	lines := []string{st.Pane.Title.Render(w.Word("Help"))}
 	keys := []struct{ key, says string }{

@@ -1,4 +1,4 @@
-package live
+package realtime
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -47,7 +48,7 @@ func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f edge.Fault) error 
 	views := s.Actors()
 	keys := matching(views, f.Actor)
 	if len(keys) == 0 {
-		return &edge.FaultError{Status: http.StatusNotFound,
+		return &httpapi.FaultError{Status: http.StatusNotFound,
 			Detail: fmt.Sprintf("no actor %q here (actors: %s)", f.Actor, strings.Join(names(views), ", "))}
 	}
 	// Its next checkpoint: every unit of an actor's work begins at its
@@ -57,7 +58,7 @@ func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f edge.Fault) error 
 	// whatever was armed there.
 	cps := v.set.CheckpointsFor(f.Actor)
 	if len(cps) == 0 {
-		return &edge.FaultError{Status: http.StatusNotFound, Detail: fmt.Sprintf("%s has no checkpoint to fail at", f.Actor)}
+		return &httpapi.FaultError{Status: http.StatusNotFound, Detail: fmt.Sprintf("%s has no checkpoint to fail at", f.Actor)}
 	}
 	fault := scenes.Crash
 	if f.Kind == edge.FaultStall {

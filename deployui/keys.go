@@ -1,14 +1,14 @@
-package ui
+package deployui
 
 import (
 	"charm.land/bubbles/v2/key"
 	"github.com/outboxlab/outboxlab/catalog"
 )
 
-// LiveKeyMap holds the live screen's keys. While a fault waits for its
+// KeyMap holds the live screen's keys. While a fault waits for its
 // actor's digit, only the digits and esc apply; while the help shows, only
 // what closes it and quit.
-type LiveKeyMap struct {
+type KeyMap struct {
 	Post    key.Binding
 	PostTen key.Binding
 	Crash   key.Binding
@@ -22,9 +22,9 @@ type LiveKeyMap struct {
 	Quit    key.Binding
 }
 
-// DefaultLiveKeyMap returns the live screen's keys, their help in w's language.
-func DefaultLiveKeyMap(w *catalog.Printer) LiveKeyMap {
-	k := LiveKeyMap{
+// DefaultKeyMap returns the live screen's keys, their help in w's language.
+func DefaultKeyMap(w *catalog.Printer) KeyMap {
+	k := KeyMap{
 		Post:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", w.T("post a payment"))),
 		PostTen: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", w.T("post 10"))),
 		Crash:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", w.T("crash"))),
@@ -51,7 +51,7 @@ const (
 )
 
 // mode enables the keys of m (quit always).
-func (k *LiveKeyMap) mode(m liveKeysMode) {
+func (k *KeyMap) mode(m liveKeysMode) {
 	for _, b := range []*key.Binding{&k.Post, &k.PostTen, &k.Crash, &k.Stall, &k.Broker, &k.Help} {
 		b.SetEnabled(m == liveKeysNormal)
 	}
@@ -63,7 +63,7 @@ func (k *LiveKeyMap) mode(m liveKeysMode) {
 
 // choosing enables the digits and esc while a fault waits for its actor,
 // the other keys (but quit) otherwise.
-func (k *LiveKeyMap) choosing(on bool) {
+func (k *KeyMap) choosing(on bool) {
 	if on {
 		k.mode(liveKeysChoosing)
 	} else {
@@ -72,9 +72,9 @@ func (k *LiveKeyMap) choosing(on bool) {
 }
 
 // ShortHelp is the footer's line.
-func (k LiveKeyMap) ShortHelp() []key.Binding {
+func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Post, k.PostTen, k.Crash, k.Stall, k.Broker, k.Actor, k.Cancel, k.Help, k.Close, k.Scroll, k.Quit}
 }
 
 // FullHelp is every key.
-func (k LiveKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

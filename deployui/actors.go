@@ -1,4 +1,4 @@
-package ui
+package deployui
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // liveActorsKeys are the actors pane's: while a fault waits for its actor,
@@ -24,7 +25,7 @@ func (k liveActorsKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.Sh
 // liveActorsPane lists the deployment's actors, numbered, with each one's
 // state as its supervisor and faults know it.
 type liveActorsPane struct {
-	st      *Styles
+	st      *style.Styles
 	keys    liveActorsKeys
 	w, h    int
 	actors  []deploy.Actor
@@ -42,7 +43,7 @@ type liveActorsPane struct {
 // liveActorChosenMsg is the actor a fault is for (actor "" gave up).
 type liveActorChosenMsg struct{ fault, actor string }
 
-func newLiveActorsPane(st *Styles, keys LiveKeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
+func newLiveActorsPane(st *style.Styles, keys KeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
 	return liveActorsPane{st: st, keys: liveActorsKeys{Actor: keys.Actor, Cancel: keys.Cancel}, ackWait: ackWait,
 		stream: stream, streamOK: streamOK}
 }
@@ -132,7 +133,7 @@ func (p liveActorsPane) View() string {
 	if p.streamOK {
 		lines = append(append(lines, ""), p.streamLines()...)
 	}
-	return strings.Join(fitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
+	return strings.Join(style.FitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
 }
 
 // streamLines say what the stream promises: how long an id is
@@ -152,7 +153,7 @@ func (p liveActorsPane) streamLines() []string {
 	}
 	lines := []string{st.Figures.Heading.Render(w.Word("Stream")) + " " + st.Live.Why.Render(s.Name)}
 	for i, l := range labels {
-		lines = append(lines, st.Figures.Label.Render(pad(l, labelW))+"  "+st.Figures.Value.Render(values[i]))
+		lines = append(lines, st.Figures.Label.Render(style.Pad(l, labelW))+"  "+st.Figures.Value.Render(values[i]))
 	}
 	return lines
 }
