@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/outboxlab/outboxlab/ui/quit"
 	"strings"
 	"time"
 
@@ -519,7 +520,7 @@ func Run(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := tea.NewProgram(New(ctx, o), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
-	defer quitOnSignal(ctx, p)()
+	defer quit.OnSignal(ctx, p)()
 	_, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return fmt.Errorf("live: %w", err)

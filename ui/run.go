@@ -8,10 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/outboxlab/outboxlab/ui/quit"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -246,7 +245,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	if m.http != nil {
 		m.http.Serve(func(r edge.Request) { p.Send(httpRequestMsg(r)) }, nil)
 	}
-	defer quitOnSignal(ctx, p)()
+	defer quit.OnSignal(ctx, p)()
 
 	final, runErr := p.Run()
 	// Stop whatever is still running: a boot in progress is cancelled and
@@ -289,21 +288,4 @@ func envSize() (int, int) {
 		h = v
 	}
 	return w, h
-}
-
-// quitOnSignal quits p on an interrupt, a SIGTERM or a hangup (the program
-// runs without bubbletea's own signal handler, so that a quit goes through
-// the screen's cleanup) until ctx ends; the function it returns stops
-// listening.
-func quitOnSignal(ctx context.Context, p *tea.Program) (stop func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		select {
-		case <-sigs:
-			p.Quit()
-		case <-ctx.Done():
-		}
-	}()
-	return func() { signal.Stop(sigs) }
 }
