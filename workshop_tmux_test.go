@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -33,6 +34,9 @@ func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
 		t.Skip("boots PostgreSQL")
 	}
 	if _, err := exec.LookPath("ssh"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no openssh client: .ci/run installs it (apt-get install openssh-client)")
+		}
 		t.Skip("no openssh client (apt-get install openssh-client)")
 	}
 	port := freePort(t)
