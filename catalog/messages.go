@@ -736,7 +736,7 @@ var messages = []struct{ en, es string }{
 	{"no actor %s", "no hay actor %s"},
 	{"oldest pending", "pendiente más antiguo"},
 	{"outbox pending", "pendientes en outbox"},
-	{"payments posted: %d (each in one transaction with its outbox row)", "pagos enviados: %d (cada uno en una transacción con su fila de outbox)"},
+	{"payments just posted: %d (each in one transaction with its outbox row)", "pagos recién enviados: %d (cada uno en una transacción con su fila de outbox)"},
 	{"post 10", "enviar 10"},
 	{"post a payment", "enviar un pago"},
 	{"posting 10 payments…", "enviando 10 pagos…"},

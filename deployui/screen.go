@@ -212,7 +212,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case livePostedMsg:
 		m.err = msg.err
 		if msg.err == nil {
-			m.notice = w.T("payments posted: %d (each in one transaction with its outbox row)", msg.n)
+			m.notice = w.T("payments just posted: %d (each in one transaction with its outbox row)", msg.n)
 		}
 		return m, m.snapshot()
 	case liveFaultMsg:
