@@ -32,7 +32,6 @@ func TestSchedulesAreSeeded(t *testing.T) {
 // in any run, while the naive dual write beside it loses or invents events
 // in some.
 func TestTheOutboxHoldsUnderChaos(t *testing.T) {
-	t.Parallel()
 	outs, err := Run(context.Background(), pgtest.Server(t), 1, 0, 120, 2, Options{}, "chaoshold", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +55,6 @@ func TestTheOutboxHoldsUnderChaos(t *testing.T) {
 // consumer (a SELECT decides, two workers), it finds violations and shrinks
 // each to a scene of a few lines that `run` replays to the same failure.
 func TestTheCheckerFindsAndShrinks(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	srv := pgtest.Server(t)
 	for _, tc := range []struct {
@@ -111,7 +109,6 @@ func TestTheCheckerFindsAndShrinks(t *testing.T) {
 // go while its waiter had not woken yet, a crashed actor's rollback or a
 // dropped COMMIT still under way when the next actor moved.
 func TestSchedulesReplayExactly(t *testing.T) {
-	t.Parallel()
 	srv := pgtest.Server(t)
 	for _, c := range []struct {
 		seed  uint64
@@ -183,7 +180,6 @@ func runRecord(t *testing.T, se *sim.Session) string {
 // schedule); every run must be the run a session of its own makes: the
 // same timeline entry for entry, the same figures.
 func TestAWorkerRunsAsAFreshSessionDoes(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	srv := pgtest.Server(t)
 	w := NewWorker(srv, "chaosworker")
