@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -140,4 +141,13 @@ func wholeWord(line, name string) int {
 		return loc[0] + 1
 	}
 	return loc[0]
+}
+
+// report logs how many texts were found cut and fails the test on each.
+func (c *clipped) report(t *testing.T) {
+	t.Helper()
+	t.Logf("clipped texts: %d", len(c.found))
+	for _, s := range c.found {
+		t.Errorf("clipped: %s", s)
+	}
 }

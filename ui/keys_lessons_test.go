@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,47 +26,82 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	// side, four at once whatever -parallel says: a lesson mostly waits for
 	// a key's quiet moment (80 ms), so even a machine of two cores plays
 	// four in about the time of one (measured: 474 s one after another,
-	// 155 s two at once). Run may be called from several goroutines.
-	// A lesson on the CDC relay plays alone, after the others: its figure
-	// slot WAL counts the whole server's WAL, and making its slot waits for
-	// every open transaction on the server, so another lesson's writes
-	// would move what it checks.
+	// 155 s two at once). Run may be called from several goroutines. The
+	// test runs beside the package's other parallel tests; the lessons on
+	// the CDC relay are TestCDCLessonsByKeysAlone's, which runs before any.
+	t.Parallel()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 4)
-	type alone struct {
-		lang string
-		l    *lessons.Lesson
-	}
-	var later []alone
 	// What a lesson points at and the screen cuts, read at 120×40 and
 	// 80×24 at each step's hint, its pass, and the lesson's end.
 	var clips clipped
+	type played struct {
+		lang string
+		l    *lessons.Lesson
+	}
+	var all []played
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {
-			wg.Wait()
+			t.Fatal(err)
+		}
+		for _, l := range course {
+			if !readsTheWholeServer(l) {
+				all = append(all, played{lang, l})
+			}
+		}
+	}
+	// The lessons with a chaos run take a minute each, several times any
+	// other: they start first, so the pool does not end waiting on one.
+	slices.SortStableFunc(all, func(a, b played) int { return cmp.Compare(lessonChaosRuns(b.l), lessonChaosRuns(a.l)) })
+	for _, p := range all {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			playLessonByKeys(t, p.lang, p.l, &clips)
+		})
+	}
+	wg.Wait()
+	clips.report(t)
+}
+
+// The lessons on the CDC relay, by keys as TestEveryLessonByKeysAlone plays
+// the others, one at a time and alone on the server: not parallel, so the
+// package's parallel tests wait until it ends. Its figure slot WAL counts
+// the whole server's WAL, and making its slot waits for every open
+// transaction on the server, so another test's writes would move what it
+// checks.
+func TestCDCLessonsByKeysAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the CDC lessons twice on the real database")
+	}
+	var clips clipped
+	played := 0
+	for _, lang := range lessons.Langs {
+		course, err := lessons.Load(lang)
+		if err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range course {
 			if readsTheWholeServer(l) {
-				later = append(later, alone{lang, l})
-				continue
-			}
-			slots <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-slots }()
 				playLessonByKeys(t, lang, l, &clips)
-			})
+				played++
+			}
 		}
 	}
-	wg.Wait()
-	for _, a := range later {
-		playLessonByKeys(t, a.lang, a.l, &clips)
+	if played == 0 {
+		t.Fatal("no lesson runs the CDC relay: the test plays nothing")
 	}
-	t.Logf("clipped texts: %d", len(clips.found))
-	for _, c := range clips.found {
-		t.Errorf("clipped: %s", c)
+	clips.report(t)
+}
+
+// lessonChaosRuns is how many chaos runs a lesson's steps ask for.
+func lessonChaosRuns(l *lessons.Lesson) int {
+	n := 0
+	for _, st := range l.Steps {
+		n += st.Chaos
 	}
+	return n
 }
 
 // readsTheWholeServer says whether a lesson runs the CDC relay in a step.
