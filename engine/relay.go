@@ -267,11 +267,12 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		return res, r.markAhead(ctx, published, &res)
 	}
 	sent = r.spanNow()
-	got, err := r.mark(ctx, c, published)
+	m, err := r.mark(ctx, c, published)
 	if err != nil {
 		return res, err
 	}
-	return res, r.reportMarked(ctx, markOutcome{asked: published, marked: got, sent: sent}, &res)
+	m.sent = sent
+	return res, r.reportMarked(ctx, m, &res)
 }
 
 // reportClaimed counts a claimed batch and reports relay.claimed.
@@ -370,7 +371,6 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 		}
 		published = append(published, m.ID)
 		r.cfg.Counters.add(&r.cfg.Counters.Published, 1)
-		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, r.clock.Now().Sub(m.OccurredAt))
 		if r.hook == nil {
 			// Nobody watches: skip building a per-message event (no statement
 			// was read since relay.claimed, so there is nothing else to report).
@@ -402,13 +402,21 @@ func (r *Relay) publish(ctx context.Context, msgs []ClaimedMessage, claimed trac
 // markOutcome pairs the ids a relay asked to mark with those it did mark.
 type markOutcome struct {
 	asked, marked []uuid.UUID
-	sent          time.Time // when the mark was sent: its span's start
+	// waited[i] is marked[i]'s published_at - occurred_at as the mark wrote
+	// it: "occurred → published" is counted once per row, at its mark. A
+	// publish that a crash kept from being marked counts nothing, so the
+	// figure agrees with the table the learner reads.
+	waited []time.Duration
+	sent   time.Time // when the mark was sent: its span's start
 }
 
 func (r *Relay) reportMarked(ctx context.Context, m markOutcome, res *RelayStepResult) error {
 	r.traceMark(ctx, m)
 	res.Marked += len(m.marked)
 	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(m.marked))
+	for _, d := range m.waited {
+		r.cfg.Counters.observe(&r.cfg.Counters.OccurredToPublished, d)
+	}
 	ev := Event{Checkpoint: RelayMarked, Statement: stmtMarkPublished, Rows: int64(len(m.marked)), MessageIDs: m.marked,
 		Detail: Say("%d marked published", len(m.marked))}
 	if err := r.stopAt(ctx, RelayMarked, r.checkpoint(ctx, ev)); err != nil {
@@ -603,8 +611,8 @@ func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
 // unpublished again and is republished with the same id after its lease
 // expires — a duplicate the consumers' inbox absorbs, never a loss. In
 // exchange the relay does not wait for a WAL flush per batch.
-func (r *Relay) mark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) ([]uuid.UUID, error) {
-	return r.readMark(r.sendMark(ctx, c, ids))
+func (r *Relay) mark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) (markOutcome, error) {
+	return r.readMark(r.sendMark(ctx, c, ids), ids)
 }
 
 // sendMark sends [relax_commit,] mark_published like sendClaim sends its
@@ -618,27 +626,49 @@ func (r *Relay) sendMark(ctx context.Context, c *pgx.Conn, ids []uuid.UUID) pgx.
 	return c.SendBatch(ctx, batch)
 }
 
-// readMark reads what sendMark's batch returned (the ids marked) and closes
-// it; like readClaim, it notes the statements.
-func (r *Relay) readMark(br pgx.BatchResults) ([]uuid.UUID, error) {
+// readMark reads what sendMark's batch for asked returned (the rows marked)
+// and closes it; like readClaim, it notes the statements.
+func (r *Relay) readMark(br pgx.BatchResults, asked []uuid.UUID) (markOutcome, error) {
 	if !r.cfg.DurableMarks {
 		r.note(stmtRelaxCommit)
 	}
 	r.note(stmtMarkPublished)
 	defer br.Close()
+	out := markOutcome{asked: asked}
 	if !r.cfg.DurableMarks {
 		if _, err := br.Exec(); err != nil {
-			return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+			return out, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
 		}
 	}
-	got, err := collectIDs(br.Query())
-	if err != nil {
-		return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+	var err error
+	if out.marked, out.waited, err = collectMarked(br.Query()); err != nil {
+		return out, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
 	}
 	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+		return out, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
 	}
-	return got, nil
+	return out, nil
+}
+
+// collectMarked reads mark_published's RETURNING: each row marked and how
+// long after its event it was.
+func collectMarked(rows pgx.Rows, err error) ([]uuid.UUID, []time.Duration, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	var waited []time.Duration
+	for rows.Next() {
+		var id uuid.UUID
+		var published, occurred time.Time
+		if err := rows.Scan(&id, &published, &occurred); err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, id)
+		waited = append(waited, published.Sub(occurred))
+	}
+	return ids, waited, rows.Err()
 }
 
 // fail schedules the retry of m after a failed publish, or dead-letters it at
@@ -710,11 +740,12 @@ func (r *Relay) Flush(ctx context.Context) (RelayStepResult, error) {
 	if ids := r.unmarked; len(ids) > 0 {
 		r.unmarked = nil
 		sent := r.spanNow()
-		got, err := r.mark(ctx, r.db, ids)
+		m, err := r.mark(ctx, r.db, ids)
 		if err != nil {
 			return res, err
 		}
-		if err := r.reportMarked(ctx, markOutcome{asked: ids, marked: got, sent: sent}, &res); err != nil {
+		m.sent = sent
+		if err := r.reportMarked(ctx, m, &res); err != nil {
 			return res, err
 		}
 	}
@@ -877,11 +908,10 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 			return err
 		}
 	}
-	var got []uuid.UUID
-	sent := r.spanNow()
+	m := markOutcome{asked: published, sent: r.spanNow()}
 	if len(published) > 0 {
 		r.note(stmtMarkPublished)
-		if got, err = collectIDs(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {
+		if m.marked, m.waited, err = collectMarked(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {
 			r.rollback(ctx)
 			return fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
 		}
@@ -892,5 +922,5 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	if len(published) == 0 {
 		return nil
 	}
-	return r.reportMarked(ctx, markOutcome{asked: published, marked: got, sent: sent}, res)
+	return r.reportMarked(ctx, m, res)
 }

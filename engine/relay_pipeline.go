@@ -113,11 +113,12 @@ func (r *Relay) settleMarks(ctx context.Context, res *RelayStepResult) error {
 	if m.conn != r.aux {
 		return nil // that connection died with what it carried: the leases expire
 	}
-	got, err := r.readMark(m.br)
+	out, err := r.readMark(m.br, m.asked)
 	if err != nil {
 		return err
 	}
-	return r.reportMarked(ctx, markOutcome{asked: m.asked, marked: got, sent: m.sent}, res)
+	out.sent = m.sent
+	return r.reportMarked(ctx, out, res)
 }
 
 // dropAhead forgets what the relay had in flight or in hand when its

@@ -357,7 +357,12 @@ func checkAgainstDatabase(t *testing.T, b *bundle, fams map[string]*dto.MetricFa
 		}
 		check("publishes", got("outboxlab_publishes_total"), publishes)
 		if pipe == "outbox" {
-			check("occurred→published samples (one per publish)", got("outboxlab_occurred_to_published_seconds"), publishes)
+			// One sample per row marked, taken at its mark: the time the
+			// table shows between the event and its published_at.
+			check("occurred→published samples (one per row marked)", got("outboxlab_occurred_to_published_seconds"),
+				db(`SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL`))
+			check("occurred→published sum", metric(t, fams, "outboxlab_occurred_to_published_seconds", "pipeline", pipe).GetHistogram().GetSampleSum(),
+				db(`SELECT coalesce(sum(extract(epoch FROM published_at - occurred_at)), 0)::float8 FROM outbox_messages WHERE published_at IS NOT NULL`))
 			check("expired leases recovered (the lease witness's takeovers)", got("outboxlab_outbox_expired_leases_recovered_total"),
 				db(`SELECT count(*) FROM outboxlab_lease_claims WHERE prev_lock_id IS NOT NULL`))
 		}
