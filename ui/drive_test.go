@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -21,6 +22,8 @@ type driver struct {
 	m    Model
 	msgs chan tea.Msg
 	quit bool
+	// url is a pipeline's database ("outbox", "naive"), for what psql shows.
+	url func(pipeline string) string
 }
 
 var prefixes atomic.Int64
@@ -33,7 +36,8 @@ func newDriver(t *testing.T, opts Options) *driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64)}
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64),
+		url: func(pipeline string) string { return srv.DatabaseURL(opts.DBPrefix + "_" + pipeline) }}
 	t.Cleanup(func() {
 		_ = d.m.Close()
 		for _, suffix := range []string{"_outbox", "_naive"} {
@@ -154,6 +158,22 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 		t.Errorf("after the scene: %+v", o)
 	}
 	scr := d.screen()
+	// The metrics pane's "occurred → published" is the table's: the one row
+	// marked, published_at - occurred_at (the first try, marked by nobody,
+	// counts nothing).
+	var waited float64
+	conn, err := pgx.Connect(t.Context(), d.url("outbox"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.QueryRow(t.Context(), `SELECT extract(epoch FROM percentile_disc(0.5) WITHIN GROUP (ORDER BY published_at - occurred_at))::float8
+		FROM outbox_messages WHERE published_at IS NOT NULL`).Scan(&waited); err != nil {
+		t.Fatal(err)
+	}
+	if want := "occurred → published        p50 " + (time.Duration(waited * float64(time.Second))).Round(time.Millisecond).String() + " "; !strings.Contains(scr, want) {
+		t.Errorf("screen lacks %q:\n%s", want, scr)
+	}
 	crashed := false
 	for _, e := range d.m.timeline.entries {
 		crashed = crashed || e.Kind == "crash" && e.Checkpoint == "relay.published"

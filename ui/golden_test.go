@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -336,4 +337,23 @@ func TestMetricsPaneS24Golden(t *testing.T) {
 	m, _ = m.Update(metricsMsg{[]sim.Metrics{x}})
 	m.SetSize(50, 10)
 	golden(t, "metrics_s24_50", m.View())
+}
+
+// At the right pane's width of a 120-column screen (45), a latency of a
+// minute is drawn whole: its row's column gives way, not its p99.
+func TestMetricsPaneLatencyWhole(t *testing.T) {
+	m := newMetricsPane(testStyles())
+	x := sim.Metrics{Pipeline: "outbox"}
+	x.OccurredToPublished = engine.LatencySummary{Count: 2, P50: 62 * time.Second, P99: 62 * time.Second}
+	x.PublishedToProcessed = engine.LatencySummary{Count: 2, P50: 31 * time.Second, P99: 31 * time.Second}
+	m, _ = m.Update(metricsMsg{[]sim.Metrics{x}})
+	for _, w := range []int{40, 45} {
+		m.SetSize(w, 12)
+		scr := plain(m.View())
+		for _, want := range []string{`occurred → published\s+p50 1m2s p99 1m2s\n`, `published → processed\s+p50 31s p99 31s\n`} {
+			if !regexp.MustCompile(want).MatchString(scr) {
+				t.Errorf("width %d: lacks %s:\n%s", w, want, scr)
+			}
+		}
+	}
 }

@@ -295,7 +295,14 @@ func (m metricsPane) row(label, value string, bad bool) string {
 	for _, l := range metricLabels {
 		col = max(col, ansi.StringWidth(m.st.Words.Word(l))+1)
 	}
-	return " " + fs.Label.Render(pad(m.st.Words.Word(label), col)) + v
+	// A value the column would push past the pane's edge (a latency's "p50
+	// 1m2s p99 1m2s") pulls its own row's column in, down to its label: the
+	// figure whole beats the alignment.
+	word := m.st.Words.Word(label)
+	if m.w > 0 {
+		col = max(ansi.StringWidth(word)+1, min(col, m.w-1-ansi.StringWidth(value)))
+	}
+	return " " + fs.Label.Render(pad(word, col)) + v
 }
 
 // metricLabels are the metrics pane's labels.
