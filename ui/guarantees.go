@@ -284,6 +284,13 @@ func (m metricsPane) View() string {
 }
 
 func (m metricsPane) row(label, value string, bad bool) string {
+	return m.rowBeside(label, value, bad, value)
+}
+
+// rowBeside is row for a value drawn beside others of its kind (the two
+// latencies): the column gives way to the widest of them, so they stay
+// aligned with each other.
+func (m metricsPane) rowBeside(label, value string, bad bool, widest string) string {
 	fs := m.st.Figures
 	v := fs.Value.Render(value)
 	if bad {
@@ -300,7 +307,7 @@ func (m metricsPane) row(label, value string, bad bool) string {
 	// figure whole beats the alignment.
 	word := m.st.Words.Word(label)
 	if m.w > 0 {
-		col = max(ansi.StringWidth(word)+1, min(col, m.w-1-ansi.StringWidth(value)))
+		col = max(ansi.StringWidth(word)+1, min(col, m.w-1-max(ansi.StringWidth(value), ansi.StringWidth(widest))))
 	}
 	return " " + fs.Label.Render(pad(word, col)) + v
 }
@@ -352,6 +359,11 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 		}
 		return fmt.Sprintf("p50 %s p99 %s", l.P50.Round(time.Millisecond), l.P99.Round(time.Millisecond))
 	}
+	toPublished, toProcessed := lat(x.OccurredToPublished), lat(x.PublishedToProcessed)
+	widest := toPublished
+	if ansi.StringWidth(toProcessed) > ansi.StringWidth(widest) {
+		widest = toProcessed
+	}
 	return []string{
 		m.row("oldest pending message age", age(x.OldestPendingAge, x.OutboxPendingTotal), x.OldestPendingAge > 60*time.Second),
 		m.row("outbox_pending_total", num(x.OutboxPendingTotal), false),
@@ -360,8 +372,8 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 		m.row("dead letters", num(x.DeadLetters), x.DeadLetters > 0),
 		m.row("expired leases recovered", num(x.ExpiredLeasesRecovered), false),
 		m.row("inbox duplicates ignored", num(x.InboxDuplicatesIgnored), false),
-		m.row("occurred → published", lat(x.OccurredToPublished), false),
-		m.row("published → processed", lat(x.PublishedToProcessed), false),
+		m.rowBeside("occurred → published", toPublished, false, widest),
+		m.rowBeside("published → processed", toProcessed, false, widest),
 	}
 }
 
