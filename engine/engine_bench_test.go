@@ -370,7 +370,7 @@ func BenchmarkRelay(b *testing.B) {
 // benchmark's same-run reference times (≈1 s at performance.md's 2.1k tps).
 const e2eReferenceCommits = 2000
 
-// e2eRuns rotates which of BenchmarkEndToEnd's three pipelines goes first.
+// e2eRuns rotates which of BenchmarkEndToEnd's four runs goes first.
 var e2eRuns atomic.Int64
 
 // BenchmarkEndToEnd: batched producers insert size payments while one
@@ -380,9 +380,11 @@ var e2eRuns atomic.Int64
 // River at both sizes): River in the same shape, two producers inserting
 // size no-op jobs in transactions of 500 while one client works them
 // (river-jobs/s, x-river); River's own burn-down of size jobs inserted
-// beforehand, untimed (x-river-burndown); and single-client INSERT+COMMITs
-// (x-insert-commit). Each op is one run of all three on fresh databases
-// (ns/op is their sum); the metrics are over all b.N ops.
+// beforehand, untimed (x-river-burndown); the designed SQL floor, the same
+// row writes by the fewest statements with no broker and no Go work
+// (floorEndToEnd: floor-msgs/s, x-floor, the goal ≥ 0.8); and single-client
+// INSERT+COMMITs (x-insert-commit). Each op is one run of all four on fresh
+// databases (ns/op is their sum); the metrics are over all b.N ops.
 func BenchmarkEndToEnd(b *testing.B) {
 	srv := benchServer(b)
 	refCommits := e2eReferenceCommits
@@ -393,10 +395,10 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.Run(fmt.Sprintf("size=%d/producers=2x500", size), func(b *testing.B) {
 			b.StopTimer()
 			refElapsed := insertCommits(b, benchSetup(b, srv), 1, refCommits)
-			var elapsed [3]time.Duration
+			var elapsed [4]time.Duration
 			for range b.N {
 				b.StopTimer()
-				bd, rv, rvb := benchSetup(b, srv), benchSetup(b, srv), benchSetup(b, srv)
+				bd, rv, rvb, fl := benchSetup(b, srv), benchSetup(b, srv), benchSetup(b, srv), benchSetup(b, srv)
 				runs := []func(){
 					func() {
 						if benchStats {
@@ -411,11 +413,12 @@ func BenchmarkEndToEnd(b *testing.B) {
 					},
 					func() { elapsed[1] += riverEndToEnd(b, rv, size) },
 					func() { elapsed[2] += riverBurnDown(b, rvb, size) },
+					func() { elapsed[3] += floorEndToEnd(b, fl, size) },
 				}
-				first := int(e2eRuns.Add(1) % 3)
+				first := int(e2eRuns.Add(1) % int64(len(runs)))
 				b.StartTimer()
 				for i := range runs {
-					runs[(first+i)%3]()
+					runs[(first+i)%len(runs)]()
 				}
 			}
 			b.StopTimer()
@@ -424,6 +427,8 @@ func BenchmarkEndToEnd(b *testing.B) {
 			b.ReportMetric(float64(n)/elapsed[1].Seconds(), "river-jobs/s")
 			b.ReportMetric(elapsed[1].Seconds()/elapsed[0].Seconds(), "x-river")
 			b.ReportMetric(elapsed[2].Seconds()/elapsed[0].Seconds(), "x-river-burndown")
+			b.ReportMetric(float64(n)/elapsed[3].Seconds(), "floor-msgs/s")
+			b.ReportMetric(elapsed[3].Seconds()/elapsed[0].Seconds(), "x-floor")
 			ref := float64(refCommits) / refElapsed.Seconds()
 			b.ReportMetric(float64(n)/elapsed[0].Seconds()/ref, "x-insert-commit")
 		})
