@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -41,6 +43,44 @@ func BenchmarkEndToEnd(b *testing.B) {
 			func() { inTook = endToEnd(b, inURL, in, in, b.N) },
 		}
 		first := int(benchRuns.Add(1) % 2) // alternate which goes first
+		b.ResetTimer()
+		runs[first]()
+		runs[1-first]()
+		b.StopTimer()
+		b.ReportMetric(float64(b.N)/jsTook.Seconds(), "msgs/s")
+		b.ReportMetric(float64(b.N)/inTook.Seconds(), "inprocess-msgs/s")
+		b.ReportMetric(inTook.Seconds()/jsTook.Seconds(), "x-inprocess")
+	})
+	// The same over a stream of three replicas on a cluster of three servers
+	// in this process, each syncing every write as the embedded one does: an
+	// ack then means stored on a majority, and nats-server syncs once per
+	// flush of the stream's Raft log instead of once per message.
+	b.Run("producers=2x500/replicas=3", func(b *testing.B) {
+		cluster := jstest.StartCluster(b, 3, jstest.SyncAlways)
+		nc, err := nats.Connect(cluster.URL(), nats.Name("bench"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		js, err := Open(context.Background(), nc, Config{Replicas: 3})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(js.Close)
+		if err := js.Subscribe(context.Background(), engine.TopicPayments, "accounting"); err != nil {
+			b.Fatal(err)
+		}
+		in := engine.NewBroker(engine.BrokerConfig{AckTimeout: 30 * time.Second})
+		if err := in.Subscribe(engine.TopicPayments, "accounting"); err != nil {
+			b.Fatal(err)
+		}
+		jsURL, inURL := benchDB(b, srv), benchDB(b, srv)
+		var jsTook, inTook time.Duration
+		runs := []func(){
+			func() { jsTook = endToEnd(b, jsURL, js, js, b.N) },
+			func() { inTook = endToEnd(b, inURL, in, in, b.N) },
+		}
+		first := int(benchRuns.Add(1) % 2)
 		b.ResetTimer()
 		runs[first]()
 		runs[1-first]()

@@ -23,10 +23,18 @@ type Cluster struct {
 	urls []string
 }
 
+// Option changes every server's options before it starts.
+type Option func(*server.Options)
+
+// SyncAlways makes each server sync every write to disk before its ack, as
+// the embedded broker does (on a replicated stream nats-server relaxes it to
+// a sync per flush of the stream's Raft log).
+func SyncAlways(o *server.Options) { o.SyncAlways = true }
+
 // StartCluster starts n servers (named n1…nN) on loopback ports chosen
 // free, each storing JetStream's files in a directory of t's, and waits
 // until JetStream has a meta leader. They are shut down at t's end.
-func StartCluster(t testing.TB, n int) *Cluster {
+func StartCluster(t testing.TB, n int, options ...Option) *Cluster {
 	t.Helper()
 	c := &Cluster{Name: "outboxlab-test"}
 	routePorts := make([]int, n)
@@ -52,6 +60,9 @@ func StartCluster(t testing.TB, n int) *Cluster {
 				Port: routePorts[i],
 			},
 			Routes: server.RoutesFromStr(strings.Join(routes, ",")),
+		}
+		for _, o := range options {
+			o(opts)
 		}
 		ns, err := server.NewServer(opts)
 		if err != nil {
