@@ -32,24 +32,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	b.Cleanup(func() { _ = srv.Stop() })
 	b.Run("producers=2x500", func(b *testing.B) {
 		js := benchBroker(b)
-		in := engine.NewBroker(engine.BrokerConfig{AckTimeout: 30 * time.Second})
-		if err := in.Subscribe(engine.TopicPayments, "accounting"); err != nil {
-			b.Fatal(err)
-		}
-		jsURL, inURL := benchDB(b, srv), benchDB(b, srv)
-		var jsTook, inTook time.Duration
-		runs := []func(){
-			func() { jsTook = endToEnd(b, jsURL, js, js, b.N) },
-			func() { inTook = endToEnd(b, inURL, in, in, b.N) },
-		}
-		first := int(benchRuns.Add(1) % 2) // alternate which goes first
-		b.ResetTimer()
-		runs[first]()
-		runs[1-first]()
-		b.StopTimer()
-		b.ReportMetric(float64(b.N)/jsTook.Seconds(), "msgs/s")
-		b.ReportMetric(float64(b.N)/inTook.Seconds(), "inprocess-msgs/s")
-		b.ReportMetric(inTook.Seconds()/jsTook.Seconds(), "x-inprocess")
+		beside(b, srv, js)
 	})
 	// The same over a stream of three replicas on a cluster of three servers
 	// in this process, each syncing every write as the embedded one does: an
@@ -70,28 +53,36 @@ func BenchmarkEndToEnd(b *testing.B) {
 		if err := js.Subscribe(context.Background(), engine.TopicPayments, "accounting"); err != nil {
 			b.Fatal(err)
 		}
-		in := engine.NewBroker(engine.BrokerConfig{AckTimeout: 30 * time.Second})
-		if err := in.Subscribe(engine.TopicPayments, "accounting"); err != nil {
-			b.Fatal(err)
-		}
-		jsURL, inURL := benchDB(b, srv), benchDB(b, srv)
-		var jsTook, inTook time.Duration
-		runs := []func(){
-			func() { jsTook = endToEnd(b, jsURL, js, js, b.N) },
-			func() { inTook = endToEnd(b, inURL, in, in, b.N) },
-		}
-		first := int(benchRuns.Add(1) % 2)
-		b.ResetTimer()
-		runs[first]()
-		runs[1-first]()
-		b.StopTimer()
-		b.ReportMetric(float64(b.N)/jsTook.Seconds(), "msgs/s")
-		b.ReportMetric(float64(b.N)/inTook.Seconds(), "inprocess-msgs/s")
-		b.ReportMetric(inTook.Seconds()/jsTook.Seconds(), "x-inprocess")
+		beside(b, srv, js)
 	})
 }
 
 var benchRuns, benchDBs atomic.Int64
+
+// beside runs b.N payments end to end over js and over the in-process
+// broker, each on a fresh database of srv, and reports both rates and their
+// ratio.
+func beside(b *testing.B, srv *pg.Server, js *Broker) {
+	b.Helper()
+	in := engine.NewBroker(engine.BrokerConfig{AckTimeout: 30 * time.Second})
+	if err := in.Subscribe(engine.TopicPayments, "accounting"); err != nil {
+		b.Fatal(err)
+	}
+	jsURL, inURL := benchDB(b, srv), benchDB(b, srv)
+	var jsTook, inTook time.Duration
+	runs := []func(){
+		func() { jsTook = endToEnd(b, jsURL, js, js, b.N) },
+		func() { inTook = endToEnd(b, inURL, in, in, b.N) },
+	}
+	first := int(benchRuns.Add(1) % 2) // alternate which goes first
+	b.ResetTimer()
+	runs[first]()
+	runs[1-first]()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/jsTook.Seconds(), "msgs/s")
+	b.ReportMetric(float64(b.N)/inTook.Seconds(), "inprocess-msgs/s")
+	b.ReportMetric(inTook.Seconds()/jsTook.Seconds(), "x-inprocess")
+}
 
 // benchBroker is an embedded JetStream with the "accounting" consumer, its
 // store in the benchmark's temp dir.
