@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
 // Every command value writes a line the scene language reads back to the
@@ -17,8 +18,8 @@ func TestCommandValuesReadBack(t *testing.T) {
 	}{
 		{Request(1250, "acme", "k-1", false), "request amount=1250 client=acme key=k-1"},
 		{Request(1500, "acme", "k-2", true), "request poison amount=1500 client=acme key=k-2"},
-		{Arm(Crash, "relay-1", engine.RelayPublished), "crash relay-1 at relay.published"},
-		{Arm(FailCommit, "naive", engine.NaiveInserted), "fail-commit naive at naive.inserted"},
+		{Arm(fault.Crash, "relay-1", engine.RelayPublished), "crash relay-1 at relay.published"},
+		{Arm(fault.FailCommit, "naive", engine.NaiveInserted), "fail-commit naive at naive.inserted"},
 		{CrashNow("outbox/accounting"), "crash outbox/accounting"},
 		{Resend("k-3"), "resend key=k-3"},
 		{ResendOther("k-3"), "resend-other key=k-3"},
@@ -48,3 +49,4 @@ func TestCommandValuesReadBack(t *testing.T) {
 		}
 	}
 }
+

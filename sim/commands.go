@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -20,7 +21,7 @@ func (s *Sim) Do(ctx context.Context, st scenes.Step) error {
 	defer s.op.Unlock()
 	defer s.notify()
 	err := s.downErr(ctx)
-	if err == nil || st.Cmd == "restart-postgres" {
+	if err == nil || st.Cmd == scenes.CmdRestartPostgres {
 		err = s.checkDown(ctx, s.do(ctx, st))
 	}
 	if err != nil {
@@ -56,11 +57,11 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		return s.resend(st.Cmd == scenes.CmdResendOther, st.KV["key"])
 	case scenes.CmdCapture:
 		return s.capture()
-	case string(scenes.Crash), string(scenes.Stall), string(scenes.FailCommit), string(scenes.DropCommit):
+	case scenes.CmdCrash, scenes.CmdStall, scenes.CmdFailCommit, scenes.CmdDropCommit:
 		if len(st.Args) == 3 && arg(1) == "at" {
-			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
+			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault.Fault(st.Cmd))
 		}
-		if st.Cmd != string(scenes.Crash) || len(st.Args) != 1 {
+		if st.Cmd != scenes.CmdCrash || len(st.Args) != 1 {
 			return scriptf("want %s ACTOR at CHECKPOINT", st.Cmd)
 		}
 		return s.crashNow(ctx, arg(0))
@@ -355,7 +356,7 @@ func (s *Sim) capture() error {
 
 // arm sets a fault for when the actor reaches the checkpoint; "armed" is
 // said only when an actor of that name runs here.
-func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
+func (s *Sim) arm(name string, cp engine.Checkpoint, f fault.Fault) error {
 	armed := false
 	err := s.eachActor(name, func(r *runner) error {
 		r.armed[cp] = f
@@ -363,7 +364,7 @@ func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
 		return nil
 	})
 	if err == nil && armed {
-		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", f.kind, name, cp)))
+		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", string(f), name, cp)))
 	}
 	return err
 }
@@ -375,7 +376,7 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 	return s.eachActor(name, func(r *runner) error {
 		switch r.state {
 		case Paused, Stalled:
-			return s.fire(ctx, r, fault{kind: "crash"})
+			return s.fire(ctx, r, fault.Crash)
 		case Blocked:
 			if _, err := r.pipe.pool.Exec(ctx, sqlTerminateActor, r.name, r.pipe.db); err != nil {
 				return fmt.Errorf("terminate %s's backend: %w", r.name, err)

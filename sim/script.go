@@ -30,7 +30,7 @@ var actorCommands = []string{"crash", "stall", "resume", "restart", "fail-commit
 // (relay-2 with relays: 1), restart-postgres on an external server.
 func CheckScene(sc *scenes.Scene, set scenes.Settings, external bool) error {
 	for _, st := range sc.Steps {
-		if st.Cmd == "restart-postgres" && external {
+		if st.Cmd == scenes.CmdRestartPostgres && external {
 			return scriptf("%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart", sc.File, st.Line)
 		}
 		if slices.Contains(actorCommands, st.Cmd) && len(st.Args) > 0 {
