@@ -50,3 +50,28 @@ func TestCommandValuesReadBack(t *testing.T) {
 	}
 }
 
+// The table says which commands take an actor as its forms write them, and
+// every command word the package names is in it, a fault's too.
+func TestCommandTableSaysWhichTakeAnActor(t *testing.T) {
+	for _, c := range Commands {
+		f := strings.Fields(c.Form)
+		if want := len(f) > 1 && f[1] == "ACTOR"; c.Actor != want {
+			t.Errorf("%s: Actor %v, its form says %v", c.Form, c.Actor, want)
+		}
+	}
+	for _, w := range []string{CmdRequest, CmdCapture, CmdResend, CmdResendOther, CmdCrash, CmdStall, CmdFailCommit, CmdDropCommit,
+		CmdResume, CmdRestart, CmdDuplicate, CmdBroker, CmdRestartPostgres, CmdAdvance, CmdStep, CmdNext, CmdUntil, CmdFinish,
+		CmdRun, CmdDrain, CmdRequeue, CmdPrune} {
+		if _, ok := Lookup(w); !ok {
+			t.Errorf("%s: not in the command table", w)
+		}
+	}
+	for _, f := range fault.Armed {
+		if c, ok := Lookup(string(f)); !ok || !c.Actor {
+			t.Errorf("fault %s: a command that takes an actor? %v %v", f, ok, c.Actor)
+		}
+	}
+	if !(Step{Cmd: CmdStep, Args: []string{"api"}}).TakesActor() || (Step{Cmd: CmdStep}).TakesActor() || (Step{Cmd: CmdDuplicate}).TakesActor() {
+		t.Error("TakesActor: want true for step api only")
+	}
+}
