@@ -111,6 +111,11 @@ func Expects(set scenes.Settings) []scenes.Expect {
 // Invariants are the outbox figures that must be 0 after every drain.
 var Invariants = []string{"lost_events", "phantom_effects", "duplicate_effects", "suppressed_effects", "double_leases", "pending"}
 
+// TimelineLeases is the violation of a timeline whose double leases differ
+// from the database's witness (double_leases): the two must tell the same
+// story of who held which row.
+const TimelineLeases = "double_leases_from_timeline"
+
 type gen struct {
 	r        *rand.Rand
 	set      scenes.Settings
