@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/outboxlab/outboxlab/chaos"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -31,7 +32,7 @@ func chaosRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of the schedules: the same seed gives the same schedules and the same table")
 	mode := fs.String("mode", "compare", "pipelines to run: compare (the naive write beside the outbox), outbox or naive")
 	variant := fs.String("variant", "", "a wrong way, to see the checker fail: select-then-insert or hold-transaction")
-	faults := fs.String("faults", "", "fault kinds to draw from, comma-separated (default all: "+strings.Join(chaos.FaultKinds, ",")+")")
+	faults := fs.String("faults", "", "fault kinds to draw from, comma-separated (default all: "+fault.Join(fault.Chaos)+")")
 	// Two schedules a core: a run waits on PostgreSQL about half its time
 	// (round trips, a blocked actor's probe), so one a core leaves the
 	// cores idle part of it. Measured on two cores, 200 schedules: 2 at
@@ -56,7 +57,7 @@ func chaosRun(args []string, stdout, stderr io.Writer) int {
 	}
 	o := chaos.Options{Mode: m, Variant: *variant}
 	if *faults != "" {
-		o.Faults = strings.Split(*faults, ",")
+		o.Faults = fault.Split(*faults)
 	}
 	if err := o.Check(); err != nil {
 		return fail(err, exitUsage)
@@ -142,7 +143,7 @@ func replayCommand(seed uint64, index int, o chaos.Options) string {
 		cmd += " --variant " + o.Variant
 	}
 	if o.Faults != nil {
-		cmd += " --faults " + strings.Join(o.Faults, ",")
+		cmd += " --faults " + fault.Join(o.Faults)
 	}
 	return cmd
 }

@@ -27,7 +27,7 @@ func TestCDCUnderChaos(t *testing.T) {
 		}
 		poison := strings.Contains(out.Scene.Text(), " poison")
 		for _, b := range out.Broken {
-			if !strings.HasPrefix(b, "pending ") || !poison {
+			if b.Figure != "pending" || !poison {
 				t.Errorf("run %d broke %s:\n%s", out.Index, b, out.Scene.Text())
 			}
 		}

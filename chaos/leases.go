@@ -30,9 +30,9 @@ func TimelineDoubleLeases(tl []sim.Entry, holdTx bool) int {
 			continue
 		}
 		switch {
-		case e.Kind == "restart":
+		case e.Kind == sim.KindRestart:
 			gen[e.Actor]++
-		case (e.Kind == "crash" || e.Kind == "error") && holdTx:
+		case (e.Kind == sim.KindCrash || e.Kind == sim.KindError) && holdTx:
 			// The claim's transaction rolls back with the connection.
 			for id, h := range held {
 				if h.worker == worker(e) {

@@ -130,7 +130,7 @@ func (r Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  outbox chain   %d of %d runs broke a guarantee (95%% CI %s): it %s\n", r.OutboxViolations, r.OutboxRuns, ci(r.OutboxCI), verdict)
 		var parts []string
-		for _, f := range append(append([]string(nil), Invariants...), "double_leases_from_timeline") {
+		for _, f := range append(append([]string(nil), Invariants...), TimelineLeases) {
 			if n, ok := r.OutboxBroken[f]; ok {
 				parts = append(parts, fmt.Sprintf("%s %d", f, n))
 			}

@@ -18,8 +18,9 @@ import (
 type Outcome struct {
 	Index int
 	Scene *scenes.Scene
-	// Broken are the outbox invariants that did not hold ("lost_events 1").
-	Broken []string
+	// Broken are the outbox invariants that did not hold, each with what
+	// its figure came to (outbox lost_events == 1).
+	Broken []Violation
 	// NaiveLost and NaivePhantom are the naive pipeline's lost events and
 	// phantom effects (compare and naive modes).
 	NaiveLost, NaivePhantom int64
@@ -156,13 +157,13 @@ func (w *Worker) Run(ctx context.Context, sc *scenes.Scene) (out Outcome) {
 			out.Payments = o.Payments
 			for _, e := range ran.Expects {
 				if got, _ := o.Figure(e.Figure); !e.Holds(got) {
-					out.Broken = append(out.Broken, fmt.Sprintf("%s %d", e.Figure, got))
+					out.Broken = append(out.Broken, Violation{Pipeline: string(scenes.Outbox), Figure: e.Figure, Got: got})
 				}
 			}
 			// The lease witness in the database and the timeline must
 			// tell the same story of who held which row.
 			if tl := TimelineDoubleLeases(se.Sim().Timeline(0), sc.Settings.HoldTx); int64(tl) != o.DoubleLeases {
-				out.Broken = append(out.Broken, fmt.Sprintf("double_leases_from_timeline %d", tl))
+				out.Broken = append(out.Broken, Violation{Pipeline: string(scenes.Outbox), Figure: TimelineLeases, Got: int64(tl)})
 			}
 		}
 	}

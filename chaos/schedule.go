@@ -12,22 +12,20 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
 // Options say what schedules to make.
 type Options struct {
-	Mode    scenes.Mode // outbox, naive or compare ("" = compare)
-	Variant string      // "" or a key of Variants: the wrong ways, to prove the checker fails
-	Faults  []string    // the fault kinds to draw from (nil = DefaultFaults)
+	Mode    scenes.Mode   // outbox, naive or compare ("" = compare)
+	Variant string        // "" or a key of Variants: the wrong ways, to prove the checker fails
+	Faults  []fault.Fault // the faults to draw from (nil = DefaultFaults)
 }
 
-// FaultKinds are the kinds of fault a schedule may hold. restart-postgres is
-// not among them: the server is shared by the runs going on at once.
-var FaultKinds = []string{"crash", "stall", "fail-commit", "drop-commit", "duplicate", "broker", "advance"}
-
-// DefaultFaults are the kinds drawn when Options.Faults is nil.
-var DefaultFaults = FaultKinds
+// DefaultFaults are the faults drawn when Options.Faults is nil: every
+// fault a schedule may hold (fault.Chaos).
+var DefaultFaults = fault.Chaos
 
 // Variants are the wrong ways a run can be made with, and what they set.
 var Variants = map[string]func(*scenes.Settings){
@@ -56,8 +54,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("--variant %s is a wrong way of the outbox chain: use it with --mode outbox or compare", o.Variant)
 	}
 	for _, f := range o.Faults {
-		if !slices.Contains(FaultKinds, f) {
-			return fmt.Errorf("--faults: %q is not a fault kind (kinds: %v)", f, FaultKinds)
+		if _, err := fault.Parse(string(f), fault.Chaos); err != nil {
+			return fmt.Errorf("--faults: %w", err)
 		}
 	}
 	return nil
@@ -113,10 +111,15 @@ func Expects(set scenes.Settings) []scenes.Expect {
 // Invariants are the outbox figures that must be 0 after every drain.
 var Invariants = []string{"lost_events", "phantom_effects", "duplicate_effects", "suppressed_effects", "double_leases", "pending"}
 
+// TimelineLeases is the violation of a timeline whose double leases differ
+// from the database's witness (double_leases): the two must tell the same
+// story of who held which row.
+const TimelineLeases = "double_leases_from_timeline"
+
 type gen struct {
 	r        *rand.Rand
 	set      scenes.Settings
-	faults   []string
+	faults   []fault.Fault
 	requests int
 	stalled  []string
 	down     bool
@@ -160,24 +163,24 @@ func (g *gen) request() scenes.Step {
 
 func (g *gen) fault() []scenes.Step {
 	switch kind := g.faults[g.r.IntN(len(g.faults))]; kind {
-	case "crash", "stall":
+	case fault.Crash, fault.Stall:
 		actor := g.actor()
 		cps := g.set.CheckpointsOf(actor)
 		cp := cps[g.r.IntN(len(cps))]
-		if kind == "stall" {
+		if kind == fault.Stall {
 			if slices.Contains(g.stalled, actor) {
 				return nil
 			}
 			g.stalled = append(g.stalled, actor)
-			return []scenes.Step{scenes.Arm(scenes.Stall, actor, cp)}
+			return []scenes.Step{scenes.Arm(fault.Stall, actor, cp)}
 		}
-		return []scenes.Step{scenes.Arm(scenes.Crash, actor, cp)}
-	case "fail-commit", "drop-commit":
+		return []scenes.Step{scenes.Arm(fault.Crash, actor, cp)}
+	case fault.FailCommit, fault.DropCommit:
 		writer, at := g.writer()
-		return []scenes.Step{scenes.Arm(scenes.Fault(kind), writer, at)}
-	case "duplicate":
+		return []scenes.Step{scenes.Arm(kind, writer, at)}
+	case fault.Duplicate:
 		return []scenes.Step{scenes.Duplicate}
-	case "broker":
+	case fault.Broker:
 		g.down = !g.down
 		return []scenes.Step{scenes.Broker(!g.down)}
 	default: // advance: past a lease or an ack timeout, or a little

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
-// Violation names what a run broke: a pipeline's figure that should be 0.
+// Violation is what a run broke: a pipeline's figure that should be 0
+// (its kind: one of Invariants, or TimelineLeases) and what it came to.
 type Violation struct {
 	Pipeline string `json:"pipeline"` // outbox, or naive when the naive pipeline is what is run
 	Figure   string `json:"figure"`
@@ -23,12 +23,7 @@ func (v Violation) String() string { return fmt.Sprintf("%s %s == %d", v.Pipelin
 // in naive mode the naive write's lost events and phantoms (which compare
 // mode counts instead, beside an outbox that must not break).
 func (o Outcome) Violations(mode scenes.Mode) []Violation {
-	var out []Violation
-	for _, b := range o.Broken {
-		f, n, _ := strings.Cut(b, " ")
-		got, _ := strconv.ParseInt(n, 10, 64)
-		out = append(out, Violation{string(scenes.Outbox), f, got})
-	}
+	out := append([]Violation(nil), o.Broken...)
 	if mode == scenes.Naive {
 		if o.NaiveLost > 0 {
 			out = append(out, Violation{string(scenes.Naive), "lost_events", o.NaiveLost})

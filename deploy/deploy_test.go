@@ -58,22 +58,22 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 		carried(t, base, i, id)
 	}
 
-	fault(t, base, "/faults/broker/stop", http.StatusAccepted)
+	postFault(t, base, "/faults/broker/stop", http.StatusAccepted)
 	down := post(t, base, clients) // the API needs only PostgreSQL
 	time.Sleep(300 * time.Millisecond)
-	fault(t, base, "/faults/broker/start", http.StatusAccepted)
+	postFault(t, base, "/faults/broker/start", http.StatusAccepted)
 	carried(t, base, clients, down)
 
 	// relay-1 crashes at its next checkpoint, the claim of the next
 	// payment: its supervisor starts a new relay, which claims the row again
 	// once the 1 s lease has ended (attempt 2).
-	fault(t, base, "/faults/crash/relay-1", http.StatusAccepted)
+	postFault(t, base, "/faults/crash/relay-1", http.StatusAccepted)
 	crashed := post(t, base, clients+1)
 	if st := carried(t, base, clients+1, crashed); st.Events[0].Attempts != 2 {
 		t.Errorf("after relay-1's crash: attempts %d, want 2", st.Events[0].Attempts)
 	}
-	fault(t, base, "/faults/crash/relay-9", http.StatusNotFound)
-	fault(t, base, "/faults/stall/accounting?for=forever", http.StatusBadRequest)
+	postFault(t, base, "/faults/crash/relay-9", http.StatusNotFound)
+	postFault(t, base, "/faults/stall/accounting?for=forever", http.StatusBadRequest)
 
 	cancel()
 	select {
@@ -135,7 +135,7 @@ func carried(t *testing.T, base string, i int, id string) status {
 	}
 }
 
-func fault(t *testing.T, base, path string, want int) {
+func postFault(t *testing.T, base, path string, want int) {
 	t.Helper()
 	resp, err := http.Post(base+path, "", nil)
 	if err != nil {

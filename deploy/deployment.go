@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
 )
@@ -40,21 +41,15 @@ const (
 	ActorCrashed ActorState = "crashed"
 )
 
-// The faults an actor can be armed with.
-const (
-	FaultCrash = "crash"
-	FaultStall = "stall"
-)
-
 // Actor is one actor's state.
 type Actor struct {
 	Name  string
 	State ActorState
 	// Until is when a stalled actor resumes, or a crashed one starts again.
 	Until time.Time
-	// Armed is the fault waiting for its next checkpoint (FaultCrash,
-	// FaultStall), "" for none.
-	Armed string
+	// Armed is the fault waiting for its next checkpoint (fault.Crash,
+	// fault.Stall), "" for none.
+	Armed fault.Fault
 	// Restarts counts the times its supervisor started it again.
 	Restarts int
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
@@ -116,7 +117,7 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 	if err := l.Crash("relay-1"); err != nil {
 		t.Fatal(err)
 	}
-	if a := l.Actors()[0]; a.Armed != FaultCrash {
+	if a := l.Actors()[0]; a.Armed != fault.Crash {
 		t.Errorf("relay-1 after Crash: %+v", a)
 	}
 	l.pay(t, 1)

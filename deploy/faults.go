@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
 )
@@ -102,7 +103,7 @@ func (f *faults) armCrash(actor string) error {
 	// names: a stall armed before is dropped.
 	delete(f.stall, actor)
 	f.crash[actor] = true
-	f.states[actor].Armed = FaultCrash
+	f.states[actor].Armed = fault.Crash
 	return nil
 }
 
@@ -118,7 +119,7 @@ func (f *faults) armStall(actor string, d time.Duration) error {
 	defer f.mu.Unlock()
 	delete(f.crash, actor)
 	f.stall[actor] = d
-	f.states[actor].Armed = FaultStall
+	f.states[actor].Armed = fault.Stall
 	return nil
 }
 

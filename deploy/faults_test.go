@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
@@ -25,7 +26,7 @@ func TestTheLastFaultArmedFires(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		arm       func(f *faults) error
-		want      string
+		want      fault.Fault
 		wantCrash bool
 	}{
 		{"stall then crash", func(f *faults) error {
@@ -33,13 +34,13 @@ func TestTheLastFaultArmedFires(t *testing.T) {
 				return err
 			}
 			return f.armCrash("relay-1")
-		}, FaultCrash, true},
+		}, fault.Crash, true},
 		{"crash then stall", func(f *faults) error {
 			if err := f.armCrash("relay-1"); err != nil {
 				return err
 			}
 			return f.armStall("relay-1", 10*time.Millisecond)
-		}, FaultStall, false},
+		}, fault.Stall, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFaults(nil, []string{"relay-1"}, engine.SystemClock{})

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/ui/style"
 )
 
@@ -35,13 +36,16 @@ type liveActorsPane struct {
 	// none.
 	stream   deploy.StreamSettings
 	streamOK bool
-	// choosing is the fault (deploy.FaultCrash, FaultStall) waiting for
+	// choosing is the fault (fault.Crash, fault.Stall) waiting for
 	// its actor's digit; "" when none.
-	choosing string
+	choosing fault.Fault
 }
 
 // liveActorChosenMsg is the actor a fault is for (actor "" gave up).
-type liveActorChosenMsg struct{ fault, actor string }
+type liveActorChosenMsg struct {
+	fault fault.Fault
+	actor string
+}
 
 func newLiveActorsPane(st *style.Styles, keys KeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
 	return liveActorsPane{st: st, keys: liveActorsKeys{Actor: keys.Actor, Cancel: keys.Cancel}, ackWait: ackWait,
@@ -54,8 +58,8 @@ func (p liveActorsPane) ShortHelp() []key.Binding  { return p.keys.ShortHelp() }
 func (p liveActorsPane) FullHelp() [][]key.Binding { return p.keys.FullHelp() }
 
 // choose waits for the digit of fault's actor.
-func (p *liveActorsPane) choose(fault string) {
-	p.choosing = fault
+func (p *liveActorsPane) choose(f fault.Fault) {
+	p.choosing = f
 	p.keys.Actor.SetHelp(fmt.Sprintf("1-%d", max(len(p.actors), 1)), p.keys.Actor.Help().Desc)
 	p.keys.Actor.SetEnabled(true)
 	p.keys.Cancel.SetEnabled(true)
@@ -188,9 +192,9 @@ func (p liveActorsPane) state(a deploy.Actor) string {
 		s = st.Live.Running.Render(w.Word("● running"))
 	}
 	switch a.Armed {
-	case deploy.FaultCrash:
+	case fault.Crash:
 		s += " " + st.Live.Armed.Render(w.Word("⚑ crash at its next checkpoint"))
-	case deploy.FaultStall:
+	case fault.Stall:
 		s += " " + st.Live.Armed.Render(w.Word("⚑ stall at its next checkpoint"))
 	}
 	if a.Restarts > 0 {

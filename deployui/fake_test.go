@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 )
 
@@ -38,10 +39,10 @@ type fakeDeployment struct {
 	pending  int64
 	since    time.Time // when the oldest pending payment was posted
 	stopped  bool
-	armed    map[string]string
+	armed    map[string]fault.Fault
 }
 
-func newFakeDeployment() *fakeDeployment { return &fakeDeployment{armed: map[string]string{}} }
+func newFakeDeployment() *fakeDeployment { return &fakeDeployment{armed: map[string]fault.Fault{}} }
 
 // errFakeStopped is BrokerErr while the fake's broker is stopped.
 var errFakeStopped = errors.New("the embedded JetStream server is stopped")
@@ -90,22 +91,22 @@ func (f *fakeDeployment) PostPayment(_ context.Context, amount int64) (engine.Pa
 		ClientID: "live", AmountCents: amount, Currency: "EUR", CreatedAt: time.Now().UTC()}, nil
 }
 
-func (f *fakeDeployment) arm(actor, fault string) error {
+func (f *fakeDeployment) arm(actor string, armed fault.Fault) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, a := range fakeActors {
 		if a == actor {
-			f.armed[actor] = fault
+			f.armed[actor] = armed
 			return nil
 		}
 	}
 	return deploy.ErrUnknownActor
 }
 
-func (f *fakeDeployment) Crash(actor string) error { return f.arm(actor, deploy.FaultCrash) }
+func (f *fakeDeployment) Crash(actor string) error { return f.arm(actor, fault.Crash) }
 
 func (f *fakeDeployment) Stall(actor string, _ time.Duration) error {
-	return f.arm(actor, deploy.FaultStall)
+	return f.arm(actor, fault.Stall)
 }
 
 func (f *fakeDeployment) StopBroker() error {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/ui/quit"
 	"strings"
 	"time"
@@ -279,14 +280,14 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.notice, m.err = w.Word("posting 10 payments…"), nil
 		return m, livePostCmd(m.ctx, m.d, 10)
 	case key.Matches(msg, m.keys.Crash), key.Matches(msg, m.keys.Stall):
-		fault := deploy.FaultCrash
+		f := fault.Crash
 		m.notice = w.T("crash which actor? 1-%d, esc cancels", len(m.actors.actors))
 		if key.Matches(msg, m.keys.Stall) {
-			fault = deploy.FaultStall
+			f = fault.Stall
 			m.notice = w.T("stall which actor for %s (past AckWait)? 1-%d, esc cancels", m.stallFor(), len(m.actors.actors))
 		}
 		m.err = nil
-		m.actors.choose(fault)
+		m.actors.choose(f)
 		m.keys.choosing(true)
 		m.layout()
 	case key.Matches(msg, m.keys.Broker):
@@ -322,7 +323,7 @@ func (m *Model) arm(c liveActorChosenMsg) tea.Cmd {
 	}
 	var err error
 	notice := ""
-	if c.fault == deploy.FaultCrash {
+	if c.fault == fault.Crash {
 		err = m.d.Crash(c.actor)
 		notice = w.T("%s crashes at its next checkpoint; its supervisor starts a new one a second later", c.actor)
 	} else {

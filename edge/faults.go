@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/httpapi"
 )
 
@@ -23,21 +24,14 @@ func noFaults(mux *http.ServeMux) {
 // Fault is a POST /faults/… for the driver to do to its simulation
 // (Request.Fault), once it took faults (TakeFaults).
 type Fault struct {
-	Kind  FaultKind
+	// Kind is one of fault.API: a crash at the actor's next checkpoint
+	// (restarted a second later), a stall there for For, the broker down
+	// (Stop) or up again.
+	Kind  fault.Fault
 	Actor string        // crash, stall
 	For   time.Duration // stall
+	Stop  bool          // broker: down, else up
 }
-
-// FaultKind is what a Fault does.
-type FaultKind string
-
-// The fault kinds.
-const (
-	FaultCrash       FaultKind = "crash"        // at the actor's next checkpoint; restarted a second later
-	FaultStall       FaultKind = "stall"        // at the actor's next checkpoint, for For
-	FaultBrokerStop  FaultKind = "broker-stop"  // the broker goes down
-	FaultBrokerStart FaultKind = "broker-start" // and up again
-)
 
 // TakeFaults, before Serve, says the driver takes faults: /faults/… reach
 // it as Requests with Fault set, and it answers them with Answer (Err a
@@ -50,14 +44,14 @@ func (e *Edge) TakeFaults() { e.faults = true }
 type driven struct{ e *Edge }
 
 func (d driven) Crash(ctx context.Context, actor string) (string, error) {
-	if err := d.e.drive(ctx, Fault{Kind: FaultCrash, Actor: actor}); err != nil {
+	if err := d.e.drive(ctx, Fault{Kind: fault.Crash, Actor: actor}); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("armed: %s crashes at its next checkpoint; a supervisor starts a new one a second later\n", actor), nil
 }
 
 func (d driven) Stall(ctx context.Context, actor string, dur time.Duration) (string, error) {
-	if err := d.e.drive(ctx, Fault{Kind: FaultStall, Actor: actor, For: dur}); err != nil {
+	if err := d.e.drive(ctx, Fault{Kind: fault.Stall, Actor: actor, For: dur}); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("armed: %s freezes for %s at its next checkpoint\n", actor, dur), nil
@@ -65,12 +59,12 @@ func (d driven) Stall(ctx context.Context, actor string, dur time.Duration) (str
 
 func (d driven) Broker(ctx context.Context, stop bool) (string, error) {
 	if stop {
-		if err := d.e.drive(ctx, Fault{Kind: FaultBrokerStop}); err != nil {
+		if err := d.e.drive(ctx, Fault{Kind: fault.Broker, Stop: true}); err != nil {
 			return "", err
 		}
 		return "the in-process broker is down: publishes fail (the relays schedule retries), consumers wait; what it holds is kept\n", nil
 	}
-	if err := d.e.drive(ctx, Fault{Kind: FaultBrokerStart}); err != nil {
+	if err := d.e.drive(ctx, Fault{Kind: fault.Broker}); err != nil {
 		return "", err
 	}
 	return "the in-process broker is up again: the relays publish what waited at their next retry\n", nil

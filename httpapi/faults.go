@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
 // Faults is what the faults API drives: a deployment's actors (deploy) or
@@ -36,7 +38,15 @@ const MaxStall = time.Hour
 
 // FaultPaths says the faults API's paths, for a 404 or 405 to show (and
 // the simulator's screen, which serves none, to say where they are).
-const FaultPaths = "POST /faults/crash/ACTOR, POST /faults/stall/ACTOR?for=45s, POST /faults/broker/stop, POST /faults/broker/start"
+const FaultPaths = "POST /faults/" + string(fault.Crash) + "/ACTOR, POST /faults/" + string(fault.Stall) + "/ACTOR?for=45s, POST /faults/" +
+	string(fault.Broker) + "/stop, POST /faults/" + string(fault.Broker) + "/start"
+
+// The faults API's paths: /faults/ and a fault's word (fault.API).
+const (
+	crashPath  = "/faults/" + string(fault.Crash) + "/{actor}"
+	stallPath  = "/faults/" + string(fault.Stall) + "/{actor}"
+	brokerPath = "/faults/" + string(fault.Broker) + "/{op}"
+)
 
 // HandleFaults serves the faults API on mux, the same under serve (a
 // simulation) and a deployment (serve --broker nats, live):
@@ -50,10 +60,10 @@ const FaultPaths = "POST /faults/crash/ACTOR, POST /faults/stall/ACTOR?for=45s, 
 // an unknown actor or path, 400 a bad for=, 409 a broker not ours, 405
 // with Allow: POST for another method.
 func HandleFaults(mux *http.ServeMux, f Faults) {
-	mux.HandleFunc("POST /faults/crash/{actor}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+crashPath, func(w http.ResponseWriter, r *http.Request) {
 		say(w)(f.Crash(r.Context(), r.PathValue("actor")))
 	})
-	mux.HandleFunc("POST /faults/stall/{actor}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+stallPath, func(w http.ResponseWriter, r *http.Request) {
 		d, err := time.ParseDuration(r.URL.Query().Get("for"))
 		if err != nil || d <= 0 || d > MaxStall {
 			WriteProblem(w, http.StatusBadRequest, "for: want a duration up to 1h, e.g. ?for=45s")
@@ -61,7 +71,7 @@ func HandleFaults(mux *http.ServeMux, f Faults) {
 		}
 		say(w)(f.Stall(r.Context(), r.PathValue("actor"), d))
 	})
-	mux.HandleFunc("POST /faults/broker/{op}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+brokerPath, func(w http.ResponseWriter, r *http.Request) {
 		switch r.PathValue("op") {
 		case "stop":
 			say(w)(f.Broker(r.Context(), true))
@@ -73,7 +83,7 @@ func HandleFaults(mux *http.ServeMux, f Faults) {
 	})
 	// The method-less patterns take what the ones above leave: a GET of a
 	// fault's path is 405, not the 404 of a path that is not there.
-	for _, p := range []string{"/faults/crash/{actor}", "/faults/stall/{actor}", "/faults/broker/{op}"} {
+	for _, p := range []string{crashPath, stallPath, brokerPath} {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", http.MethodPost)
 			WriteProblem(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: a fault is a POST (curl -X POST)")

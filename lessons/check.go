@@ -379,15 +379,15 @@ func (c *Check) matches(e sim.Entry) bool {
 	}
 	switch c.Event {
 	case "crashed":
-		return e.Kind == "crash" && (c.Checkpoint == "" || e.Checkpoint == c.Checkpoint)
+		return e.Kind == sim.KindCrash && (c.Checkpoint == "" || e.Checkpoint == c.Checkpoint)
 	case "reached":
-		return e.Kind == "checkpoint" && e.Checkpoint == c.Checkpoint
+		return e.Kind == sim.KindCheckpoint && e.Checkpoint == c.Checkpoint
 	case "restarted":
-		return e.Kind == "restart"
+		return e.Kind == sim.KindRestart
 	case "blocked":
-		return e.Kind == "blocked"
+		return e.Kind == sim.KindBlocked
 	case "failed":
-		return e.Kind == "error"
+		return e.Kind == sim.KindError
 	}
 	return false
 }

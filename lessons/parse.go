@@ -465,9 +465,6 @@ func joinText(lines []string) string {
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
-// actorCommands are the scene commands whose first argument is an actor.
-var actorCommands = []string{"crash", "stall", "resume", "restart", "fail-commit", "drop-commit", "step", "until", "finish"}
-
 // parseSolution reads "cmd; cmd; ..." with the scenes parser (so a
 // solution accepts exactly what a scene does) and checks that every actor
 // it names runs under the step's settings: sim would skip a missing one
@@ -501,7 +498,7 @@ func parseSolution(text string, set scenes.Settings, e env) ([]scenes.Step, erro
 		return nil, err
 	}
 	for _, st := range sc.Steps {
-		if slices.Contains(actorCommands, st.Cmd) && len(st.Args) > 0 && !slices.Contains(e.actors, st.Args[0]) {
+		if st.TakesActor() && !slices.Contains(e.actors, st.Args[0]) {
 			return nil, fmt.Errorf("%q: no actor %s here (actors: %s)", st.String(), st.Args[0], strings.Join(e.actors[:len(e.actors)-1], ", "))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -39,9 +40,9 @@ func newSupervisor(set scenes.Settings) *supervisor {
 // a bare name is the actor of every pipeline that runs it.
 func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f edge.Fault) error {
 	switch f.Kind {
-	case edge.FaultBrokerStop, edge.FaultBrokerStart:
-		return s.Do(ctx, scenes.Broker(f.Kind == edge.FaultBrokerStart))
-	case edge.FaultCrash, edge.FaultStall:
+	case fault.Broker:
+		return s.Do(ctx, scenes.Broker(!f.Stop))
+	case fault.Crash, fault.Stall:
 	default:
 		return fmt.Errorf("fault %q: not one the simulation knows", f.Kind)
 	}
@@ -60,17 +61,13 @@ func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f edge.Fault) error 
 	if len(cps) == 0 {
 		return &httpapi.FaultError{Status: http.StatusNotFound, Detail: fmt.Sprintf("%s has no checkpoint to fail at", f.Actor)}
 	}
-	fault := scenes.Crash
-	if f.Kind == edge.FaultStall {
-		fault = scenes.Stall
-	}
 	for _, k := range keys {
 		delete(v.stallFor, k) // a crash armed over a stall: no stall to time
-		if fault == scenes.Stall {
+		if f.Kind == fault.Stall {
 			v.stallFor[k] = f.For
 		}
 	}
-	return s.Do(ctx, scenes.Arm(fault, f.Actor, cps[0]))
+	return s.Do(ctx, scenes.Arm(f.Kind, f.Actor, cps[0]))
 }
 
 // watch notes the actors a fault took down: a crashed one starts again

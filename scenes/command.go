@@ -6,21 +6,27 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
 // The scene language's command words: the simulator, the screen's keys and
-// the lessons name a command by these, never by a string of their own.
+// the lessons name a command by these, never by a string of their own. A
+// fault's command word is the fault's (package fault).
 const (
 	CmdRequest         = "request"
 	CmdCapture         = "capture"
 	CmdResend          = "resend"
 	CmdResendOther     = "resend-other"
+	CmdCrash           = string(fault.Crash)
+	CmdStall           = string(fault.Stall)
+	CmdFailCommit      = string(fault.FailCommit)
+	CmdDropCommit      = string(fault.DropCommit)
 	CmdResume          = "resume"
 	CmdRestart         = "restart"
-	CmdDuplicate       = "duplicate"
-	CmdBroker          = "broker"
-	CmdRestartPostgres = "restart-postgres"
-	CmdAdvance         = "advance"
+	CmdDuplicate       = string(fault.Duplicate)
+	CmdBroker          = string(fault.Broker)
+	CmdRestartPostgres = string(fault.RestartPostgres)
+	CmdAdvance         = string(fault.Advance)
 	CmdStep            = "step"
 	CmdNext            = "next"
 	CmdUntil           = "until"
@@ -31,39 +37,14 @@ const (
 	CmdPrune           = "prune"
 )
 
-// Fault is what a fault command does to an actor, now or when it reaches a
-// checkpoint; its value is the command word.
-type Fault string
-
-// The faults.
-const (
-	Crash      Fault = "crash"       // kill the actor: its connection closes without COMMIT
-	Stall      Fault = "stall"       // hold it at the checkpoint until resumed
-	FailCommit Fault = "fail-commit" // its next COMMIT fails (rolled back)
-	DropCommit Fault = "drop-commit" // its next COMMIT commits, and the reply is lost
-)
-
-// Faults are the faults, as the documentation lists them.
-var Faults = []Fault{Crash, Stall, FailCommit, DropCommit}
-
-// IsFault reports whether a command word is a fault's.
-func IsFault(cmd string) bool {
-	for _, f := range Faults {
-		if string(f) == cmd {
-			return true
-		}
-	}
-	return false
-}
-
 // Arm is "FAULT ACTOR at CHECKPOINT": the fault fires when the actor next
 // reaches the checkpoint.
-func Arm(f Fault, actor string, at engine.Checkpoint) Step {
+func Arm(f fault.Fault, actor string, at engine.Checkpoint) Step {
 	return Step{Cmd: string(f), Args: []string{actor, "at", string(at)}}
 }
 
 // CrashNow is "crash ACTOR": the actor dies where it is.
-func CrashNow(actor string) Step { return Step{Cmd: string(Crash), Args: []string{actor}} }
+func CrashNow(actor string) Step { return Step{Cmd: CmdCrash, Args: []string{actor}} }
 
 // Request is "request amount=N client=C key=K [poison]".
 func Request(amountCents int, client, key string, poison bool) Step {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
 // Every command value writes a line the scene language reads back to the
@@ -17,8 +18,8 @@ func TestCommandValuesReadBack(t *testing.T) {
 	}{
 		{Request(1250, "acme", "k-1", false), "request amount=1250 client=acme key=k-1"},
 		{Request(1500, "acme", "k-2", true), "request poison amount=1500 client=acme key=k-2"},
-		{Arm(Crash, "relay-1", engine.RelayPublished), "crash relay-1 at relay.published"},
-		{Arm(FailCommit, "naive", engine.NaiveInserted), "fail-commit naive at naive.inserted"},
+		{Arm(fault.Crash, "relay-1", engine.RelayPublished), "crash relay-1 at relay.published"},
+		{Arm(fault.FailCommit, "naive", engine.NaiveInserted), "fail-commit naive at naive.inserted"},
 		{CrashNow("outbox/accounting"), "crash outbox/accounting"},
 		{Resend("k-3"), "resend key=k-3"},
 		{ResendOther("k-3"), "resend-other key=k-3"},
@@ -46,5 +47,31 @@ func TestCommandValuesReadBack(t *testing.T) {
 		if got := sc.Steps[0].String(); got != tc.want {
 			t.Errorf("%q reads back as %q", tc.want, got)
 		}
+	}
+}
+
+// The table says which commands take an actor as its forms write them, and
+// every command word the package names is in it, a fault's too.
+func TestCommandTableSaysWhichTakeAnActor(t *testing.T) {
+	for _, c := range Commands {
+		f := strings.Fields(c.Form)
+		if want := len(f) > 1 && f[1] == "ACTOR"; c.Actor != want {
+			t.Errorf("%s: Actor %v, its form says %v", c.Form, c.Actor, want)
+		}
+	}
+	for _, w := range []string{CmdRequest, CmdCapture, CmdResend, CmdResendOther, CmdCrash, CmdStall, CmdFailCommit, CmdDropCommit,
+		CmdResume, CmdRestart, CmdDuplicate, CmdBroker, CmdRestartPostgres, CmdAdvance, CmdStep, CmdNext, CmdUntil, CmdFinish,
+		CmdRun, CmdDrain, CmdRequeue, CmdPrune} {
+		if _, ok := Lookup(w); !ok {
+			t.Errorf("%s: not in the command table", w)
+		}
+	}
+	for _, f := range fault.Armed {
+		if c, ok := Lookup(string(f)); !ok || !c.Actor {
+			t.Errorf("fault %s: a command that takes an actor? %v %v", f, ok, c.Actor)
+		}
+	}
+	if !(Step{Cmd: CmdStep, Args: []string{"api"}}).TakesActor() || (Step{Cmd: CmdStep}).TakesActor() || (Step{Cmd: CmdDuplicate}).TakesActor() {
+		t.Error("TakesActor: want true for step api only")
 	}
 }

@@ -38,36 +38,58 @@ var Checkpoints = []engine.Checkpoint{
 	engine.ConsumerCalled, engine.SenderCalled, engine.SenderMarked,
 }
 
-// Command documents one scene command: its form and what it does.
+// Command is one scene command of the one table of them (Commands): the
+// simulator, the lessons and the screen's keys ask it what a command word
+// takes, and the documentation shows its form and what it does.
 type Command struct {
+	// Actor: its first argument is an actor (crash relay-1, step api).
+	Actor      bool
 	Form, Does string
 	check      func(s *Step) error
 }
 
+// Word is the command's word, the first of its form.
+func (c Command) Word() string { return strings.SplitN(c.Form, " ", 2)[0] }
+
+// Lookup is the command of a word; false for a word no command has.
+func Lookup(word string) (Command, bool) {
+	if c := findCommand(word); c != nil {
+		return *c, true
+	}
+	return Command{}, false
+}
+
+// TakesActor reports whether st names an actor: its command's first
+// argument is one, and it is there.
+func (st Step) TakesActor() bool {
+	c, ok := Lookup(st.Cmd)
+	return ok && c.Actor && len(st.Args) > 0
+}
+
 // Commands are the scene commands, in the order the documentation lists them.
 var Commands = []Command{
-	{"request [amount=N] [client=C] [key=K] [currency=CUR] [trace=TRACEPARENT] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
-	{"capture", "the API captures the last payment: a second event of the same aggregate (version 2)", noArgs},
-	{"resend [key=K]", "send the last request (or the last with Idempotency-Key K) again, same key and body", checkKeyOnly},
-	{"resend-other [key=K]", "send the last request's Idempotency-Key (or K) with another body (rejected: 422)", checkKeyOnly},
-	{"crash ACTOR [at CHECKPOINT]", "kill the actor now, or when it reaches CHECKPOINT: its connection closes without COMMIT", checkActorAt(false)},
-	{"stall ACTOR at CHECKPOINT", "hold the actor at CHECKPOINT until resumed (past its lease, say)", checkActorAt(true)},
-	{"resume ACTOR", "let a stalled actor go on", checkActor},
-	{"restart ACTOR", "bring a crashed actor back (a relay gets a new worker id)", checkActor},
-	{"fail-commit ACTOR at CHECKPOINT", "the actor's next COMMIT after CHECKPOINT fails (rolled back)", checkActorAt(true)},
-	{"drop-commit ACTOR at CHECKPOINT", "the connection drops during the actor's next COMMIT: committed, but the actor cannot know", checkActorAt(true)},
-	{"duplicate", "the broker hands out its next delivery twice", noArgs},
-	{"broker down|up", "take the broker down (publish and deliver fail) or bring it back", checkBroker},
-	{"restart-postgres", "stop PostgreSQL immediately and start it: committed data survives, open transactions do not", noArgs},
-	{"advance DURATION", "move the virtual clock forward (30s, 5m)", checkDuration},
-	{"step ACTOR [N]", "move one actor to its next checkpoint (N times)", checkStep},
-	{"next [N]", "move the actor the scheduler picks to its next checkpoint (N times): what the simulator's n key does", checkCount},
-	{"until ACTOR CHECKPOINT", "step one actor until it reaches CHECKPOINT (or blocks on a lock)", checkUntil},
-	{"finish ACTOR", "step one actor until it has nothing left to do; the others stay where they are", checkActor},
-	{"run", "let every actor move until none has work now (the clock stands still)", noArgs},
-	{"drain", "run, moving the clock to the next due retry, lease or redelivery, until nothing is pending", noArgs},
-	{"requeue", "requeue every dead-lettered outbox message (same id)", noArgs},
-	{"prune inbox|outbox older-than DURATION", "retention: delete processed inbox rows or published outbox rows older than DURATION", checkPrune},
+	{false, "request [amount=N] [client=C] [key=K] [currency=CUR] [trace=TRACEPARENT] [poison]", "send a payment request to the API (both pipelines in compare mode)", checkRequest},
+	{false, "capture", "the API captures the last payment: a second event of the same aggregate (version 2)", noArgs},
+	{false, "resend [key=K]", "send the last request (or the last with Idempotency-Key K) again, same key and body", checkKeyOnly},
+	{false, "resend-other [key=K]", "send the last request's Idempotency-Key (or K) with another body (rejected: 422)", checkKeyOnly},
+	{true, "crash ACTOR [at CHECKPOINT]", "kill the actor now, or when it reaches CHECKPOINT: its connection closes without COMMIT", checkActorAt(false)},
+	{true, "stall ACTOR at CHECKPOINT", "hold the actor at CHECKPOINT until resumed (past its lease, say)", checkActorAt(true)},
+	{true, "resume ACTOR", "let a stalled actor go on", checkActor},
+	{true, "restart ACTOR", "bring a crashed actor back (a relay gets a new worker id)", checkActor},
+	{true, "fail-commit ACTOR at CHECKPOINT", "the actor's next COMMIT after CHECKPOINT fails (rolled back)", checkActorAt(true)},
+	{true, "drop-commit ACTOR at CHECKPOINT", "the connection drops during the actor's next COMMIT: committed, but the actor cannot know", checkActorAt(true)},
+	{false, "duplicate", "the broker hands out its next delivery twice", noArgs},
+	{false, "broker down|up", "take the broker down (publish and deliver fail) or bring it back", checkBroker},
+	{false, "restart-postgres", "stop PostgreSQL immediately and start it: committed data survives, open transactions do not", noArgs},
+	{false, "advance DURATION", "move the virtual clock forward (30s, 5m)", checkDuration},
+	{true, "step ACTOR [N]", "move one actor to its next checkpoint (N times)", checkStep},
+	{false, "next [N]", "move the actor the scheduler picks to its next checkpoint (N times): what the simulator's n key does", checkCount},
+	{true, "until ACTOR CHECKPOINT", "step one actor until it reaches CHECKPOINT (or blocks on a lock)", checkUntil},
+	{true, "finish ACTOR", "step one actor until it has nothing left to do; the others stay where they are", checkActor},
+	{false, "run", "let every actor move until none has work now (the clock stands still)", noArgs},
+	{false, "drain", "run, moving the clock to the next due retry, lease or redelivery, until nothing is pending", noArgs},
+	{false, "requeue", "requeue every dead-lettered outbox message (same id)", noArgs},
+	{false, "prune inbox|outbox older-than DURATION", "retention: delete processed inbox rows or published outbox rows older than DURATION", checkPrune},
 }
 
 // Parse reads a scene; name is what `outboxlab run NAME` calls it, file is
@@ -402,7 +424,7 @@ func parseExpectFigure(f []string) (Expect, error) {
 
 func findCommand(word string) *Command {
 	for i := range Commands {
-		if strings.SplitN(Commands[i].Form, " ", 2)[0] == word {
+		if Commands[i].Word() == word {
 			return &Commands[i]
 		}
 	}
@@ -412,7 +434,7 @@ func findCommand(word string) *Command {
 func commandWords() []string {
 	var w []string
 	for _, c := range Commands {
-		w = append(w, strings.SplitN(c.Form, " ", 2)[0])
+		w = append(w, c.Word())
 	}
 	return w
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -20,7 +21,7 @@ func (s *Sim) Do(ctx context.Context, st scenes.Step) error {
 	defer s.op.Unlock()
 	defer s.notify()
 	err := s.downErr(ctx)
-	if err == nil || st.Cmd == "restart-postgres" {
+	if err == nil || st.Cmd == scenes.CmdRestartPostgres {
 		err = s.checkDown(ctx, s.do(ctx, st))
 	}
 	if err != nil {
@@ -56,18 +57,18 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		return s.resend(st.Cmd == scenes.CmdResendOther, st.KV["key"])
 	case scenes.CmdCapture:
 		return s.capture()
-	case string(scenes.Crash), string(scenes.Stall), string(scenes.FailCommit), string(scenes.DropCommit):
+	case scenes.CmdCrash, scenes.CmdStall, scenes.CmdFailCommit, scenes.CmdDropCommit:
 		if len(st.Args) == 3 && arg(1) == "at" {
-			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault{kind: st.Cmd})
+			return s.arm(arg(0), engine.Checkpoint(arg(2)), fault.Fault(st.Cmd))
 		}
-		if st.Cmd != string(scenes.Crash) || len(st.Args) != 1 {
+		if st.Cmd != scenes.CmdCrash || len(st.Args) != 1 {
 			return scriptf("want %s ACTOR at CHECKPOINT", st.Cmd)
 		}
 		return s.crashNow(ctx, arg(0))
 	case scenes.CmdResume:
 		return s.eachIn(arg(0), Stalled, "stalled", func(r *runner) error {
 			r.state = Paused
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at)}.with(text("%s resumes at %s, unaware of how much time has passed", r.name, r.at)))
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindFault, Checkpoint: string(r.at)}.with(text("%s resumes at %s, unaware of how much time has passed", r.name, r.at)))
 			return nil
 		})
 	case scenes.CmdRestart:
@@ -76,7 +77,7 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		for _, p := range s.pipes {
 			p.broker.DuplicateNext()
 		}
-		s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)")))
+		s.record(Entry{Actor: "broker", Kind: KindFault}.with(text("the broker will hand out its next delivery twice (a redelivery after a network blip looks exactly like this)")))
 	case scenes.CmdBroker:
 		down := arg(0) == "down"
 		for _, p := range s.pipes {
@@ -84,9 +85,9 @@ func (s *Sim) do(ctx context.Context, st scenes.Step) error {
 		}
 		s.version++
 		if down {
-			s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker is down: publishes and deliveries fail until it is back")))
+			s.record(Entry{Actor: "broker", Kind: KindFault}.with(text("the broker is down: publishes and deliveries fail until it is back")))
 		} else {
-			s.record(Entry{Actor: "broker", Kind: "fault"}.with(text("the broker is back up")))
+			s.record(Entry{Actor: "broker", Kind: KindFault}.with(text("the broker is back up")))
 		}
 	case scenes.CmdRestartPostgres:
 		if s.srv.External() {
@@ -184,7 +185,7 @@ func (s *Sim) eachActor(actor string, fn func(*runner) error) error {
 	if why != "" {
 		return scriptf("%s", why)
 	}
-	s.record(Entry{Actor: name, Kind: "skip", Explain: skip})
+	s.record(Entry{Actor: name, Kind: KindSkip, Explain: skip})
 	return nil
 }
 
@@ -228,7 +229,7 @@ func (s *Sim) has(name string) bool {
 // idleNote says an actor told to move had nothing to do, so a key that
 // moved nothing still says why.
 func (s *Sim) idleNote(r *runner) {
-	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "note"}.with(text("%s has nothing to do now", r.name)))
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindNote}.with(text("%s has nothing to do now", r.name)))
 }
 
 func (s *Sim) actorNames() []string {
@@ -304,7 +305,7 @@ func (s *Sim) enqueue(rq request, explain Text) {
 		}
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: "command", PaymentID: rq.req.PaymentID.String()}.with(explain))
+	s.record(Entry{Actor: "client", Kind: KindCommand, PaymentID: rq.req.PaymentID.String()}.with(explain))
 }
 
 // resend repeats the last request as an HTTP client retry would: the same
@@ -349,13 +350,13 @@ func (s *Sim) capture() error {
 		p.requests = append(p.requests, request{capture: id, captureEvent: s.newID()})
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: "command", PaymentID: id.String()}.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
+	s.record(Entry{Actor: "client", Kind: KindCommand, PaymentID: id.String()}.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
 	return nil
 }
 
 // arm sets a fault for when the actor reaches the checkpoint; "armed" is
 // said only when an actor of that name runs here.
-func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
+func (s *Sim) arm(name string, cp engine.Checkpoint, f fault.Fault) error {
 	armed := false
 	err := s.eachActor(name, func(r *runner) error {
 		r.armed[cp] = f
@@ -363,7 +364,7 @@ func (s *Sim) arm(name string, cp engine.Checkpoint, f fault) error {
 		return nil
 	})
 	if err == nil && armed {
-		s.record(Entry{Actor: name, Kind: "fault", Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", f.kind, name, cp)))
+		s.record(Entry{Actor: name, Kind: KindFault, Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", string(f), name, cp)))
 	}
 	return err
 }
@@ -375,7 +376,7 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 	return s.eachActor(name, func(r *runner) error {
 		switch r.state {
 		case Paused, Stalled:
-			return s.fire(ctx, r, fault{kind: "crash"})
+			return s.fire(ctx, r, fault.Crash)
 		case Blocked:
 			if _, err := r.pipe.pool.Exec(ctx, sqlTerminateActor, r.name, r.pipe.db); err != nil {
 				return fmt.Errorf("terminate %s's backend: %w", r.name, err)
@@ -385,7 +386,7 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 			}
 			r.state = Crashed
 			r.crashes++
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash"}.with(text("%s died while waiting inside PostgreSQL: its connection closed, its transaction rolled back", r.name)))
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindCrash}.with(text("%s died while waiting inside PostgreSQL: its connection closed, its transaction rolled back", r.name)))
 		case Idle:
 			// Nothing in flight, but a process that dies closes its
 			// sockets: a CDC relay's stream too, else its walsender holds
@@ -396,7 +397,7 @@ func (s *Sim) crashNow(ctx context.Context, name string) error {
 			r.state = Crashed
 			r.crashes++
 			s.version++
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash"}.with(text("%s died between units of work: nothing was in flight", r.name)))
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindCrash}.with(text("%s died between units of work: nothing was in flight", r.name)))
 		}
 		return nil
 	})
@@ -430,7 +431,7 @@ func (s *Sim) restart(r *runner, bySupervisor bool) error {
 	default:
 		t = text("restarted %s: a new process with a new connection", r.name)
 	}
-	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "restart"}.with(t))
+	s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindRestart}.with(t))
 	return nil
 }
 
@@ -458,7 +459,7 @@ func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) erro
 func (s *Sim) advance(d time.Duration) {
 	s.clock.Advance(d)
 	s.version++
-	s.record(Entry{Actor: "clock", Kind: "clock"}.with(text("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))))
+	s.record(Entry{Actor: "clock", Kind: KindClock}.with(text("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))))
 }
 
 // restartPostgres stops the server immediately (no checkpoint, sessions cut)
@@ -469,7 +470,7 @@ func (s *Sim) restartPostgres(ctx context.Context) error {
 		if err := s.srv.Crash(); err != nil {
 			return err
 		}
-		s.record(Entry{Actor: "postgres", Kind: "fault"}.with(text("PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost")))
+		s.record(Entry{Actor: "postgres", Kind: KindFault}.with(text("PostgreSQL stops immediately, as on a power cut: every connection is cut, open transactions are lost")))
 	}
 	if err := s.srv.Restart(ctx); err != nil {
 		return err
@@ -482,7 +483,7 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 	before := len(s.timeline)
 	defer func() {
 		if len(s.timeline) == before {
-			s.record(Entry{Actor: "operator", Kind: "note"}.with(text("nothing is dead-lettered: requeue has nothing to do")))
+			s.record(Entry{Actor: "operator", Kind: KindNote}.with(text("nothing is dead-lettered: requeue has nothing to do")))
 		}
 	}()
 	for _, p := range s.pipes {
@@ -506,7 +507,7 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 				if err := c.QueryRow(ctx, sqlAttemptsOf, id).Scan(&attempts); err != nil {
 					return fmt.Errorf("read %s after the requeue: %w", short(id), err)
 				}
-				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", MessageIDs: []string{id.String()},
+				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: KindCommand, MessageIDs: []string{id.String()},
 					Explain: fmt.Sprintf("an operator requeues dead-lettered %s: same id (consumers still deduplicate it), attempts back to %d for a new retry budget, scheduled now", short(id), attempts)})
 			}
 			return nil
@@ -540,7 +541,7 @@ func (s *Sim) prune(ctx context.Context, what string, olderThan time.Duration) e
 		if what == "inbox" {
 			n = res.Inbox
 		}
-		s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: "command", Rows: n, Explain: fmt.Sprintf("retention deletes %d %s rows older than %s", n, what, olderThan)})
+		s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: KindCommand, Rows: n, Explain: fmt.Sprintf("retention deletes %d %s rows older than %s", n, what, olderThan)})
 	}
 	s.version++
 	return nil

@@ -64,7 +64,7 @@ func (s *Sim) back(why Text) {
 		d.forget()
 	}
 	s.version++
-	s.record(Entry{Actor: "postgres", Kind: "restart"}.with(why))
+	s.record(Entry{Actor: "postgres", Kind: KindRestart}.with(why))
 }
 
 // checkDown looks at the server after an error nobody expected: when
@@ -95,7 +95,7 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	if err.External {
 		said = text("PostgreSQL does not answer: %s — outboxlab goes on when it answers again. Every actor stops and the guarantees wait for it; whatever was committed will be there", why2)
 	}
-	s.record(Entry{Actor: "postgres", Kind: "down"}.with(said))
+	s.record(Entry{Actor: "postgres", Kind: KindDown}.with(said))
 	return err
 }
 

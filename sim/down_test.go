@@ -70,7 +70,7 @@ func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
 	var kinds []string
 	for _, e := range s.Timeline(0) {
 		if e.Kind == "down" || e.Kind == "error" {
-			kinds = append(kinds, e.Kind)
+			kinds = append(kinds, string(e.Kind))
 		}
 		if e.Kind == "down" && !strings.Contains(e.Explain, "is gone") {
 			t.Errorf("the down entry does not name the dead postmaster: %s", e.Explain)

@@ -54,7 +54,7 @@ func (s *Sim) drain(ctx context.Context) error {
 		}
 		if !pending {
 			if s.version == start {
-				s.record(Entry{Actor: "drain", Kind: "note"}.with(text("nothing is pending: the drain has nothing to do")))
+				s.record(Entry{Actor: "drain", Kind: KindNote}.with(text("nothing is pending: the drain has nothing to do")))
 			}
 			return s.parkedForGood(ctx)
 		}
@@ -94,7 +94,7 @@ func (s *Sim) drainStopped(ctx context.Context) error {
 		return err
 	}
 	// The cause first: a narrow timeline cuts the end of a line.
-	s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%s — the drain stops: nothing more happens without you", why)))
+	s.record(Entry{Actor: "drain", Kind: KindStuck}.with(text("%s — the drain stops: nothing more happens without you", why)))
 	return nil
 }
 
@@ -338,7 +338,7 @@ func (s *Sim) parkedForGood(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("parked events: %w", err)
 		}
-		s.record(Entry{Actor: "drain", Kind: "stuck"}.with(text("%d event(s) parked ahead of their version and nothing left to deliver: in %s, …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you",
+		s.record(Entry{Actor: "drain", Kind: KindStuck}.with(text("%d event(s) parked ahead of their version and nothing left to deliver: in %s, …%s (aggregate …%s, version %d) waits for version %d, which has not come — the drain stops: nothing more happens without you",
 			n, consumer, id, aggregate, version, expected)))
 	}
 	return nil

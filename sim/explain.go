@@ -14,7 +14,7 @@ import (
 // entryFor turns a checkpoint into a timeline entry with a sentence a learner
 // can read.
 func (s *Sim) entryFor(r *runner, ev engine.Event) Entry {
-	e := Entry{Pipeline: r.pipe.Kind, Actor: ev.Actor, Kind: "checkpoint", Checkpoint: string(ev.Checkpoint), Rows: ev.Rows, Delivery: ev.Delivery,
+	e := Entry{Pipeline: r.pipe.Kind, Actor: ev.Actor, Kind: KindCheckpoint, Checkpoint: string(ev.Checkpoint), Rows: ev.Rows, Delivery: ev.Delivery,
 		DedupDropped: ev.DedupDropped}
 	if ev.Statement != nil {
 		e.Statement, e.SQL = ev.Statement.Name, strings.TrimSpace(ev.Statement.SQL)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
 // ActorState is what an actor is doing, as the pipeline view shows it.
@@ -65,7 +66,7 @@ type runner struct {
 	parked  *park
 	at      engine.Checkpoint // where it is parked or stalled
 	triedAt uint64            // world version when it last found nothing to do
-	armed   map[engine.Checkpoint]fault
+	armed   map[engine.Checkpoint]fault.Fault
 	crashes int
 	lastIDs []uuid.UUID // the messages of its latest checkpoint, for explaining a crash there
 	// published are the messages a relay published since its latest
@@ -76,7 +77,7 @@ type runner struct {
 type runnerKey struct{}
 
 func newRunner(p *Pipeline, name string, unit func(ctx context.Context) (unitResult, error)) *runner {
-	return &runner{name: name, pipe: p, unit: unit, start: make(chan struct{}), msgs: make(chan actorMsg), armed: map[engine.Checkpoint]fault{}, triedAt: ^uint64(0)}
+	return &runner{name: name, pipe: p, unit: unit, start: make(chan struct{}), msgs: make(chan actorMsg), armed: map[engine.Checkpoint]fault.Fault{}, triedAt: ^uint64(0)}
 }
 
 // loop is the actor's goroutine.

@@ -3,15 +3,14 @@ package sim
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -158,11 +157,9 @@ func TestOtherSeedSameOutcome(t *testing.T) {
 	}
 }
 
-var rewrite = flag.Bool("rewrite", false, "write the golden timelines of the built-in scenes (testdata/timelines) from this run")
-
 // golden compares a built-in scene's timeline with the one stored beside the
 // tests, line by line: a change of order that keeps the totals is caught
-// here, which the expectations cannot see. -rewrite stores this run's.
+// here, which the expectations cannot see. -update stores this run's.
 func golden(t *testing.T, scene, variant string, tl []Entry) {
 	t.Helper()
 	name := scene
@@ -174,20 +171,5 @@ func golden(t *testing.T, scene, variant string, tl []Entry) {
 	for _, e := range tl {
 		WriteEntry(&b, e)
 	}
-	if *rewrite {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./sim -run TestBuiltinScenesHold -rewrite writes it)", err)
-	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("the timeline differs from %s (-rewrite stores this one if the change is meant):\n%s", path, firstDiff(got, string(want)))
-	}
+	goldenfile.Check(t, path, b.String(), firstDiff)
 }

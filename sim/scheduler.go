@@ -10,20 +10,19 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 )
 
-// fault is armed on an actor for a checkpoint and fires when it gets there.
-type fault struct {
-	kind string // crash, stall, fail-commit, drop-commit
-}
-
-func (f fault) err() error {
-	switch f.kind {
-	case "crash":
+// faultErr is what a fault armed on an actor (and fired when it gets to
+// the checkpoint) makes the actor's engine code see there; nil for a stall,
+// which holds it instead.
+func faultErr(f fault.Fault) error {
+	switch f {
+	case fault.Crash:
 		return engine.ErrCrash
-	case "fail-commit":
+	case fault.FailCommit:
 		return engine.ErrFailCommit
-	case "drop-commit":
+	case fault.DropCommit:
 		return engine.ErrLoseCommitReply
 	}
 	return nil
@@ -59,7 +58,7 @@ func (s *Sim) follow(ctx context.Context, r *runner) (bool, error) {
 	if errors.Is(err, errLockWait) {
 		r.state = Blocked
 		s.version++
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "blocked"}.with(text("%s waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)", r.name)))
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindBlocked}.with(text("%s waits inside PostgreSQL: its statement needs a row lock another transaction holds (an uncommitted insert of the same key)", r.name)))
 		return true, nil
 	}
 	if err != nil {
@@ -91,13 +90,13 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 		if err != nil {
 			return true, err
 		}
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "crash", Checkpoint: string(r.at)}.with(why))
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindCrash, Checkpoint: string(r.at)}.with(why))
 	case m.err != nil:
 		r.state, r.at = Idle, ""
 		if m.res.summary.Key == "" {
 			m.res.summary = answerErr(r.name, m.err)
 		}
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "error"}.with(m.res.summary))
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindError}.with(m.res.summary))
 		// A lost COMMIT reply or a failed COMMIT may be PostgreSQL going
 		// away, so only answers that need no server skip the check.
 		if known := errors.Is(m.err, engine.ErrIdempotencyConflict) || errors.Is(m.err, engine.ErrBrokerDown); !known {
@@ -110,7 +109,7 @@ func (s *Sim) handle(ctx context.Context, r *runner, m actorMsg) (bool, error) {
 	default:
 		r.state, r.at = Idle, ""
 		if m.res.summary.Key != "" {
-			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "answer"}.with(m.res.summary))
+			s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindAnswer}.with(m.res.summary))
 		}
 	}
 	return true, nil
@@ -159,15 +158,15 @@ func inOrderOf(ids, order []uuid.UUID) []uuid.UUID {
 }
 
 // fire applies a fault to an actor parked at a checkpoint.
-func (s *Sim) fire(ctx context.Context, r *runner, f fault) error {
-	if f.kind == "stall" {
+func (s *Sim) fire(ctx context.Context, r *runner, f fault.Fault) error {
+	if f == fault.Stall {
 		r.state = Stalled
-		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: "fault", Checkpoint: string(r.at)}.with(text("%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", r.name, r.at)))
+		s.record(Entry{Pipeline: r.pipe.Kind, Actor: r.name, Kind: KindFault, Checkpoint: string(r.at)}.with(text("%s stalls at %s (a long GC pause, a frozen VM): it holds what it holds until resumed", r.name, r.at)))
 		return nil
 	}
 	p := r.parked
 	r.parked = nil
-	p.reply <- f.err()
+	p.reply <- faultErr(f)
 	_, err := s.follow(ctx, r)
 	return err
 }

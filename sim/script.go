@@ -22,18 +22,15 @@ func scriptf(format string, args ...any) error {
 	return &ScriptError{Reason: fmt.Sprintf(format, args...), Say: Text{Key: format, Args: args}}
 }
 
-// actorCommands are the commands whose first argument is an actor.
-var actorCommands = []string{"crash", "stall", "resume", "restart", "fail-commit", "drop-commit", "step", "until", "finish"}
-
 // CheckScene refuses, before anything runs, what a scene asks that these settings
 // or this server cannot do: a fault on an actor the scene does not run
 // (relay-2 with relays: 1), restart-postgres on an external server.
 func CheckScene(sc *scenes.Scene, set scenes.Settings, external bool) error {
 	for _, st := range sc.Steps {
-		if st.Cmd == "restart-postgres" && external {
+		if st.Cmd == scenes.CmdRestartPostgres && external {
 			return scriptf("%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart", sc.File, st.Line)
 		}
-		if slices.Contains(actorCommands, st.Cmd) && len(st.Args) > 0 {
+		if st.TakesActor() {
 			if _, why := absence(st.Args[0], set); why != "" {
 				return scriptf("%s:%d: %s: %s", sc.File, st.Line, st, why)
 			}

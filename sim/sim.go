@@ -341,7 +341,7 @@ func (s *Sim) Actors() []ActorView {
 		for _, r := range p.runners {
 			v := ActorView{Pipeline: p.Kind, Name: r.name, State: r.state, At: r.at}
 			for cp, f := range r.armed {
-				v.Armed = append(v.Armed, f.kind+" at "+string(cp))
+				v.Armed = append(v.Armed, string(f)+" at "+string(cp))
 			}
 			slices.Sort(v.Armed)
 			out = append(out, v)

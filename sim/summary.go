@@ -147,7 +147,7 @@ func WriteEntry(w io.Writer, e Entry) {
 	}
 	cp := e.Checkpoint
 	if cp == "" {
-		cp = e.Kind
+		cp = string(e.Kind)
 	}
 	fmt.Fprintf(w, "%s %-22s %-24s%s %s\n", e.At.Format("15:04:05.000"), where, cp, stmt, strings.TrimSpace(e.Explain))
 }

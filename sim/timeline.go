@@ -12,7 +12,7 @@ type Entry struct {
 	At         time.Time  `json:"at"` // virtual time
 	Pipeline   string     `json:"pipeline"`
 	Actor      string     `json:"actor"`
-	Kind       string     `json:"kind"` // checkpoint, crash, fault, command, answer, error, clock
+	Kind       EntryKind  `json:"kind"`
 	Checkpoint string     `json:"checkpoint,omitempty"`
 	Statement  string     `json:"statement,omitempty"`
 	SQL        string     `json:"sql,omitempty"`
@@ -29,6 +29,27 @@ type Entry struct {
 	// language (nil: Explain only).
 	Say *Text `json:"-"`
 }
+
+// EntryKind is what a timeline entry records; its value is the word the
+// timeline, its JSON lines and the story print.
+type EntryKind string
+
+// The kinds of entry.
+const (
+	KindCheckpoint EntryKind = "checkpoint" // an actor reached a checkpoint (a statement ran)
+	KindAnswer     EntryKind = "answer"     // a unit of work's summary: what the API answered, what a relay published
+	KindCommand    EntryKind = "command"    // a client's request or an operator's command
+	KindFault      EntryKind = "fault"      // a fault armed or done (a stall, the broker down, a duplicate)
+	KindCrash      EntryKind = "crash"      // an actor died
+	KindRestart    EntryKind = "restart"    // a crashed actor came back
+	KindBlocked    EntryKind = "blocked"    // an actor waits on a row lock inside PostgreSQL
+	KindError      EntryKind = "error"      // an actor's unit of work failed
+	KindClock      EntryKind = "clock"      // the virtual clock moved
+	KindNote       EntryKind = "note"       // nothing to do: said, so a key press is not silent
+	KindSkip       EntryKind = "skip"       // a command for an actor this mode does not run
+	KindStuck      EntryKind = "stuck"      // a drain that cannot go on without the learner
+	KindDown       EntryKind = "down"       // PostgreSQL went down
+)
 
 // WriteJSONLines writes entries as JSON lines.
 func WriteJSONLines(w io.Writer, entries []Entry) error {

@@ -58,7 +58,7 @@ var (
 func (t *teller) entry(i int, e sim.Entry) {
 	who := participant(e.Actor)
 	switch e.Kind {
-	case "command":
+	case sim.KindCommand:
 		if e.Actor == Client {
 			t.request(i, e)
 			return
@@ -72,9 +72,9 @@ func (t *teller) entry(i int, e sim.Entry) {
 			label = say("retention deletes %d %s rows older than %s", n, m[2], m[3])
 		}
 		t.add(e, Operator, Note, PostgreSQL, "", label, say("operator"))
-	case "checkpoint":
+	case sim.KindCheckpoint:
 		t.checkpoint(i, e)
-	case "crash":
+	case sim.KindCrash:
 		if e.Checkpoint != "" {
 			label := say("✗ crash at %s", e.Checkpoint)
 			short := label
@@ -89,7 +89,7 @@ func (t *teller) entry(i int, e sim.Entry) {
 			return
 		}
 		t.add(e, Crash, Wreck, who, "", say("✗ %s", clauseOf(e)), say("✗ crash"))
-	case "restart":
+	case sim.KindRestart:
 		switch {
 		case e.Actor == "postgres":
 			t.add(e, Restart, Note, who, "", say("PostgreSQL is back after crash recovery"), say("back"))
@@ -100,24 +100,24 @@ func (t *teller) entry(i int, e sim.Entry) {
 		default:
 			t.add(e, Restart, Note, who, "", say("restarted: a new process"), say("restarted"))
 		}
-	case "answer":
+	case sim.KindAnswer:
 		t.answer(e)
-	case "error":
+	case sim.KindError:
 		t.failure(e)
-	case "fault":
+	case sim.KindFault:
 		t.fault(e)
-	case "down":
+	case sim.KindDown:
 		t.add(e, Fault, Note, who, "", say("✗ %s", clauseOf(e)), say("✗ down"))
-	case "blocked":
+	case sim.KindBlocked:
 		t.add(e, Blocked, Note, who, "", say("waits for a row lock: the same inbox key, not committed yet"), say("waits for a row lock"))
-	case "clock":
+	case sim.KindClock:
 		label := say("clock")
 		if m := reClock.FindStringSubmatch(e.Explain); m != nil {
 			label = say("clock +%s", m[1])
 		}
 		t.add(e, Clock, Divider, "", "", label, Text{})
 	default:
-		t.add(e, Step(e.Kind), Note, who, "", clauseOf(e), verbatim(e.Kind))
+		t.add(e, Step(e.Kind), Note, who, "", clauseOf(e), verbatim(string(e.Kind)))
 	}
 }
 

@@ -75,7 +75,7 @@ func (b *builder) matchDeliveries() {
 func (b *builder) matchRequests() {
 	used := map[int]bool{}
 	for i, e := range b.tl {
-		if e.Actor != Client || e.Kind != "command" {
+		if e.Actor != Client || e.Kind != sim.KindCommand {
 			continue
 		}
 		for j := i + 1; j < len(b.tl); j++ {
@@ -141,13 +141,13 @@ func consumerOf(actor string) string {
 // while it went on.
 func ambient(e sim.Entry) bool {
 	switch {
-	case e.Kind == "clock":
+	case e.Kind == sim.KindClock:
 		return true
 	case e.Actor == "postgres":
 		return true
-	case e.Actor == Broker && e.Kind == "fault":
+	case e.Actor == Broker && e.Kind == sim.KindFault:
 		return true
-	case e.Actor == "operator" && len(e.MessageIDs) == 0 && e.Kind == "command":
+	case e.Actor == "operator" && len(e.MessageIDs) == 0 && e.Kind == sim.KindCommand:
 		return true
 	}
 	return false
@@ -172,15 +172,15 @@ func (b *builder) related() []int {
 		}
 		rel := false
 		switch {
-		case e.Actor == Client && e.Kind == "command":
+		case e.Actor == Client && e.Kind == sim.KindCommand:
 			rel = b.requestOf(i)
-		case e.Kind == "fault" && e.Pipeline == "" && e.Checkpoint != "":
+		case e.Kind == sim.KindFault && e.Pipeline == "" && e.Checkpoint != "":
 			armed[e.Actor] = i // told when it fires
 			continue
 		case ambient(e):
 			amb = append(amb, i)
 			continue
-		case e.Kind == "note" || e.Kind == "skip" || e.Kind == "stuck":
+		case e.Kind == sim.KindNote || e.Kind == sim.KindSkip || e.Kind == sim.KindStuck:
 			continue
 		case len(e.MessageIDs) > 0:
 			rel = slices.Contains(e.MessageIDs, b.msg)
@@ -219,5 +219,5 @@ func (b *builder) related() []int {
 // fires: the entry an armed fault turns into (a crash, a failed or lost
 // COMMIT, a stall).
 func fires(e sim.Entry) bool {
-	return e.Kind == "crash" || e.Kind == "error" || (e.Kind == "fault" && e.Pipeline != "")
+	return e.Kind == sim.KindCrash || e.Kind == sim.KindError || (e.Kind == sim.KindFault && e.Pipeline != "")
 }

@@ -2,8 +2,6 @@ package story
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,10 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/scenes"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden diagrams under testdata/")
 
 // steps counts a story's events of one step, from (or to) one participant
 // ("" for any).
@@ -341,7 +338,7 @@ func checkStory(t *testing.T, s Story) {
 }
 
 // The diagram of crash-after-publish at 120 and 80 columns, as a learner
-// reads it in English and in Spanish (go test ./story -run Golden -rewrite
+// reads it in English and in Spanish (go test ./story -run Golden -update
 // refreshes them).
 func TestGoldenDiagrams(t *testing.T) {
 	s := build(t, "crash-after-publish", "", "", "1")
@@ -354,19 +351,6 @@ func TestGoldenDiagrams(t *testing.T) {
 		if c.lang != "en" {
 			name = "crash-after-publish-" + c.lang + "-" + strconv.Itoa(c.w) + ".txt"
 		}
-		path := filepath.Join("testdata", name)
-		if *rewrite {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -rewrite to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs (run with -rewrite if the change is meant):\n--- got\n%s\n--- want\n%s", path, got, want)
-		}
+		golden.Check(t, filepath.Join("testdata", name), got, nil)
 	}
 }

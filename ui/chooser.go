@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -287,7 +288,7 @@ func (c chooserPane) step(what string) scenes.Step {
 	case "now":
 		return scenes.CrashNow(c.actor)
 	}
-	return scenes.Arm(scenes.Fault(c.fault), c.actor, engine.Checkpoint(what))
+	return scenes.Arm(fault.Fault(c.fault), c.actor, engine.Checkpoint(what))
 }
 
 // checkpointsFor lists the checkpoints an actor can reach under set.

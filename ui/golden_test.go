@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,12 +10,11 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/engine"
+	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestMain runs the tests with colours whatever the shell says: the goldens
 // are drawn as a colour terminal draws them (a test of NO_COLOR sets it).
@@ -48,19 +46,7 @@ func goldenANSI(t *testing.T, name, view string) {
 // formats each side of a difference.
 func compareGolden(t *testing.T, name, path, got, show string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui/ -run %s -update)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got ---\n"+show+"\n--- want ---\n"+show, name, path, got, want)
-	}
+	goldenfile.Check(t, path, got, func(got, want string) string { return name + ": " + goldenfile.Full(show)(got, want) })
 }
 
 func plain(view string) string {

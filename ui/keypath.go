@@ -64,40 +64,40 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 		return append(keys, i), err
 	}
 	switch st.Cmd {
-	case "request":
+	case scenes.CmdRequest:
 		if slices.Contains(st.Args, "poison") {
 			return []string{"P"}, nil
 		}
 		return []string{"p"}, nil
-	case "capture":
+	case scenes.CmdCapture:
 		return []string{"C"}, nil
-	case "resend":
+	case scenes.CmdResend:
 		return []string{"i"}, nil // the learner's last p payment, by its key
-	case "resend-other":
+	case scenes.CmdResendOther:
 		return []string{"I"}, nil
-	case "crash":
+	case scenes.CmdCrash:
 		// "now" (or "restart", for a crashed actor) is item 1.
 		if arg(1) == "at" {
 			return chooser("c", 1, arg(2))
 		}
 		return chooser("c", 0, "")
-	case "restart":
+	case scenes.CmdRestart:
 		return chooser("c", 0, "")
-	case "stall":
+	case scenes.CmdStall:
 		return chooser("s", 0, arg(2))
-	case "resume":
+	case scenes.CmdResume:
 		return chooser("s", 0, "")
-	case "step":
+	case scenes.CmdStep:
 		if arg(1) != "" && arg(1) != "1" {
 			return nil, fmt.Errorf("%s: one step a key press (m ACTOR 1), %s times", st, arg(1))
 		}
 		return chooser("m", 0, "")
-	case "finish":
+	case scenes.CmdFinish:
 		n, err := actor()
 		return append(append([]string{"m"}, strings.Fields(n)...), "2"), err
-	case "until":
+	case scenes.CmdUntil:
 		return chooser("m", 2, arg(1))
-	case "fail-commit":
+	case scenes.CmdFailCommit:
 		for i, kind := range set.Pipelines() {
 			if f := failCommitStep(kind, set); f.String() == st.String() {
 				if set.Mode == "compare" {
@@ -107,13 +107,13 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 			}
 		}
 		return nil, fmt.Errorf("%s: f fails the next COMMIT where the writer commits; no key arms another checkpoint", st)
-	case "duplicate":
+	case scenes.CmdDuplicate:
 		return []string{"d"}, nil
-	case "broker":
+	case scenes.CmdBroker:
 		return []string{"b"}, nil
-	case "restart-postgres":
+	case scenes.CmdRestartPostgres:
 		return []string{"R"}, nil
-	case "advance":
+	case scenes.CmdAdvance:
 		if d, err := time.ParseDuration(arg(0)); err == nil && d == set.Lease+time.Second {
 			return []string{"t"}, nil
 		}
@@ -121,7 +121,7 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 			return []string{"T", fmt.Sprint(i + 1)}, nil
 		}
 		return nil, fmt.Errorf("%s: T offers %s", st, strings.Join(advanceBy, ", "))
-	case "next":
+	case scenes.CmdNext:
 		n := 1
 		if arg(0) != "" {
 			n, _ = strconv.Atoi(arg(0))
@@ -131,11 +131,11 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 			keys[i] = "n"
 		}
 		return keys, nil
-	case "run":
+	case scenes.CmdRun:
 		return []string{"space"}, nil
-	case "drain":
+	case scenes.CmdDrain:
 		return []string{"D"}, nil
-	case "requeue":
+	case scenes.CmdRequeue:
 		return []string{"Q"}, nil
 	}
 	return nil, fmt.Errorf("%s: no key does this yet", st)
@@ -185,7 +185,7 @@ func sayStep(w *catalog.Printer, st scenes.Step) string {
 		return ""
 	}
 	switch st.Cmd {
-	case "request":
+	case scenes.CmdRequest:
 		if slices.Contains(st.Args, "poison") {
 			return w.T("send a poison payment")
 		}
@@ -193,49 +193,49 @@ func sayStep(w *catalog.Printer, st scenes.Step) string {
 			return w.T("send a payment of %s", a)
 		}
 		return w.T("send a payment")
-	case "capture":
+	case scenes.CmdCapture:
 		return w.T("capture payment")
-	case "resend":
+	case scenes.CmdResend:
 		return w.T("resend same key")
-	case "resend-other":
+	case scenes.CmdResendOther:
 		return w.T("key, other body")
-	case "crash":
+	case scenes.CmdCrash:
 		if arg(1) == "at" {
 			return w.T("crash %s at %s", arg(0), arg(2))
 		}
 		return w.T("crash %s now", arg(0))
-	case "restart":
+	case scenes.CmdRestart:
 		return w.T("restart %s", arg(0))
-	case "stall":
+	case scenes.CmdStall:
 		return w.T("stall %s at %s", arg(0), arg(2))
-	case "resume":
+	case scenes.CmdResume:
 		return w.T("resume %s", arg(0))
-	case "step":
+	case scenes.CmdStep:
 		return w.T("one step of %s", arg(0))
-	case "finish":
+	case scenes.CmdFinish:
 		return w.T("finish %s", arg(0))
-	case "until":
+	case scenes.CmdUntil:
 		return w.T("move %s until %s", arg(0), arg(1))
-	case "fail-commit":
+	case scenes.CmdFailCommit:
 		return w.T("fail next commit")
-	case "duplicate":
+	case scenes.CmdDuplicate:
 		return w.T("duplicate delivery")
-	case "broker":
+	case scenes.CmdBroker:
 		if arg(0) == "up" {
 			return w.T("broker up")
 		}
 		return w.T("broker down")
-	case "restart-postgres":
+	case scenes.CmdRestartPostgres:
 		return w.T("restart PostgreSQL")
-	case "advance":
+	case scenes.CmdAdvance:
 		return w.T("advance the clock %s", arg(0))
-	case "next":
+	case scenes.CmdNext:
 		return w.T("step")
-	case "run":
+	case scenes.CmdRun:
 		return w.T("run")
-	case "drain":
+	case scenes.CmdDrain:
 		return w.T("drain")
-	case "requeue":
+	case scenes.CmdRequeue:
 		return w.T("requeue dead")
 	}
 	return st.String()

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -80,16 +81,16 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.speed = max(0, m.speed-1)
 		return m, nil
 	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall), key.Matches(msg, k.Move), key.Matches(msg, k.AdvanceBy):
-		fault := "crash"
+		dialog := string(fault.Crash)
 		switch {
 		case key.Matches(msg, k.Stall):
-			fault = "stall"
+			dialog = string(fault.Stall)
 		case key.Matches(msg, k.Move):
-			fault = "move"
+			dialog = "move"
 		case key.Matches(msg, k.AdvanceBy):
-			fault = "advance"
+			dialog = string(fault.Advance)
 		}
-		m.chooser = newChooserPane(m.st, fault, m.actors, m.settings)
+		m.chooser = newChooserPane(m.st, dialog, m.actors, m.settings)
 		m.showChooser = true
 		return m, nil
 	case key.Matches(msg, k.Drain):
@@ -157,9 +158,9 @@ func failCommitStep(kind string, set scenes.Settings) scenes.Step {
 		if set.Naive == "publish-then-commit" {
 			at = engine.NaivePublished
 		}
-		return scenes.Arm(scenes.FailCommit, "naive", at)
+		return scenes.Arm(fault.FailCommit, "naive", at)
 	}
-	return scenes.Arm(scenes.FailCommit, "api", engine.APIInserted)
+	return scenes.Arm(fault.FailCommit, "api", engine.APIInserted)
 }
 
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {

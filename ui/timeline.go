@@ -240,17 +240,17 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 	what := shortCheckpoint(e.Checkpoint)
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
-	case "checkpoint":
-	case "crash":
+	case sim.KindCheckpoint:
+	case sim.KindCrash:
 		what, whatStyle = "CRASH", ts.Crash
 		if e.Checkpoint != "" {
 			what += "@" + shortCheckpoint(e.Checkpoint)
 		}
-	case "fault", "error", "blocked":
-		what, whatStyle = e.Kind, ts.Fault
+	case sim.KindFault, sim.KindError, sim.KindBlocked:
+		what, whatStyle = string(e.Kind), ts.Fault
 	default:
 		if what == "" {
-			what, whatStyle = e.Kind, ts.Answer
+			what, whatStyle = string(e.Kind), ts.Answer
 		}
 	}
 	var sb strings.Builder
