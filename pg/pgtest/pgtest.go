@@ -4,8 +4,8 @@
 //
 // A test that restarts the server, or that compares figures the whole server
 // moves (the WAL a slot retains, the open transactions making a slot waits
-// for), takes the quiet server instead: a second one, held by one test at a
-// time, so the rest of the package runs in parallel on the first.
+// for), takes a quiet server instead: one of its own while it runs, so the
+// rest of the package runs in parallel on the shared one.
 //
 // A package that uses it must stop the servers when its tests end:
 //
@@ -37,14 +37,15 @@ type shared struct {
 
 var (
 	first   shared
-	quiet   shared
 	counter atomic.Int64
 
-	// quietTurn is held by the test that has the quiet server; quietHolder
-	// is that test's name, so its subtests get the server without waiting.
-	quietTurn   = make(chan struct{}, 1)
-	quietMu     sync.Mutex
-	quietHolder string
+	// The quiet servers: every one booted (all), those no test holds
+	// (free), and which test holds which (held, by test name: its subtests
+	// get their parent's).
+	quietMu sync.Mutex
+	all     []*shared
+	free    []*shared
+	held    = map[string]*shared{}
 )
 
 // Settings for test servers: fsync off (a test cluster is thrown away; a
@@ -59,7 +60,7 @@ var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", 
 // Main runs the tests, then stops the shared servers and removes their data.
 func Main(m *testing.M) {
 	code := m.Run()
-	for _, sh := range []*shared{&first, &quiet} {
+	for _, sh := range append([]*shared{&first}, all...) {
 		if sh.server != nil {
 			if err := sh.server.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
@@ -78,31 +79,39 @@ func Server(t testing.TB) *pg.Server {
 	return first.get(t)
 }
 
-// Quiet returns the quiet server, booting it on first use, for this test
-// alone: a test that asks while another holds it waits until that one ends
-// (its subtests share their parent's turn). Nothing else runs on it, so a
-// test may restart it, or read a figure of the whole server (WAL, open
+// Quiet returns a quiet server for this test alone until it ends (its
+// subtests get their parent's): one another test held before, else a new
+// one, so no test waits for another's. As many are booted as quiet tests
+// run at once, at most -parallel. Nothing else runs on it, so a test may
+// restart it, or read a figure of the whole server (WAL, open
 // transactions) and find only its own work there. With
 // $OUTBOXLAB_TEST_DATABASE_URL set it is that server, as Server is.
 func Quiet(t testing.TB) *pg.Server {
 	t.Helper()
 	name := t.Name()
 	quietMu.Lock()
-	mine := quietHolder != "" && strings.HasPrefix(name+"/", quietHolder+"/")
-	quietMu.Unlock()
-	if !mine {
-		quietTurn <- struct{}{}
-		quietMu.Lock()
-		quietHolder = name
-		quietMu.Unlock()
-		t.Cleanup(func() {
-			quietMu.Lock()
-			quietHolder = ""
+	for holder, sh := range held {
+		if strings.HasPrefix(name+"/", holder+"/") {
 			quietMu.Unlock()
-			<-quietTurn
-		})
+			return sh.get(t)
+		}
 	}
-	return quiet.get(t)
+	var sh *shared
+	if n := len(free); n > 0 {
+		sh, free = free[n-1], free[:n-1]
+	} else {
+		sh = &shared{}
+		all = append(all, sh)
+	}
+	held[name] = sh
+	quietMu.Unlock()
+	t.Cleanup(func() {
+		quietMu.Lock()
+		delete(held, name)
+		free = append(free, sh)
+		quietMu.Unlock()
+	})
+	return sh.get(t)
 }
 
 // get boots sh's server on first use, or attaches to
