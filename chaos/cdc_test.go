@@ -14,6 +14,7 @@ import (
 // message stopped the stream: a stream has no dead letter, so every event
 // committed after the poison waits behind it.
 func TestCDCUnderChaos(t *testing.T) {
+	t.Parallel()
 	o := Options{Mode: scenes.Outbox, Variant: "cdc"}
 	outs, err := Run(context.Background(), pgtest.Server(t), 1, 0, 60, 2, o, "chaoscdc", nil)
 	if err != nil {

@@ -46,6 +46,7 @@ func TestTimelineDoubleLeases(t *testing.T) {
 // With the wrong relay that holds its transaction open, the lease witness
 // and the timeline agree too.
 func TestLeaseWitnessesAgreeWithHeldTransactions(t *testing.T) {
+	t.Parallel()
 	outs, err := Run(context.Background(), pgtest.Server(t), 3, 0, 40, 2, Options{Mode: scenes.Outbox, Variant: "hold-transaction"}, "chaoshold2", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // the outbox rows are marked published); only Fresh empties the stream.
 // Before, OpenJetStream always opened it fresh and lost them.
 func TestOpenJetStreamKeepsWhatTheStreamHolds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	open := func(fresh bool) *JetStream {

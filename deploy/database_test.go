@@ -13,6 +13,7 @@ import (
 // it; once the first releases (or its process dies: the lock is its
 // session's), the next one gets it.
 func TestClaimKeepsASecondDeploymentOff(t *testing.T) {
+	t.Parallel()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
 	ctx := context.Background()

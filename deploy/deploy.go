@@ -179,12 +179,10 @@ func (f *faults) supervise(ctx context.Context, name string, onError func(error)
 		}
 		onError(fmt.Errorf("%s: %w; starting it again in %s", name, err, restartAfter))
 		f.ended(name, restartAfter)
-		t := time.NewTimer(restartAfter)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			return
-		case <-t.C:
+		case <-after(f.clock, restartAfter):
 		}
 		f.restarted(name)
 	}

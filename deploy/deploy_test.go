@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // it is back), relay-1 crashed (its successor publishes at attempt 2), an
 // unknown actor and a bad duration refused. Ending the context ends Run.
 func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
+	t.Parallel()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
 	e, err := httpapi.Listen("127.0.0.1:0")
@@ -148,6 +149,7 @@ func postFault(t *testing.T, base, path string, want int) {
 }
 
 func TestParseBroker(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		kind BrokerKind

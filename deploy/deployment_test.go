@@ -19,7 +19,8 @@ import (
 // ended with the test.
 type launched struct {
 	*Deployment
-	base string // its HTTP API, when served
+	base  string     // its HTTP API, when served
+	clock *testClock // every actor's
 }
 
 func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launched {
@@ -33,10 +34,10 @@ func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launc
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{DatabaseURL: url, Broker: j.Broker, Server: j.Server,
+	l := launched{clock: newTestClock()}
+	o := Options{DatabaseURL: url, Broker: j.Broker, Server: j.Server, Clock: l.clock,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
 		OnError: func(err error) { t.Logf("actor: %v", err) }, Workers: workers}
-	var l launched
 	if withHTTP {
 		if o.HTTP, err = httpapi.Listen("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
@@ -103,6 +104,7 @@ func (l launched) pay(t *testing.T, n int) {
 // (pending grows, the snapshot says the broker is down) and are carried once
 // it is started again.
 func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
+	t.Parallel()
 	l := launch(t, jetstream.Config{}, false, 1)
 	if got := l.Actors(); len(got) != 3 || got[0].Name != "relay-1" || got[0].State != ActorRunning {
 		t.Fatalf("actors: %+v", got)
@@ -121,12 +123,10 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 		t.Errorf("relay-1 after Crash: %+v", a)
 	}
 	l.pay(t, 1)
-	deadline := time.Now().Add(10 * time.Second)
-	for l.Actors()[0].Restarts == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("relay-1 was not restarted: %+v", l.Actors()[0])
-		}
-		time.Sleep(20 * time.Millisecond)
+	// Its supervisor waits a second on the clock, which the test moves.
+	l.clock.advanceWaited(t, restartAfter)
+	if a := l.Actors()[0]; a.Restarts == 0 {
+		t.Fatalf("relay-1 was not restarted: %+v", a)
 	}
 	l.until(t, "6 carried after relay-1's crash", allCarried(6))
 	if a := l.Actors()[0]; a.State != ActorRunning || a.Armed != "" {
@@ -148,7 +148,7 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 			t.Errorf("broker stopped: %s is %q, want %q", a.Name, a.State, ActorWaiting)
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
+	l.clock.Advance(300 * time.Millisecond) // the payments wait
 	if s := l.until(t, "read", func(Snapshot) bool { return true }); s.Pending != 3 || s.OldestPendingAge < 300*time.Millisecond {
 		t.Errorf("with the broker down: pending %d, oldest %s", s.Pending, s.OldestPendingAge)
 	}
@@ -180,6 +180,7 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 // freezes the other a little longer): a single worker would pull nothing
 // while frozen, and its late ACK would still settle the message.
 func TestStallPastAckWaitIsAbsorbedByTheInbox(t *testing.T) {
+	t.Parallel()
 	l := launch(t, jetstream.Config{AckWait: 500 * time.Millisecond}, false, 2)
 	if err := l.Stall("accounting", 1500*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -212,6 +213,7 @@ func TestStallPastAckWaitIsAbsorbedByTheInbox(t *testing.T) {
 // text, read from the database (a scrape or two after they change: a
 // scrape serves the last read, ScrapeWait at most after it began).
 func TestMetricsOfADeployment(t *testing.T) {
+	t.Parallel()
 	l := launch(t, jetstream.Config{}, true, 1)
 	l.pay(t, 4)
 	l.until(t, "4 carried", allCarried(4))
@@ -231,7 +233,7 @@ func TestMetricsOfADeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.pay(t, 2)
-	time.Sleep(200 * time.Millisecond)
+	l.clock.Advance(200 * time.Millisecond) // the payments wait
 	body := scrapeUntil(t, l.base, "the broker down", `outboxlab_outbox_pending_messages{pipeline="outbox"} 2`, "outboxlab_broker_up 0")
 	if strings.Contains(body, fmt.Sprintf("outboxlab_outbox_oldest_pending_age_seconds{pipeline=%q} 0\n", "outbox")) {
 		t.Errorf("broker down: oldest pending age 0:\n%s", body)

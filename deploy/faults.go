@@ -60,13 +60,11 @@ func (f *faults) hook(actor string) engine.Hook {
 			return fmt.Errorf("%s at %s: %w", actor, ev.Checkpoint, engine.ErrCrash)
 		}
 		if stall > 0 {
-			t := time.NewTimer(stall)
-			defer t.Stop()
 			defer f.set(actor, ActorRunning, time.Time{})
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-t.C:
+			case <-after(f.clock, stall):
 			}
 		}
 		return nil

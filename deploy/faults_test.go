@@ -22,6 +22,7 @@ import (
 // crash stalls and does not crash (before, both stayed armed, the state
 // said stall and the crash fired).
 func TestTheLastFaultArmedFires(t *testing.T) {
+	t.Parallel()
 	ev := engine.Event{Checkpoint: "relay.claimed"}
 	for _, tc := range []struct {
 		name      string
@@ -67,6 +68,7 @@ func TestTheLastFaultArmedFires(t *testing.T) {
 // (it was 404, as if the path did not exist); an unknown actor, fault or
 // broker operation is 404 naming what there is; a bad for= is 400.
 func TestEveryActorOnTheScreenIsAddressable(t *testing.T) {
+	t.Parallel()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
 	e, err := httpapi.Listen("127.0.0.1:0")

@@ -10,5 +10,6 @@ import (
 // simulator's packages (before issue 25 it linked sim, scenes, provider,
 // catalog and edge, through edge's listener and telemetry).
 func TestDeployLinksNoSimulator(t *testing.T) {
+	t.Parallel()
 	importtest.Forbid(t, importtest.Module+"/deploy", importtest.Simulator...)
 }

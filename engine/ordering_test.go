@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // S20, issue 16 item 5: two relays and one aggregate's three events. relay-1
@@ -289,7 +290,10 @@ func TestConcurrentParkAndGapFillLeaveNothingParked(t *testing.T) {
 	filler := instance("accounting-2", nil)
 	filled := make(chan ConsumeResult, 1)
 	go func() { res, _ := filler.Step(ctx); filled <- res }()
-	time.Sleep(200 * time.Millisecond) // the filler reaches its advance and waits
+	// The filler reaches its advance and waits for the parker's lock: the
+	// server says so (a fixed sleep stood in for this). Should it finish
+	// without waiting, the assertions below still judge what it did.
+	waitForLockWait(t, ctx, b.pool, filled)
 	close(release)
 	if err := <-parked; err != nil {
 		t.Fatal(err)
@@ -302,6 +306,27 @@ func TestConcurrentParkAndGapFillLeaveNothingParked(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT last_version FROM consumer_positions WHERE consumer_name = 'accounting'`); n != 2 {
 		t.Errorf("position %d, want 2", n)
+	}
+}
+
+// waitForLockWait returns once a session on the test's database waits for a
+// lock, or once done has a value (put back for the caller to read).
+func waitForLockWait(t *testing.T, ctx context.Context, pool *pgxpool.Pool, done chan ConsumeResult) {
+	t.Helper()
+	for {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		select {
+		case res := <-done:
+			done <- res
+			return
+		case <-time.After(time.Millisecond):
+		}
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 // confirming, restarted, it publishes the same id again and the inbox keeps
 // one effect. Closed, the simulator leaves no slot behind.
 func TestCDCRelayActor(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "cdcactor", `title: t
 teaches: t
 relay: cdc
@@ -82,7 +83,7 @@ expect outbox lost_events == 0
 	db := s.dbs["outbox"].name
 	s.Close()
 	var slots int
-	admin, err := pgtest.Server(t).Pool(ctx, "postgres")
+	admin, err := s.srv.Pool(ctx, "postgres")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +123,7 @@ func TestCDCNeedsLogicalWAL(t *testing.T) {
 // A poison message stops a CDC relay's stream: the drain says which message
 // holds how many back, and why nothing skips it.
 func TestCDCDrainNamesThePoisonThatHoldsTheStream(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "cdcpoison", `title: t
 teaches: t
 relay: cdc
@@ -165,7 +167,7 @@ expect outbox published == 1
 	ctx := context.Background()
 	doAll(t, s, sc.Steps)
 	db := s.dbs["outbox"].name
-	srv := pgtest.Server(t)
+	srv := s.srv
 	admin, err := srv.Pool(ctx, "postgres")
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +290,7 @@ expect outbox pending == 0
 	s := newSim(t, sc)
 	ctx := context.Background()
 	db := s.dbs["outbox"].name
-	admin, err := pgtest.Server(t).Pool(ctx, "postgres")
+	admin, err := s.srv.Pool(ctx, "postgres")
 	if err != nil {
 		t.Fatal(err)
 	}

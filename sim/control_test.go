@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -32,6 +31,7 @@ func playAll(t *testing.T, se *Session) []Unit {
 // Played a unit at a time by the run control, every built-in scene ends
 // where its headless run ends: the same figures, and its expectations hold.
 func TestPlayingAScriptEndsWhereItsRunEnds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	all, err := scenes.Builtin()
 	if err != nil {
@@ -39,7 +39,7 @@ func TestPlayingAScriptEndsWhereItsRunEnds(t *testing.T) {
 	}
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
-			se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+			se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,9 +69,10 @@ func TestPlayingAScriptEndsWhereItsRunEnds(t *testing.T) {
 // A rewind puts the script back where it stood, a run under way included;
 // playing on from there plays the same units again.
 func TestRewindPutsTheScriptBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sc := builtin(t, "crash-after-publish")
-	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+	se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
 	if err != nil {
 		t.Fatal(err)
 	}

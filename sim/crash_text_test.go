@@ -9,6 +9,7 @@ import (
 // connection closed with nothing open, so "closed without COMMIT" would
 // contradict the committed work the same sentence goes on to name.
 func TestACrashAfterCommitSaysTheCommitHappened(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "after-commit", `title: crashes after a COMMIT
 teaches: what a crash after a COMMIT leaves
 mode: compare

@@ -47,6 +47,7 @@ func kill9(t *testing.T, srv *pg.Server) {
 // figures, every command but restart-postgres is refused, and
 // restart-postgres brings the server back with what was committed.
 func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
+	t.Parallel()
 	srv := privateServer(t)
 	sc := parseScene(t, "killed", "title: t\nteaches: t\nrequest\nfinish api\nexpect outbox payments == 1\n")
 	s, err := New(context.Background(), Config{Server: srv, Settings: sc.Settings, DBPrefix: "down"})
@@ -99,6 +100,7 @@ func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
 // restarted: the simulation says it does not answer, and goes on by itself
 // once it answers again.
 func TestExternalPostgresGoneThenBack(t *testing.T) {
+	t.Parallel()
 	priv := privateServer(t)
 	ctx := context.Background()
 	ext, err := pg.Boot(ctx, pg.Options{DatabaseURL: priv.DatabaseURL("postgres")})

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -25,9 +24,10 @@ func sceneOf(t *testing.T, text string) *scenes.Scene {
 // the client by its ticket, and only the outbox's api answers it in compare
 // mode. The session's log keeps the request without the ticket.
 func TestHTTPRequestsAreAnsweredByTicket(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	base := sceneOf(t, "title: t\nteaches: t\nmode: compare\nadvance 1s\n")
-	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: base.Settings, DBPrefix: prefix()})
+	se, err := NewSession(ctx, Config{Server: serverFor(t, base.Settings, base.Steps), Settings: base.Settings, DBPrefix: prefix()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,7 @@ expect outbox double_charges == 0
 // invents and doubles nothing, never leases a row twice, and every run ends
 // with a verdict.
 func TestCrashMatrix(t *testing.T) {
+	t.Parallel()
 	set := scenes.DefaultSettings()
 	set.Relays = 2
 	start := time.Now()
@@ -146,6 +147,7 @@ expect outbox crashes == 1
 // the same ids are published again and the inbox absorbs them; after it,
 // nothing is published twice.
 func TestCDCCrashMatrix(t *testing.T) {
+	t.Parallel()
 	set := scenes.DefaultSettings()
 	set.CDC = true
 	for _, cp := range set.CheckpointsFor("relay-1") {

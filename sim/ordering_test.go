@@ -23,6 +23,7 @@ expect outbox parked == 2
 // deliver and says the parked events wait — the consumers' table is their
 // only copy — instead of ending as if all were done.
 func TestDrainSaysParkedEventsWait(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "parkdead", parkedBehindADeadLetter+`expect outbox dead_lettered == 1
 expect outbox out_of_order == 0
 expect outbox suppressed_effects == 0
@@ -45,6 +46,7 @@ expect outbox suppressed_effects == 0
 // The Tables pane's parked_messages: what psql would show of the parked
 // capture, one row per consumer, at version 2.
 func TestParkedMessagesTable(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "parktable", parkedBehindADeadLetter)
 	s := newSim(t, sc)
 	ctx := t.Context()

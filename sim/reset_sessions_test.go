@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // A reset ends the sessions that could hold a lock its TRUNCATE waits for,
@@ -24,7 +23,7 @@ expect outbox published == 1
 	s := newSim(t, sc)
 	ctx := context.Background()
 	doAll(t, s, sc.Steps)
-	url := pgtest.Server(t).DatabaseURL(s.dbs["outbox"].name)
+	url := s.srv.DatabaseURL(s.dbs["outbox"].name)
 	open := func(name string) *pgx.Conn {
 		t.Helper()
 		cfg, err := pgx.ParseConfig(url)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -21,9 +23,28 @@ var prefixes atomic.Int64
 
 func prefix() string { return fmt.Sprintf("simtest%d", prefixes.Add(1)) }
 
+// serverFor is the server a test runs a scene of these settings and steps
+// on. The quiet one (pgtest.Quiet: this test alone on it) for a scene that
+// restarts PostgreSQL, which would cut every other test's sessions, or one
+// with the CDC relay: making its slot waits for every open transaction on
+// the server, a parallel test's parked actor included, and its WAL figure
+// counts the whole server's writes. The shared one for any other, so the
+// package's tests run in parallel there.
+func serverFor(t testing.TB, set scenes.Settings, steps []scenes.Step) *pg.Server {
+	t.Helper()
+	if set.CDC || slices.ContainsFunc(steps, func(st scenes.Step) bool { return st.Cmd == scenes.CmdRestartPostgres }) {
+		return pgtest.Quiet(t)
+	}
+	return pgtest.Server(t)
+}
+
 func run(t *testing.T, sc *scenes.Scene, opts RunOptions) *Result {
 	t.Helper()
-	srv := pgtest.Server(t)
+	set := sc.Settings
+	if v, ok := sc.Variants[opts.Variant]; ok {
+		set = v
+	}
+	srv := serverFor(t, set, sc.Steps)
 	opts.DBPrefix = prefix()
 	start := time.Now()
 	res, err := RunScene(context.Background(), srv, sc, opts)
@@ -47,6 +68,7 @@ func explainFailure(res *Result) string {
 
 // Every built-in scene's expected outcome holds, and so does each variant's.
 func TestBuiltinScenesHold(t *testing.T) {
+	t.Parallel()
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +111,7 @@ func figure(t *testing.T, res *Result, pipeline, name string) int64 {
 // The naive pipeline shows the loss (S1) and the phantom (S2) that the
 // outbox pipeline, under the same requests and faults, does not.
 func TestNaiveLosesAndInventsOutboxDoesNot(t *testing.T) {
+	t.Parallel()
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +136,7 @@ func TestNaiveLosesAndInventsOutboxDoesNot(t *testing.T) {
 
 // The same scene with the same seed yields the same timeline, to the letter.
 func TestSameSeedSameTimeline(t *testing.T) {
+	t.Parallel()
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +169,7 @@ func TestSameSeedSameTimeline(t *testing.T) {
 
 // Another seed changes what depends on it (ids, jitter) but not the outcome.
 func TestOtherSeedSameOutcome(t *testing.T) {
+	t.Parallel()
 	all, _ := scenes.Builtin()
 	sc, _ := scenes.Find(all, "broker-down")
 	a := run(t, sc, RunOptions{Seed: 1})

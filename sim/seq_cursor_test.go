@@ -13,6 +13,7 @@ import (
 // nothing is lost. With one writer, commits follow seq order: the cursor
 // loses nothing.
 func TestSeqCursorCrashRepublishes(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "seqcrash", `title: t
 teaches: t
 relay: seq-cursor
@@ -43,6 +44,7 @@ expect outbox pending == 0
 
 // A scene naming api-2 without writers: 2 is told which header adds it.
 func TestAPI2NeedsWritersHeader(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "nowriter", "title: t\nteaches: t\nrequest\nfinish api-2\nexpect outbox payments == 1\n")
 	s := newSim(t, sc)
 	err := s.Do(t.Context(), sc.Steps[1])
@@ -54,6 +56,7 @@ func TestAPI2NeedsWritersHeader(t *testing.T) {
 // The Tables pane shows what the seq cursor reads: each outbox row's seq and,
 // in relay_offsets, where the cursor stands — past the row that commits late.
 func TestTablesShowSeqAndTheCursor(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "seqtables", `title: t
 teaches: t
 relay: seq-cursor

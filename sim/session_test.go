@@ -56,7 +56,7 @@ func timelineJSON(t testing.TB, tl []Entry) string {
 func session(t *testing.T, sc *scenes.Scene) *Session {
 	t.Helper()
 	ctx := context.Background()
-	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+	se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,7 @@ func playSteps(t *testing.T, se *Session, steps []scenes.Step) {
 // the oracle, the metrics and the timeline of the straight run at that
 // point: a rewind is the real database, replayed.
 func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, name := range []string{"crash-after-publish", "dual-write-crash", "two-relays", "out-of-order"} {
 		t.Run(name, func(t *testing.T) {
@@ -106,7 +107,7 @@ func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
 			if n < 3 {
 				t.Fatalf("only %d points", n)
 			}
-			se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+			se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,6 +162,7 @@ func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
 // Acting at a past point forks: the future is discarded (and said so), the
 // timeline up to the point is the original's, and it diverges after.
 func TestForkDiscardsTheFutureAndKeepsThePast(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sc := builtin(t, "crash-after-publish")
 	se := session(t, sc)
@@ -190,6 +192,7 @@ func TestForkDiscardsTheFutureAndKeepsThePast(t *testing.T) {
 // A saved session is a scene `run` replays to the same timeline, byte for
 // byte, and whose every expectation holds.
 func TestSavedSessionReplaysByteIdentically(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, name := range []string{"crash-after-publish", "two-consumers", "poison-message"} {
 		t.Run(name, func(t *testing.T) {
@@ -215,7 +218,7 @@ func TestSavedSessionReplaysByteIdentically(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, text)
 			}
-			res, err := RunScene(ctx, pgtest.Server(t), back, RunOptions{DBPrefix: prefix()})
+			res, err := RunScene(ctx, serverFor(t, back.Settings, back.Steps), back, RunOptions{DBPrefix: prefix()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,6 +303,7 @@ func BenchmarkRewind(b *testing.B) {
 // the future is still there for ] (found by a review: a refused resend
 // after a rewind threw the rest of the session away).
 func TestARefusedCommandAtAPastPointKeepsTheFuture(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	se := session(t, builtin(t, "crash-after-publish"))
 	n := se.Position().Len
@@ -317,6 +321,7 @@ func TestARefusedCommandAtAPastPointKeepsTheFuture(t *testing.T) {
 // The screen reads the clock, the timeline and the oracle while a rewind
 // replays: no data race (run with -race).
 func TestReadingWhileRewinding(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	se := session(t, builtin(t, "crash-after-publish"))
 	done := make(chan struct{})
@@ -342,6 +347,7 @@ func TestReadingWhileRewinding(t *testing.T) {
 // After a fork the learner compares the two futures: OtherFuture goes to
 // the original's end, the same as the straight run, and back to the fork's.
 func TestOtherFutureSwapsTheForkAndTheOriginal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	se := session(t, builtin(t, "crash-after-publish"))
 	original := timelineJSON(t, se.Sim().Timeline(0))
@@ -382,6 +388,7 @@ func TestOtherFutureSwapsTheForkAndTheOriginal(t *testing.T) {
 // run's quiet end (a step with nothing to do, logged like any other) would
 // otherwise make the first [ change nothing on screen.
 func TestBackPassesAQuietStep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	se := session(t, builtin(t, "crash-after-publish"))
 	for range 3 { // steps with nothing left to do

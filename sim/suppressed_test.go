@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -19,6 +18,7 @@ import (
 // both events published and queued, every effect is missing and none is
 // suppressed; once drained, the capture's, once per consumer.
 func TestTraceIDInboxSuppressesTheCapture(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sc := builtin(t, "trace-is-not-an-id")
 	set, ok := sc.Variants["trace-id"]
@@ -27,7 +27,7 @@ func TestTraceIDInboxSuppressesTheCapture(t *testing.T) {
 	}
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: set, DBPrefix: prefix(), Tracing: Tracing{Provider: tp}})
+	se, err := NewSession(ctx, Config{Server: serverFor(t, set, sc.Steps), Settings: set, DBPrefix: prefix(), Tracing: Tracing{Provider: tp}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,7 @@ var literal = `("(?:[^"\\]|\\.)*")`
 // Every sentence the simulator writes as a catalog sentence has its Spanish:
 // a new one without it would show English on a Spanish screen.
 func TestEveryTimelineSentenceIsTranslated(t *testing.T) {
+	t.Parallel()
 	found := keysIn(t, "*.go", regexp.MustCompile(`\btext\(`+literal))
 	checkKeys(t, found, 30, func(string) bool { return true }, "timeline sentence")
 }
@@ -71,6 +72,7 @@ func TestEveryTimelineSentenceIsTranslated(t *testing.T) {
 // What an actor says of its own step (engine.Say) and why pg says the server
 // is down reach the timeline inside a sentence: they have their Spanish too.
 func TestEveryActorPhraseIsTranslated(t *testing.T) {
+	t.Parallel()
 	verb := regexp.MustCompile(`%[a-z]`) // "%s: %s" has no words to say
 	words := func(key string) bool { return strings.ContainsFunc(verb.ReplaceAllString(key, ""), unicode.IsLetter) }
 	found := keysIn(t, "../engine/*.go", regexp.MustCompile(`\bSay\(`+literal))
@@ -87,6 +89,7 @@ func TestEveryActorPhraseIsTranslated(t *testing.T) {
 // each refusal has its Spanish, but for the mistakes only a scene file can
 // make (they name its file and line, or its headers), which `run` prints.
 func TestEveryRefusalIsTranslated(t *testing.T) {
+	t.Parallel()
 	authors := []string{"unknown command %q", "%s", "%s:%d: restart-postgres needs the embedded server; --database-url points at one outboxlab must not stop, and a data directory another outboxlab has open is that one's to restart",
 		"%s:%d: %s: %s", "scene %s has no variant %q", "--mode %v", "want %s ACTOR at CHECKPOINT"}
 	found := keysIn(t, "*.go", regexp.MustCompile(`\bscriptf\(`+literal))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -13,6 +12,7 @@ import (
 // gives the same timeline with spans recorded, every actor's spans among
 // them, and Restart hears each run's seed (a rewind's replay included).
 func TestTracingLeavesTheRunAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	sc := builtin(t, "crash-after-publish")
 	plain := timelineJSON(t, session(t, sc).Sim().Timeline(0))
@@ -20,7 +20,7 @@ func TestTracingLeavesTheRunAlone(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	var restarts []uint64
-	se, err := NewSession(ctx, Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix(),
+	se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix(),
 		Tracing: Tracing{Provider: tp, Restart: func(seed uint64) { restarts = append(restarts, seed) }}})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func parseScene(t *testing.T, name, text string) *scenes.Scene {
 // newSim starts a simulator on fresh databases and closes it with the test.
 func newSim(t *testing.T, sc *scenes.Scene) *Sim {
 	t.Helper()
-	s, err := New(context.Background(), Config{Server: pgtest.Server(t), Settings: sc.Settings, DBPrefix: prefix()})
+	s, err := New(context.Background(), Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,7 @@ func oracleOf(t *testing.T, s *Sim, pipeline string) Oracle {
 // not held any more: the next claim before its old locked_until is no double
 // lease. The oracle used to remember every claim and count this one.
 func TestDoubleLeasesCountOnlyLeasesStillHeld(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "given-back", `title: a lease given back
 teaches: a retry releases the lease
 relays: 2
@@ -88,6 +89,7 @@ expect outbox lost_events == 0
 // lease that still runs (what a claim without SKIP LOCKED or without the lease
 // condition would do) is counted, and named.
 func TestDoubleLeaseIsReadFromTheTable(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "foreign", `title: t
 teaches: t
 request
@@ -118,6 +120,7 @@ expect outbox double_leases == 0
 // version 2 on every delivery. The drain stops, says why, and the scene's
 // next line (the requeue) runs.
 func TestDrainStopsBehindADeadLetterAndSaysWhy(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "blocked", `title: t
 teaches: t
 max-attempts: 3
@@ -157,6 +160,7 @@ expect outbox pending == 1
 
 // Close closes every actor's connection, not only the simulator's pool.
 func TestCloseLeavesNoBackends(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "closed", `title: t
 teaches: t
 relays: 2
@@ -166,7 +170,7 @@ until relay-1 relay.published
 step accounting
 expect outbox payments == 1
 `)
-	srv := pgtest.Server(t)
+	srv := serverFor(t, sc.Settings, sc.Steps)
 	s, err := New(context.Background(), Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix()})
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +194,7 @@ expect outbox payments == 1
 
 // A run in which no expectation applies is no pass.
 func TestNoExpectationAppliedIsNotAPass(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "outbox-only", `title: t
 teaches: t
 request
@@ -230,6 +235,7 @@ expect variant=wrong outbox ledger_entries == 1
 // broker after its consumer crashed; at the ack timeout version 1 is
 // redelivered and both apply.
 func TestDrainWaitsForAnAckDeadline(t *testing.T) {
+	t.Parallel()
 	for _, order := range []string{"none", "by-aggregate"} {
 		sc := parseScene(t, "gap-crash", `title: t
 teaches: t
@@ -259,6 +265,7 @@ expect outbox pending == 0
 // A crash of the relay that holds its transaction while publishing leaves no
 // lease: the explanation says so instead of promising one.
 func TestHoldTransactionCrashLeavesNoLease(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "hold", `title: t
 teaches: t
 relay: hold-transaction
@@ -278,6 +285,7 @@ expect outbox payments == 1
 // The figures an expect line may name (scenes.Figures) are exactly the
 // oracle's, so run --json emits every one of them.
 func TestFigureNamesMatchTheOracle(t *testing.T) {
+	t.Parallel()
 	var o Oracle
 	got := o.Figures()
 	if len(got) != len(scenes.Figures) {
@@ -294,6 +302,7 @@ func TestFigureNamesMatchTheOracle(t *testing.T) {
 // front and when typed; an actor of the pipeline a mode leaves out is skipped
 // without claiming to be armed.
 func TestFaultOnAnAbsentActorIsRefused(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "absent", `title: t
 teaches: t
 request
@@ -324,6 +333,7 @@ expect outbox payments == 1
 // Commands that make no sense in the state the run is in are the script's
 // mistakes (run exits 2), told apart from the simulator's failures.
 func TestScriptMistakesAreScriptErrors(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "mistakes", "title: t\nteaches: t\nrequest\nexpect outbox payments == 1\n")
 	s := newSim(t, sc)
 	for _, st := range []scenes.Step{
@@ -340,6 +350,7 @@ func TestScriptMistakesAreScriptErrors(t *testing.T) {
 }
 
 // A run that does not settle within the step limit names what kept moving.
+// Not parallel: it lowers the package's step limit while it runs.
 func TestStepLimitNamesWhatKeepsMoving(t *testing.T) {
 	saved := maxSteps
 	maxSteps = 12
@@ -356,6 +367,7 @@ func TestStepLimitNamesWhatKeepsMoving(t *testing.T) {
 // The broker's view says a duplicate is armed, and stops saying it once the
 // doubled delivery went out.
 func TestDuplicateArmedIsVisible(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "dup", "title: t\nteaches: t\nduplicate\nexpect outbox payments == 0\n")
 	s := newSim(t, sc)
 	doAll(t, s, sc.Steps)
@@ -379,6 +391,7 @@ func TestDuplicateArmedIsVisible(t *testing.T) {
 // resend key=K repeats the request sent with that key, not whichever was
 // sent last: the learner's payment, not the script's.
 func TestResendByKey(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "rk", `title: t
 teaches: t
 request key=mine amount=700
@@ -397,6 +410,7 @@ expect outbox replays == 1
 // In compare mode, restart of an actor both pipelines run brings back the
 // copy that crashed and leaves the other alone.
 func TestRestartTheCrashedCopyOnly(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "copies", "title: t\nteaches: t\nmode: compare\nrequest\ncrash outbox/notifications at consumer.inbox_inserted\ndrain\nexpect outbox payments == 1\n")
 	s := newSim(t, sc)
 	doAll(t, s, sc.Steps[:2])
@@ -416,6 +430,7 @@ func TestRestartTheCrashedCopyOnly(t *testing.T) {
 // A command that finds nothing to do says so on the timeline, so a key that
 // moved nothing is not silent.
 func TestNothingToDoIsSaid(t *testing.T) {
+	t.Parallel()
 	sc := parseScene(t, "idle", "title: t\nteaches: t\nrequeue\ndrain\nstep api\nfinish relay-1\nexpect outbox payments == 0\n")
 	s := newSim(t, sc)
 	doAll(t, s, sc.Steps)

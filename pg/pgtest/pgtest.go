@@ -2,7 +2,12 @@
 // binary, booted on first use, and a fresh migrated database per test so tests
 // run in parallel without seeing each other's rows.
 //
-// A package that uses it must stop the server when its tests end:
+// A test that restarts the server, or that compares figures the whole server
+// moves (the WAL a slot retains, the open transactions making a slot waits
+// for), takes a quiet server instead: one of its own while it runs, so the
+// rest of the package runs in parallel on the shared one.
+//
+// A package that uses it must stop the servers when its tests end:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 package pgtest
@@ -22,12 +27,25 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 )
 
-var (
+// shared is one lazily booted test server.
+type shared struct {
 	once    sync.Once
 	server  *pg.Server
 	bootErr error
 	dataDir string
+}
+
+var (
+	first   shared
 	counter atomic.Int64
+
+	// The quiet servers: every one booted (all), those no test holds
+	// (free), and which test holds which (held, by test name: its subtests
+	// get their parent's).
+	quietMu sync.Mutex
+	all     []*shared
+	free    []*shared
+	held    = map[string]*shared{}
 )
 
 // Settings for test servers: fsync off (a test cluster is thrown away; a
@@ -39,16 +57,18 @@ var (
 // back could briefly need more than 100.
 var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", "max_connections": "200"}
 
-// Main runs the tests, then stops the shared server and removes its data.
+// Main runs the tests, then stops the shared servers and removes their data.
 func Main(m *testing.M) {
 	code := m.Run()
-	if server != nil {
-		if err := server.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
+	for _, sh := range append([]*shared{&first}, all...) {
+		if sh.server != nil {
+			if err := sh.server.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
+			}
 		}
-	}
-	if dataDir != "" {
-		_ = os.RemoveAll(dataDir)
+		if sh.dataDir != "" {
+			_ = os.RemoveAll(sh.dataDir)
+		}
 	}
 	os.Exit(code)
 }
@@ -56,29 +76,71 @@ func Main(m *testing.M) {
 // Server returns the shared test server, booting it on first use.
 func Server(t testing.TB) *pg.Server {
 	t.Helper()
-	once.Do(func() {
+	return first.get(t)
+}
+
+// Quiet returns a quiet server for this test alone until it ends (its
+// subtests get their parent's): one another test held before, else a new
+// one, so no test waits for another's. As many are booted as quiet tests
+// run at once, at most -parallel. Nothing else runs on it, so a test may
+// restart it, or read a figure of the whole server (WAL, open
+// transactions) and find only its own work there. With
+// $OUTBOXLAB_TEST_DATABASE_URL set it is that server, as Server is.
+func Quiet(t testing.TB) *pg.Server {
+	t.Helper()
+	name := t.Name()
+	quietMu.Lock()
+	for holder, sh := range held {
+		if strings.HasPrefix(name+"/", holder+"/") {
+			quietMu.Unlock()
+			return sh.get(t)
+		}
+	}
+	var sh *shared
+	if n := len(free); n > 0 {
+		sh, free = free[n-1], free[:n-1]
+	} else {
+		sh = &shared{}
+		all = append(all, sh)
+	}
+	held[name] = sh
+	quietMu.Unlock()
+	t.Cleanup(func() {
+		quietMu.Lock()
+		delete(held, name)
+		free = append(free, sh)
+		quietMu.Unlock()
+	})
+	return sh.get(t)
+}
+
+// get boots sh's server on first use, or attaches to
+// $OUTBOXLAB_TEST_DATABASE_URL when it is set.
+func (sh *shared) get(t testing.TB) *pg.Server {
+	t.Helper()
+	sh.once.Do(func() {
 		if url := os.Getenv("OUTBOXLAB_TEST_DATABASE_URL"); url != "" {
-			server, bootErr = pg.Boot(context.Background(), pg.Options{DatabaseURL: url})
+			sh.server, sh.bootErr = pg.Boot(context.Background(), pg.Options{DatabaseURL: url})
 			return
 		}
-		dataDir, bootErr = os.MkdirTemp("", "outboxlab-test-")
-		if bootErr != nil {
+		sh.dataDir, sh.bootErr = os.MkdirTemp("", "outboxlab-test-")
+		if sh.bootErr != nil {
 			return
 		}
 		// The data directory is one Boot creates inside this one: outboxlab
 		// gives only what it made to the server's account, and as root that
 		// account must pass through here (MkdirTemp makes it 0700).
-		if bootErr = os.Chmod(dataDir, 0o755); bootErr != nil {
+		if sh.bootErr = os.Chmod(sh.dataDir, 0o755); sh.bootErr != nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		server, bootErr = pg.Boot(ctx, pg.Options{DataDir: filepath.Join(dataDir, "data"), Settings: testSettings})
+		sh.server, sh.bootErr = pg.Boot(ctx, pg.Options{DataDir: filepath.Join(sh.dataDir, "data"), Settings: testSettings})
 	})
-	if bootErr != nil {
-		t.Fatalf("boot test PostgreSQL: %v", bootErr)
+	if sh.bootErr != nil {
+		t.Fatalf("boot test PostgreSQL: %v", sh.bootErr)
 	}
-	return server
+	return sh.server
 }
 
 // DB creates a fresh migrated database for this test and returns a pool on
