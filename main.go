@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/edge"
@@ -296,8 +297,7 @@ func uiExit(who string, err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", who, err)
-	var usage *ui.UsageError
-	if errors.As(err, &usage) || pg.IsInputError(err) {
+	if badinput.Is(err) {
 		return exitUsage
 	}
 	return exitFail
@@ -535,8 +535,7 @@ func tellStory(args []string, stdout, stderr io.Writer) int {
 	st, err := story.Build(res.Timeline, *pipeline, *message)
 	if err != nil {
 		fmt.Fprintf(stderr, "outboxlab story: %v\n", err)
-		var input *story.InputError
-		if errors.As(err, &input) {
+		if badinput.Is(err) {
 			return exitUsage
 		}
 		return exitFail
@@ -630,7 +629,7 @@ func headless(h headlessRun, stderr io.Writer) (res *sim.Result, code int) {
 // something unusable (a directory that is not PostgreSQL's, a --database-url
 // that does not answer), 1 when the machine failed.
 func bootExit(err error) int {
-	if pg.IsInputError(err) {
+	if badinput.Is(err) {
 		return exitUsage
 	}
 	return exitFail

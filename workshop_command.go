@@ -1,13 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/workshop"
 )
 
@@ -53,8 +52,7 @@ func workshopRoom(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "outboxlab workshop: %v\n", err)
-	var usage *workshop.UsageError
-	if errors.As(err, &usage) || pg.IsInputError(err) {
+	if badinput.Is(err) {
 		return exitUsage
 	}
 	return exitFail

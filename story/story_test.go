@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -260,7 +261,7 @@ func TestChoose(t *testing.T) {
 		{"", "which message? the run has 3 messages"},
 	} {
 		_, err := Choose(msgs, c.choice)
-		var input *InputError
+		var input *badinput.Error
 		if !errors.As(err, &input) || !strings.Contains(err.Error(), c.say) {
 			t.Errorf("Choose(%q) error %v, want an InputError saying %q", c.choice, err, c.say)
 		}
@@ -272,7 +273,7 @@ func TestChoose(t *testing.T) {
 
 func TestBuildRefusesAnAbsentPipeline(t *testing.T) {
 	_, err := Build(timeline(t, "crash-after-publish", ""), "naive", "1")
-	var input *InputError
+	var input *badinput.Error
 	if !errors.As(err, &input) || !strings.Contains(err.Error(), `pipeline "naive": the run has outbox`) {
 		t.Errorf("error %v", err)
 	}
