@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,30 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newLessons(), newPlay(), newDoctor(), newServe(), newLive(), newWorkshop(),
 		newScenes(), newRun(), newStory(), newChaos(), newVersion(), sim)
 	setHelp(root)
+	// cobra adds help and completion when it executes; added now, the tree
+	// is whole for longFlags, the README's test and argument checks.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	argsAreInput(root)
 	return root
+}
+
+// argsAreInput makes every command's wrong arguments bad input (exit 2),
+// cobra's own commands' (help, completion) as well as ours.
+func argsAreInput(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil && !badinput.Is(err) {
+				return usage(err)
+			} else if err != nil {
+				return err
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		argsAreInput(sub)
+	}
 }
 
 // signalContext is cancelled by SIGINT, SIGTERM or SIGHUP, so every path stops
