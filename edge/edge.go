@@ -64,7 +64,7 @@ type Request struct {
 }
 
 // Listen opens the listener at once (httpapi.Listen: a port in use is said
-// before anything starts; its error an *httpapi.InputError).
+// before anything starts; its error bad input, a *badinput.Error).
 func Listen(addr string) (*Edge, error) {
 	l, err := httpapi.Listen(addr)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/httpapi/deadline"
 )
 
@@ -21,25 +22,19 @@ type Listener struct {
 	server *http.Server
 }
 
-// InputError is an address that cannot be listened on: bad input (exit 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
 // Listen opens the listener at once, so a port in use is said before
 // anything starts. An address with no host listens on loopback only.
 func Listen(addr string) (*Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8080 (%v)", addr, err)}
+		return nil, badinput.Errorf("--http %q: want HOST:PORT, e.g. 127.0.0.1:8080 (%v)", addr, err)
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return nil, &InputError{fmt.Errorf("--http %s: %w: another program listens there; choose another port, e.g. --http 127.0.0.1:0 for any free one", addr, err)}
+		return nil, badinput.Errorf("--http %s: %w: another program listens there; choose another port, e.g. --http 127.0.0.1:0 for any free one", addr, err)
 	}
 	return &Listener{Addr: ln.Addr().String(), ln: ln}, nil
 }

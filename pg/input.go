@@ -1,12 +1,17 @@
 package pg
 
-import "errors"
+import (
+	"errors"
 
-// InputError is a boot failure caused by what the user pointed outboxlab at
-// (--data-dir, --pg-bin or $OUTBOXLAB_PG_BIN, --database-url) or by no
-// PostgreSQL being found anywhere, rather than by the machine failing: a
-// command line reports it as bad input (exit 2). Match it with IsInputError
-// or errors.As; the wrapped error stays reachable (errors.Is(err,
+	"github.com/outboxlab/outboxlab/badinput"
+)
+
+// InputError says which input a boot failure blames: what the user pointed
+// outboxlab at (--data-dir, --pg-bin or $OUTBOXLAB_PG_BIN, --database-url) or
+// no PostgreSQL being found anywhere, rather than the machine failing. It
+// always comes wrapped in a *badinput.Error (inputErr), which the command
+// line reports as bad input (exit 2). Match it with IsInputError or
+// errors.As; the wrapped error stays reachable (errors.Is(err,
 // ErrNoBinaries) still holds).
 type InputError struct {
 	// Input names what was wrong: "--data-dir", "--pg-bin", "OUTBOXLAB_PG_BIN",
@@ -37,10 +42,10 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// inputErr labels err as bad input; nil stays nil.
+// inputErr labels err as bad input, blaming input; nil stays nil.
 func inputErr(input string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &InputError{Input: input, Err: err}
+	return badinput.Wrap(&InputError{Input: input, Err: err})
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -119,12 +120,6 @@ type MessageRef struct {
 	ID, Payment string
 }
 
-// InputError is a choice that names no message or pipeline of the run; it
-// says what there is.
-type InputError struct{ msg string }
-
-func (e *InputError) Error() string { return e.msg }
-
 // Short is an id as the simulator shows it: its last 8 hex digits.
 func Short(id string) string {
 	if len(id) <= 8 {
@@ -148,13 +143,13 @@ func Pipelines(timeline []sim.Entry) []string {
 func pipelineOf(timeline []sim.Entry, want string) (string, error) {
 	have := Pipelines(timeline)
 	if len(have) == 0 {
-		return "", &InputError{"the run has no pipeline entries: nothing happened to any message"}
+		return "", badinput.New("the run has no pipeline entries: nothing happened to any message")
 	}
 	if want == "" {
 		return have[len(have)-1], nil
 	}
 	if !slices.Contains(have, want) {
-		return "", &InputError{fmt.Sprintf("pipeline %q: the run has %s", want, strings.Join(have, " and "))}
+		return "", badinput.Errorf("pipeline %q: the run has %s", want, strings.Join(have, " and "))
 	}
 	return want, nil
 }
@@ -189,13 +184,13 @@ func Choose(msgs []MessageRef, choice string) (int, error) {
 	c := strings.TrimSpace(choice)
 	c = strings.TrimPrefix(strings.TrimPrefix(c, "…"), "...")
 	if c == "" {
-		return 0, &InputError{"which message? " + listing(msgs)}
+		return 0, badinput.New("which message? " + listing(msgs))
 	}
 	if isIndex(c) {
 		var n int
 		fmt.Sscan(c, &n)
 		if n < 1 || n > len(msgs) {
-			return 0, &InputError{fmt.Sprintf("message %s: %s", c, listing(msgs))}
+			return 0, badinput.Errorf("message %s: %s", c, listing(msgs))
 		}
 		return n - 1, nil
 	}
@@ -213,13 +208,13 @@ func Choose(msgs []MessageRef, choice string) (int, error) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return 0, &InputError{fmt.Sprintf("message %s: no message id starts or ends so; %s", choice, listing(msgs))}
+		return 0, badinput.Errorf("message %s: no message id starts or ends so; %s", choice, listing(msgs))
 	}
 	var names []string
 	for _, i := range hits {
 		names = append(names, fmt.Sprintf("%d %s", i+1, msgs[i].ID))
 	}
-	return 0, &InputError{fmt.Sprintf("message %s is ambiguous: it names %s; give more digits or the number", choice, strings.Join(names, ", "))}
+	return 0, badinput.Errorf("message %s is ambiguous: it names %s; give more digits or the number", choice, strings.Join(names, ", "))
 }
 
 // isIndex: a short run of digits is a message number; 8 digits or more are
@@ -256,7 +251,7 @@ func listing(msgs []MessageRef) string {
 
 // Build tells the story of one message of a timeline. pipeline is naive or
 // outbox ("" picks outbox when the run has it); message is a choice as
-// Choose takes it. A choice that names nothing is an *InputError.
+// Choose takes it. A choice that names nothing is bad input (a *badinput.Error).
 func Build(timeline []sim.Entry, pipeline string, message string) (Story, error) {
 	p, err := pipelineOf(timeline, pipeline)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -257,7 +258,7 @@ func TestChoose(t *testing.T) {
 		{"", "which message? the run has 3 messages"},
 	} {
 		_, err := Choose(msgs, c.choice)
-		var input *InputError
+		var input *badinput.Error
 		if !errors.As(err, &input) || !strings.Contains(err.Error(), c.say) {
 			t.Errorf("Choose(%q) error %v, want an InputError saying %q", c.choice, err, c.say)
 		}
@@ -269,7 +270,7 @@ func TestChoose(t *testing.T) {
 
 func TestBuildRefusesAnAbsentPipeline(t *testing.T) {
 	_, err := Build(timeline(t, "crash-after-publish", ""), "naive", "1")
-	var input *InputError
+	var input *badinput.Error
 	if !errors.As(err, &input) || !strings.Contains(err.Error(), `pipeline "naive": the run has outbox`) {
 		t.Errorf("error %v", err)
 	}

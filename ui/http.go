@@ -1,23 +1,13 @@
 package ui
 
-import (
-	"errors"
-
-	"github.com/outboxlab/outboxlab/edge"
-	"github.com/outboxlab/outboxlab/httpapi"
-)
+import "github.com/outboxlab/outboxlab/edge"
 
 // httpRequestMsg is a POST /payments (--http) waiting for the api: the
 // model makes it a request command the session logs, with its ticket.
 type httpRequestMsg edge.Request
 
 // listenHTTP opens --http's listener before the screen opens: a bad address
-// or a port in use is bad input.
+// or a port in use is bad input (httpapi.Listen's errors say so already).
 func listenHTTP(addr string) (*edge.Edge, error) {
-	e, err := edge.Listen(addr)
-	var input *httpapi.InputError
-	if errors.As(err, &input) {
-		return nil, &UsageError{input.Err}
-	}
-	return e, err
+	return edge.Listen(addr)
 }

@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
@@ -78,29 +79,22 @@ type Options struct {
 // DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.
 const DefaultDBPrefix = "tui"
 
-// UsageError is bad input in Options (an unknown scene or mode, a malformed
-// scene file): the caller's to fix, reported before anything boots.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
 // loadScenes reads the scenes and finds the one to open first.
 func loadScenes(opts Options) ([]*scenes.Scene, *scenes.Scene, error) {
 	if _, err := scenes.ParseMode(opts.Mode); err != nil {
-		return nil, nil, &UsageError{fmt.Errorf("--mode %w", err)}
+		return nil, nil, badinput.Errorf("--mode %w", err)
 	}
 	all, err := scenes.Load(opts.ScenesDir)
 	if err != nil {
-		return nil, nil, &UsageError{err}
+		return nil, nil, badinput.Wrap(err)
 	}
 	if len(all) == 0 {
-		return nil, nil, &UsageError{errors.New("no scenes to open")}
+		return nil, nil, badinput.New("no scenes to open")
 	}
 	sc := all[0]
 	if opts.Scene != "" {
 		if sc, err = scenes.Find(all, opts.Scene); err != nil {
-			return nil, nil, &UsageError{err}
+			return nil, nil, badinput.Wrap(err)
 		}
 	}
 	return all, sc, nil
@@ -118,19 +112,19 @@ func loadCourse(opts Options, all []*scenes.Scene) ([]*lessons.Lesson, *lessons.
 	}
 	lang, err := lessons.ParseLang(lang)
 	if err != nil {
-		return nil, nil, nil, &UsageError{fmt.Errorf("--lang: %w", err)}
+		return nil, nil, nil, badinput.Errorf("--lang: %w", err)
 	}
 	course, err := lessons.Load(lang)
 	if err != nil {
-		return nil, nil, nil, &UsageError{err}
+		return nil, nil, nil, badinput.Wrap(err)
 	}
 	l, err := lessons.Find(course, opts.Lesson)
 	if err != nil {
-		return nil, nil, nil, &UsageError{fmt.Errorf("%w; `outboxlab lessons` lists them", err)}
+		return nil, nil, nil, badinput.Errorf("%w; `outboxlab lessons` lists them", err)
 	}
 	sc, err := scenes.Find(all, l.Scene)
 	if err != nil {
-		return nil, nil, nil, &UsageError{fmt.Errorf("lesson %s: %w", l.Name, err)}
+		return nil, nil, nil, badinput.Errorf("lesson %s: %w", l.Name, err)
 	}
 	return course, l, sc, nil
 }
@@ -149,7 +143,7 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 		sc = lsc
 	}
 	if opts.Speed < 0 {
-		return Model{}, &UsageError{fmt.Errorf("--speed %g: want a positive number", opts.Speed)}
+		return Model{}, badinput.Errorf("--speed %g: want a positive number", opts.Speed)
 	}
 	m := newModel(ctx, opts, all, sc, res)
 	tr, err := newTracing(ctx, opts.OTLP)
@@ -198,7 +192,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	m.stages = make(chan pg.Progress, 8)
 	if opts.HTTP != "" {
 		if opts.Play {
-			return &UsageError{errors.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")}
+			return badinput.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")
 		}
 		e, err := listenHTTP(opts.HTTP)
 		if err != nil {

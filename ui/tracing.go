@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/sim"
@@ -32,7 +33,7 @@ func newTracing(ctx context.Context, otlp string) (*tracing, error) {
 		// failures are dropped; the spans stay on screen all the same.
 		exp, err := telemetry.NewOTLPExporter(ctx, otlp, func(error) {})
 		if err != nil {
-			return nil, &UsageError{fmt.Errorf("--otlp %s: %w", otlp, err)}
+			return nil, badinput.Errorf("--otlp %s: %w", otlp, err)
 		}
 		cfg.Exporter = exp
 	}

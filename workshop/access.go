@@ -8,6 +8,7 @@ import (
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
+	"github.com/outboxlab/outboxlab/badinput"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -28,7 +29,7 @@ func (r *Room) newSSH() (*ssh.Server, error) {
 		if r.cfg.AuthorizedKeys != "" {
 			keys, err := readAuthorizedKeys(r.cfg.AuthorizedKeys)
 			if err != nil {
-				return nil, &UsageError{err}
+				return nil, badinput.Wrap(err)
 			}
 			opts = append(opts, wish.WithPublicKeyAuth(func(_ ssh.Context, key ssh.PublicKey) bool {
 				for _, k := range keys {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	gossh "golang.org/x/crypto/ssh"
@@ -56,14 +57,9 @@ const DefaultMaxLearners = 40
 // DefaultStuck is --stuck's default.
 const DefaultStuck = 10 * time.Minute
 
-// UsageError is bad input: the caller's to fix, refused before anything
-// starts (exit 2).
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, args ...any) error { return &UsageError{fmt.Errorf(format, args...)} }
+// usagef is bad input: the caller's to fix, refused before anything starts
+// (exit 2).
+func usagef(format string, args ...any) error { return badinput.Errorf(format, args...) }
 
 // check fills defaults and refuses what cannot serve a room.
 func (c *Config) check() error {
@@ -96,7 +92,7 @@ func (c *Config) check() error {
 	}
 	if c.AuthorizedKeys != "" {
 		if _, err := readAuthorizedKeys(c.AuthorizedKeys); err != nil {
-			return &UsageError{err}
+			return badinput.Wrap(err)
 		}
 	}
 	if c.AuthorizedKeys == "" && c.Password == "" && !loopback(host) {

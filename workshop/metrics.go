@@ -3,11 +3,11 @@ package workshop
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -50,7 +50,7 @@ func (m *metrics) stepPassed(d time.Duration) {
 func (m *metrics) serve(addr string, _ *Room) (stop func(), bound string, err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, "", &UsageError{fmt.Errorf("--http %s: %w", addr, err)}
+		return nil, "", badinput.Errorf("--http %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))

@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 )
@@ -79,7 +80,7 @@ func (r *Room) now() time.Time {
 
 // Run boots the room's PostgreSQL, serves learners over SSH until ctx ends
 // (or the instructor quits), then ends every session, drops their
-// databases and stops PostgreSQL. Bad input is a *UsageError, before
+// databases and stops PostgreSQL. Bad input is a *badinput.Error, before
 // anything starts.
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.check(); err != nil {
@@ -117,7 +118,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
 	if r.srv.External() || r.srv.SharedWith != "" {
-		return nil, &UsageError{errors.New("workshop: the room needs a PostgreSQL of its own (its max_connections sized for the room, its databases dropped as learners leave): leave out --database-url, and give --data-dir a directory no other outboxlab has open")}
+		return nil, badinput.New("workshop: the room needs a PostgreSQL of its own (its max_connections sized for the room, its databases dropped as learners leave): leave out --database-url, and give --data-dir a directory no other outboxlab has open")
 	}
 	// Learners get the server as an external one: restart-postgres (a key,
 	// a scene's script, a chaos schedule) would stop every learner's
@@ -130,7 +131,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 		return nil, err
 	}
 	if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
-		return nil, &UsageError{fmt.Errorf("--ssh %s: %w", cfg.SSH, err)}
+		return nil, badinput.Errorf("--ssh %s: %w", cfg.SSH, err)
 	}
 	return r, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	gossh "golang.org/x/crypto/ssh"
@@ -452,7 +453,7 @@ func TestConfigRefusesAnOpenRoomOnTheNetwork(t *testing.T) {
 		{Config{SSH: "127.0.0.1:2222", Lang: "fr"}, "--lang"},
 	} {
 		err := c.cfg.check()
-		var u *UsageError
+		var u *badinput.Error
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want a usage error saying %q", c.cfg, err, c.want)
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -6,22 +6,35 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-// version is the release's name, set by the release build
+// Release is the release's name, which main sets from its version variable
 // (-ldflags "-X main.version=v1.2.3", see scripts/release); empty in a
 // build from source, which then reports what Go stamped into the binary.
-var version = ""
+var Release = ""
 
-// versionCommand prints the version: `outboxlab version` and `outboxlab --version`.
-func versionCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "outboxlab version: unexpected argument %q (it takes none)\n", args[0])
-		return exitUsage
+// newVersion prints the version: `outboxlab version` (and the root's
+// --version).
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the version (release, commit, Go, platform)",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usage(fmt.Errorf("unexpected argument %q (it takes none)", args[0]))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return printVersion(cmd.OutOrStdout()) },
 	}
+}
+
+func printVersion(out io.Writer) error {
 	info, _ := debug.ReadBuildInfo() // nil when the binary carries none
-	fmt.Fprintln(stdout, versionString(version, info))
-	return exitOK
+	fmt.Fprintln(out, versionString(Release, info))
+	return nil
 }
 
 // versionString says which build this is, one line: the release name (or the

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -39,15 +39,15 @@ func TestVersionString(t *testing.T) {
 	}
 }
 
-// A release build's -X main.version reaches both spellings of the command,
-// and an argument after it is bad input.
+// A release build's -X main.version (main hands it to Release) reaches every
+// spelling of the command, and an argument after it is bad input.
 func TestVersionOfAReleaseBuild(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "outboxlab")
-	if out, err := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version=v9.8.7-test", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, args := range [][]string{{"--version"}, {"version"}, {"-version"}} {
@@ -60,10 +60,10 @@ func TestVersionOfAReleaseBuild(t *testing.T) {
 		}
 	}
 	var stderr bytes.Buffer
-	if code := run([]string{"version", "extra"}, &bytes.Buffer{}, &stderr); code != exitUsage || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
+	if code := Execute([]string{"version", "extra"}, &bytes.Buffer{}, &stderr); code != ExitUsage || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
 		t.Errorf("version extra: exit %d, %q; want exit 2 naming the argument", code, stderr.String())
 	}
-	if code := run([]string{"--version", "extra"}, &bytes.Buffer{}, &stderr); code != exitUsage {
+	if code := Execute([]string{"--version", "extra"}, &bytes.Buffer{}, &stderr); code != ExitUsage {
 		t.Errorf("--version extra: exit %d, want 2", code)
 	}
 }

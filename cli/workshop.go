@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/workshop"
+	"github.com/spf13/cobra"
+)
+
+// newWorkshop is `outboxlab workshop`: the simulator for a whole room over
+// SSH, one per learner on one PostgreSQL, and the room on this terminal
+// for the instructor (lines on stdout without a terminal).
+func newWorkshop() *cobra.Command {
+	var (
+		pf                                   pgFlags
+		sshAddr, httpAddr, lang, keys, passw string
+		maxLearners                          int
+		stuck                                = workshop.DefaultStuck
+	)
+	cmd := &cobra.Command{
+		Use:   "workshop",
+		Short: "serve the simulator and the course over SSH, one per learner",
+		Long: `serve the simulator and the course over SSH, one per learner
+(ssh -p PORT NAME@HOST), on one PostgreSQL; this terminal
+shows the room: each learner's lesson and step, who is stuck`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stdout := cmd.OutOrStdout()
+			l, err := langFlag(lang)
+			if err != nil {
+				return err
+			}
+			if maxLearners < 1 {
+				return badinput.Errorf("--max-learners %d: want at least 1", maxLearners)
+			}
+			if pf.databaseURL != "" {
+				return badinput.New("--database-url: the room needs a PostgreSQL of its own (its max_connections sized for the room); leave it out")
+			}
+			ctx, cancel := signalContext()
+			defer cancel()
+			screen := term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
+			if !screen {
+				fmt.Fprintln(stdout, "outboxlab workshop: booting PostgreSQL…")
+			}
+			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
+				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen})
+		},
+	}
+	fs := cmd.Flags()
+	pf.register(fs)
+	fs.StringVar(&sshAddr, "ssh", "127.0.0.1:2222", "where learners connect: `HOST:PORT` (0.0.0.0:2222 for a room on a LAN, with --password or --authorized-keys)")
+	fs.StringVar(&httpAddr, "http", "", "also serve the room's /metrics at `HOST:PORT`")
+	fs.StringVar(&lang, "lang", "", "the course's language for a learner whose ssh sends no LANG, and the instructor's: en or es (default: from LC_ALL or LANG)")
+	fs.IntVar(&maxLearners, "max-learners", workshop.DefaultMaxLearners, "learners connected at once, `N`; PostgreSQL's max_connections is sized from it")
+	fs.StringVar(&keys, "authorized-keys", "", "let in only the keys in this authorized_keys `FILE`")
+	fs.StringVar(&passw, "password", "", "let in whoever gives this password `PW`")
+	fs.DurationVar(&stuck, "stuck", workshop.DefaultStuck, "a learner on one step longer than this is shown stuck")
+	completeFlags(cmd)
+	return cmd
+}

@@ -1,0 +1,247 @@
+// Package deployed starts the deployment (package deploy: the outbox
+// pipeline for real on JetStream, on the system clock) on a PostgreSQL server
+// as `outboxlab serve --broker` and `outboxlab live` run it: in a database and
+// a stream of fixed names, kept across restarts so that a deployment started
+// again carries on, unless --fresh empties both. It sits beside deploy, which
+// knows no server (pg), so that deploy stays the pipeline alone.
+package deployed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// Pipeline names a deployment's database (Pipeline_outbox) and its stream
+// (OUTBOXLAB_LIVE). It is the same on every server, ours, shared or the
+// user's, so that a deployment started again finds its outbox and its stream
+// and carries on; deploy.Claim keeps a second deployment off it.
+const Pipeline = "live"
+
+// Database is the database that holds a deployment's payments.
+const Database = Pipeline + "_outbox"
+
+// Choice is what serve --broker and live take beside the database flags:
+// which broker, how many replicas of its stream, and whether to start over.
+type Choice struct {
+	Broker   deploy.BrokerChoice
+	Replicas int  // 0: jetstream.DefaultReplicas
+	Fresh    bool // --fresh: empty the database and the stream
+}
+
+// Check refuses a --replicas the broker cannot have, before anything boots.
+func (c Choice) Check() error {
+	switch {
+	case c.Replicas < 0 || c.Replicas > 5:
+		return badinput.Errorf("--replicas %d: want 1 to 5 (JetStream's limit), or leave it out: 3 on a cluster of three servers or more, else 1", c.Replicas)
+	case c.Replicas > 1 && c.Broker.Kind == deploy.BrokerNATS:
+		return badinput.Errorf("--replicas %d: the embedded JetStream is one server, which holds one copy; give the URLs of a cluster (--broker nats://a:4222,nats://b:4222,nats://c:4222) for more", c.Replicas)
+	}
+	return nil
+}
+
+// Config is a deployment to start: the broker choice, its actors and who
+// starts it (for the claim on the database).
+type Config struct {
+	Choice
+	Relays, Workers int
+	Strategy        engine.Strategy
+	Relay           engine.RelayConfig
+	AckWait         time.Duration
+	// Who names the starter in the database's claim ("outboxlab live").
+	Who string
+	// OnError hears an actor's unexpected end; nil ignores it.
+	OnError func(error)
+}
+
+// Deployed is the outbox pipeline running for real: the deployment's
+// handle, its broker, and what to undo when it ends.
+type Deployed struct {
+	*deploy.Deployment
+	JS    *deploy.JetStream
+	DBURL string // the pipeline's database, for psql
+	// State says what the start found or did to the database and the
+	// stream: emptied on purpose (--fresh), made, or kept and carried on.
+	State  string
+	cancel context.CancelFunc
+	undo   []func() // in reverse order, after the actors ended
+}
+
+// Stop ends the actors, waits for them, and releases the broker and the
+// database's claim. Nothing is dropped or deleted: a deployment started
+// again carries on from what they hold.
+func (d *Deployed) Stop() {
+	d.cancel()
+	if d.Deployment != nil {
+		d.Deployment.Wait()
+	}
+	for _, f := range slices.Backward(d.undo) {
+		f()
+	}
+}
+
+// storeDir is where the embedded JetStream keeps its files: beside the
+// cluster in the data directory (also when that data directory's server is
+// another outboxlab's: the claim on the database keeps two deployments
+// off one store), or, for a server given by --database-url, a directory of
+// the state directory named after that database, so that a restart on the
+// same database finds the same stream.
+func storeDir(srv *pg.Server) (string, error) {
+	if srv.DataDir != "" {
+		return filepath.Join(srv.DataDir, pg.BrokerDir), nil
+	}
+	state, err := pg.DefaultStateDir()
+	if err != nil {
+		return "", err
+	}
+	u, err := url.Parse(srv.DatabaseURL(Database))
+	if err != nil {
+		return "", fmt.Errorf("the database's URL: %w", err)
+	}
+	sum := sha256.Sum256([]byte(u.User.Username() + "@" + u.Host + u.Path))
+	return filepath.Join(state, pg.BrokerDir+"-"+hex.EncodeToString(sum[:6])), nil
+}
+
+// Start runs the outbox pipeline for real on srv until ctx ends or Stop:
+// the engine on the system clock, its relays and consumers on JetStream
+// (embedded, or at the URL c names), no simulator, the API (with its faults
+// and /metrics) on e if e is not nil. It opens the deployment's database and
+// stream as the last run left them (pending rows are then published, a key
+// already used replays), unless c.Fresh empties both. A URL that does not
+// answer, or a database whose schema history is not outboxlab's, is bad
+// input (a *badinput.Error).
+func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (d *Deployed, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	d = &Deployed{cancel: cancel, DBURL: srv.DatabaseURL(Database)}
+	defer func() {
+		if err != nil {
+			d.Stop()
+			d = nil
+		}
+	}()
+	created, err := srv.OpenDatabase(ctx, Database)
+	if errors.Is(err, pg.ErrSchemaHistory) {
+		if !c.Fresh {
+			return d, badinput.Errorf("%w: --fresh empties it and starts over", err)
+		}
+		if err = srv.DropDatabase(ctx, Database); err == nil {
+			created, err = srv.OpenDatabase(ctx, Database)
+		}
+	}
+	if err != nil {
+		return d, err
+	}
+	release, err := deploy.Claim(ctx, d.DBURL, fmt.Sprintf("%s pid %d", c.Who, os.Getpid()))
+	if err != nil {
+		return d, fmt.Errorf("database %s: %w", Database, err)
+	}
+	d.undo = append(d.undo, release)
+	if c.Fresh && !created {
+		if err := emptyDatabase(ctx, d.DBURL); err != nil {
+			return d, err
+		}
+	}
+	dir := ""
+	if c.Broker.Kind == deploy.BrokerNATS {
+		if dir, err = storeDir(srv); err != nil {
+			return d, err
+		}
+	}
+	// A database made now owes nothing: a stream left from one that is gone
+	// (a cluster started over, another server) would deliver events it
+	// never wrote. Otherwise the stream is kept, its messages owed.
+	j, err := deploy.OpenJetStream(ctx, c.Broker, dir, jetstream.Config{Pipeline: Pipeline, AckWait: c.AckWait,
+		Replicas: c.Replicas, Fresh: c.Fresh || created})
+	if err != nil {
+		err = fmt.Errorf("--broker %s: %w", c.Broker, err)
+		if c.Broker.Kind == deploy.BrokerNATSURL {
+			err = badinput.Wrap(err) // the URL the learner typed does not answer, or its cluster is too small
+		}
+		return d, err
+	}
+	d.JS = j
+	d.undo = append(d.undo, j.Close)
+	switch {
+	case c.Fresh:
+		d.State = fmt.Sprintf("--fresh: database %s and stream %s emptied on purpose; starting over", Database, j.Stream())
+	case created:
+		d.State = fmt.Sprintf("database %s made, stream %s opened empty", Database, j.Stream())
+	default:
+		if d.State, err = keptState(ctx, d.DBURL, j); err != nil {
+			return d, err
+		}
+	}
+	d.Deployment, err = deploy.Launch(ctx, deploy.Options{
+		DatabaseURL: d.DBURL, Broker: j.Broker, HTTP: e, Server: j.Server,
+		Relays: c.Relays, Workers: c.Workers, Strategy: c.Strategy, Relay: c.Relay,
+		OnError: c.OnError,
+	})
+	if err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// emptyDatabase empties the deployment's tables (--fresh on a database
+// that exists; the claim keeps any other deployment off it meanwhile).
+func emptyDatabase(ctx context.Context, dbURL string) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("--fresh: %w", err)
+	}
+	defer pool.Close()
+	if err := pg.Reset(ctx, pool); err != nil {
+		return fmt.Errorf("--fresh: database %s: %w", Database, err)
+	}
+	return nil
+}
+
+// keptState says what a start found from the last run: its payments, the
+// rows still owed to the broker (the relays publish them now) and the
+// messages the stream still owes the consumers.
+func keptState(ctx context.Context, dbURL string, j *deploy.JetStream) (string, error) {
+	payments, pending, err := deploy.Kept(ctx, dbURL)
+	if err != nil {
+		return "", fmt.Errorf("database %s: %w", Database, err)
+	}
+	owed := "?"
+	if in, err := j.Info(ctx); err == nil {
+		owed = fmt.Sprint(in.Messages)
+	}
+	return fmt.Sprintf("carrying on from the last run: %d payments, %d outbox rows to publish, %s messages in stream %s (--fresh starts over)",
+		payments, pending, owed, j.Stream()), nil
+}
+
+// StreamLine states the stream's settings: what a replica, the window and
+// AckWait promise.
+func StreamLine(s jetstream.StreamSettings) string {
+	copies := "1 replica"
+	if s.Replicas > 1 {
+		copies = fmt.Sprintf("%d replicas", s.Replicas)
+	}
+	if s.Cluster != "" {
+		copies += fmt.Sprintf(" on cluster %s (leader %s", s.Cluster, s.Leader)
+		if len(s.Peers) > 0 {
+			copies += "; copies on " + strings.Join(s.Peers, ", ")
+		}
+		copies += ")"
+	}
+	return fmt.Sprintf("%s: %s, %s retention, dedup window %s, AckWait %s",
+		s.Name, copies, s.Retention, s.Duplicates, s.AckWait)
+}
