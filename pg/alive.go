@@ -85,6 +85,12 @@ func (s *Server) Alive(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // the caller gave up: that says nothing of the server
 		}
+		if TooManyConnections(err) {
+			// It answers, with a refusal: every connection allowed (a
+			// workshop learner's budget, max_connections) is taken. Down
+			// for the caller until one is freed; say which.
+			return &downError{format: "every connection allowed is in use (%v): close one (a psql session of yours) and it goes on", args: []any{pgMessage(err)}}
+		}
 		if s.external != "" {
 			return &downError{format: "connect to --database-url %s: %v", args: []any{redactURL(s.external), err}}
 		}

@@ -14,6 +14,7 @@ import (
 	"charm.land/ssh"
 	"charm.land/wish/v2/bubbletea"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
@@ -27,6 +28,7 @@ type learner struct {
 	active        bool          // a session of theirs runs (cleanup included)
 	cleaned       chan struct{} // closed when that session's cleanup is done
 	program       *tea.Program
+	srv           *pg.Server // the server as their role sees it, while connected
 	joined        time.Time
 	lastInput     time.Time
 	state         ui.LearnerState
@@ -220,22 +222,28 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	opts.Lesson, opts.Step = r.resume(l)
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
-	m, err := ui.NewModel(ctx, r.shared, opts)
+	// The learner's databases, role and sessions are the room's to drop
+	// (the learner's server is an external one to the simulator), after
+	// Model.Close has ended the simulation's actors and pools.
+	defer r.dropLearner(l)
+	srv, err := r.learnerRole(ctx, l.prefix)
 	if err != nil {
 		fmt.Fprintf(sess, "outboxlab: %v\r\n", err)
 		return
 	}
-	defer func() {
-		// Model.Close ends the simulation's actors and pools; the
-		// databases are the room's to drop (the learner's server is an
-		// external one to the simulator).
-		_ = m.Close()
-		dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer dcancel()
-		for _, kind := range []string{"outbox", "naive"} {
-			_ = r.srv.DropDatabase(dctx, l.prefix+"_"+kind)
+	r.mu.Lock()
+	l.srv = srv
+	r.mu.Unlock()
+	m, err := ui.NewModel(ctx, srv, opts)
+	if err != nil {
+		msg := fmt.Sprintf("outboxlab: %v\n", err)
+		if OverBudget(err) {
+			msg = fmt.Sprintf(w.overBudget, perLearner())
 		}
-	}()
+		fmt.Fprint(sess, strings.ReplaceAll(msg, "\n", "\r\n"))
+		return
+	}
+	defer func() { _ = m.Close() }()
 	popts := append(bubbletea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
 	p := tea.NewProgram(learnerModel{inner: m, room: r, l: l, w: w, paused: r.Paused()}, popts...)
 	r.mu.Lock()
@@ -266,6 +274,23 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	}
 	p.Kill()
 	cancel()
+}
+
+// dropLearner drops what the learner's session made on the server: their
+// databases, then their role and whatever session of it is left (a psql of
+// theirs).
+func (r *Room) dropLearner(l *learner) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, kind := range []string{"outbox", "naive"} {
+		_ = r.srv.DropDatabase(ctx, l.prefix+"_"+kind)
+	}
+	r.mu.Lock()
+	l.srv = nil
+	r.mu.Unlock()
+	if err := r.dropLearnerRole(ctx, l.prefix); err != nil && !r.cfg.Screen {
+		fmt.Fprintf(r.cfg.Out, "%s %s: %v\n", time.Now().Format("15:04:05"), l.id, err)
+	}
 }
 
 // left marks the learner's session over, its cleanup done.

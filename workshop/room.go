@@ -120,6 +120,11 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if r.srv.External() || r.srv.SharedWith != "" {
 		return nil, badinput.New("workshop: the room needs a PostgreSQL of its own (its max_connections sized for the room, its databases dropped as learners leave): leave out --database-url, and give --data-dir a directory no other outboxlab has open")
 	}
+	// Each learner connects as a role of their own, a member of the
+	// template's users (budget.go).
+	if err := r.srv.ShareTemplate(ctx); err != nil {
+		return nil, fmt.Errorf("workshop: %w", err)
+	}
 	// Learners get the server as an external one: restart-postgres (a key,
 	// a scene's script, a chaos schedule) would stop every learner's
 	// simulator, so the simulator refuses it on such a server.

@@ -3,7 +3,7 @@ package workshop
 // words are the room's own sentences in a learner's or the instructor's
 // language (the simulator's are its catalog's).
 type words struct {
-	noPty, full, closing, noRestart, paused, pausedWait string
+	noPty, full, closing, noRestart, paused, pausedWait, overBudget string
 	// the instructor's screen
 	title, access, learners, http, keys, keysPicker, keysPause, pauseAsk, pausedNow string
 	cols                                                                            [9]string
@@ -16,6 +16,7 @@ var wordsByLang = map[string]words{
 		noPty:          "outboxlab workshop: this is a terminal app and your ssh asked for no terminal.\nConnect with a plain `ssh -p PORT NAME@HOST` (no command after it; add -t if you gave one).\n",
 		full:           "outboxlab workshop: the room is full (%d learners connected). Ask the instructor, or try again when someone leaves.\n",
 		closing:        "outboxlab workshop: the room is closing.\n",
+		overBudget:     "outboxlab workshop: your simulator could not start: your %d PostgreSQL connections are all in use (psql sessions of yours count too). Close a psql of yours and connect again.\n",
 		noRestart:      "restart-postgres is off in a workshop: the PostgreSQL is shared by the whole room, and restarting it would stop everyone's simulator",
 		paused:         "⏸ The instructor paused the room",
 		pausedWait:     "Your simulator waits as you left it; it carries on when the room resumes.",
@@ -46,6 +47,7 @@ var wordsByLang = map[string]words{
 		noPty:          "outboxlab workshop: es una aplicación de terminal y tu ssh no pidió terminal.\nConéctate con un simple `ssh -p PUERTO NOMBRE@HOST` (sin comando detrás; añade -t si diste uno).\n",
 		full:           "outboxlab workshop: la sala está llena (%d participantes conectados). Pregunta al instructor, o vuelve a intentarlo cuando alguien salga.\n",
 		closing:        "outboxlab workshop: la sala está cerrando.\n",
+		overBudget:     "outboxlab workshop: tu simulador no pudo arrancar: tus %d conexiones a PostgreSQL están todas en uso (tus sesiones de psql también cuentan). Cierra un psql tuyo y vuelve a conectarte.\n",
 		noRestart:      "restart-postgres está desactivado en un taller: el PostgreSQL lo comparte toda la sala, y reiniciarlo pararía el simulador de todos",
 		paused:         "⏸ El instructor pausó la sala",
 		pausedWait:     "Tu simulador espera tal como lo dejaste; sigue cuando la sala se reanude.",
