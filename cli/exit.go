@@ -92,6 +92,14 @@ func oneName(_ *cobra.Command, args []string) error {
 }
 
 // nameOf is the NAME oneName let through, "" when none was given.
+// sceneOf is the scene a command names, or the bad input of naming none.
+func sceneOf(args []string) (string, error) {
+	if name := nameOf(args); name != "" {
+		return name, nil
+	}
+	return "", badinput.New("which scene? `outboxlab scenes` lists them")
+}
+
 func nameOf(args []string) string {
 	if len(args) == 0 {
 		return ""

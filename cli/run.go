@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 
-	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/spf13/cobra"
@@ -25,9 +24,9 @@ func newRun() *cobra.Command {
 		Args:              oneName,
 		ValidArgsFunction: completeScene(&sf.dir),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := nameOf(args)
-			if name == "" {
-				return badinput.New("which scene? `outboxlab scenes` lists them")
+			name, err := sceneOf(args)
+			if err != nil {
+				return err
 			}
 			stdout := cmd.OutOrStdout()
 			enc := json.NewEncoder(stdout)

@@ -29,9 +29,9 @@ func newStory() *cobra.Command {
 		Args:              oneName,
 		ValidArgsFunction: completeScene(&sf.dir),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := nameOf(args)
-			if name == "" {
-				return badinput.New("which scene? `outboxlab scenes` lists them")
+			name, err := sceneOf(args)
+			if err != nil {
+				return err
 			}
 			l, err := langFlag(lang)
 			if err != nil {
