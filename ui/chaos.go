@@ -215,7 +215,7 @@ func (m *Model) startChaos() tea.Cmd {
 	st := m.page.chaosStep(*m)
 	if st == nil && m.chaos.report != nil {
 		// The step is done: X shows its table again, for the quiz.
-		m.showChaos = true
+		m.overlays.push(overlayChaos)
 		return m.resize()
 	}
 	if st == nil || m.srv == nil {
@@ -224,7 +224,7 @@ func (m *Model) startChaos() tea.Cmd {
 	m.chaosID++
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.chaos = newChaosPane(m.st, m.chaosID, st.Chaos, string(st.Settings.Mode), cancel)
-	m.showChaos = true
+	m.overlays.push(overlayChaos)
 	m.stopAutoplay()
 	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, m.opts.DBPrefix+"_chaos", m.chaosID, m.chaos.events)
 	return tea.Batch(run, waitChaosCmd(m.chaos.events), m.resize())

@@ -40,12 +40,10 @@ func (m Model) size() (int, int) {
 }
 
 func (m Model) helpView() string {
-	if m.showStory {
-		// Over the story, its own keys are the only ones that work.
-		return m.help.View(m.story)
-	}
-	if m.showChaos {
-		return m.help.View(m.chaos)
+	if keys, alone := m.overlayHelp(m.overlays.top()); alone {
+		// Over the story or a chaos run, its own keys are the only ones
+		// that work.
+		return m.help.View(keys)
 	}
 	if _, ok := m.page.(*playPage); ok {
 		// play's keys are its own: no pane takes keys there.
@@ -73,13 +71,10 @@ func (m Model) helpView() string {
 }
 
 func (m Model) focusedHelp() help.KeyMap {
+	if keys, _ := m.overlayHelp(m.overlays.top()); keys != nil {
+		return keys
+	}
 	switch {
-	case m.showPicker:
-		return m.picker
-	case m.showChooser:
-		return m.chooser
-	case m.showStory:
-		return m.story
 	case m.compareView:
 		return m.timeline
 	case m.focus == focusLesson:
@@ -107,7 +102,8 @@ func (m Model) layout() screen {
 		hh = 1
 	}
 	s.body = rect{0, 1, W, H - 1 - hh}
-	if m.showPicker || m.compareView {
+	if m.overlays.has(overlayPicker) || m.compareView {
+		// The picker takes the whole body, the panes no room.
 		return s
 	}
 	return m.page.layout(m, s)
@@ -177,10 +173,10 @@ func (m *Model) resize() tea.Cmd {
 	m.lesson.SetSize(l.lesson.w, l.lesson.h)
 	m.picker.SetSize(l.body.w, l.body.h)
 	m.chooser.SetSize(l.body.w, l.body.h)
-	if m.showStory {
+	if m.overlays.has(overlayStory) {
 		m.story.SetSize(l.body.w, l.body.h)
 	}
-	if m.showChaos {
+	if m.overlays.has(overlayChaos) {
 		m.chaos.SetSize(l.body.w, l.body.h)
 	}
 	m.setFocus()
@@ -209,24 +205,14 @@ func (m Model) render() string {
 		return m.boot.View()
 	}
 	l := m.layout()
-	var body string
-	switch {
-	case m.showPicker:
-		body = m.picker.View()
-	case m.showStory:
-		body = m.story.View()
-	case m.showChaos:
-		body = m.chaos.View()
-		if pp, ok := m.page.(*playPage); ok {
-			body += "\n" + pp.captionView(m, l.caption.w, l.caption.h) // play captions the run too
+	body := m.drawOverlays(func() string {
+		if m.compareView {
+			return m.compareBody(l.body)
 		}
-	case m.compareView:
-		body = m.compareBody(l.body)
-	default:
-		body = m.page.body(m, l)
-	}
-	if m.showChooser {
-		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
+		return m.page.body(m, l)
+	}, l.body.w, l.body.h)
+	if pp, ok := m.page.(*playPage); ok && m.overlays.top() == overlayChaos {
+		body += "\n" + pp.captionView(m, l.caption.w, l.caption.h) // play captions the run too
 	}
 	if band := m.noticeBand(W); len(band) > 0 {
 		// A notice too long for the status line (w's saved file and the
@@ -405,9 +391,9 @@ func clock(t time.Time) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// overlay draws fg centred over bg (both w×h text): two layers of one
+// centreOver draws fg centred over bg (both w×h text): two layers of one
 // lipgloss canvas.
-func overlay(bg, fg string, w, h int) string {
+func centreOver(bg, fg string, w, h int) string {
 	x := max(0, (w-min(lipgloss.Width(fg), w))/2)
 	y := max(0, (h-lipgloss.Height(fg))/2)
 	c := lipgloss.NewCanvas(w, h)

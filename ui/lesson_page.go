@@ -129,7 +129,7 @@ func (p *lessonPage) next(m *Model) tea.Cmd {
 	l := &m.lesson
 	switch l.stage {
 	case stagePassed:
-		m.showChaos = false // the run's table was read: the step is done
+		m.overlays.pop(overlayChaos) // the run's table was read: the step is done
 		if l.step+1 < len(l.lesson.Steps) {
 			l.startStep(l.step + 1)
 			m.updateKeys()

@@ -245,7 +245,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
 			return m, nil
 		}
-		m.story, m.showStory = newStoryPane(m.st, msg.story, msg.trace), true
+		m.story = newStoryPane(m.st, msg.story, msg.trace)
+		m.overlays.push(overlayStory)
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()
@@ -268,10 +269,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.enqueue(action{kind: actDo, step: edge.Step(msg.Req), user: true, ticket: msg.Ticket})
 	case closeChaosMsg:
-		m.showChaos = false
+		m.overlays.pop(overlayChaos)
 		return m, m.resize()
 	case closeStoryMsg:
-		m.showStory = false
+		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
 	case rewindToMsg:
@@ -392,7 +393,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.enqueue(action{kind: actUnit})
 
 	case chooseSceneMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		sc, err := scenes.Find(m.all, msg.name)
 		if err != nil {
 			m.err = err
@@ -402,7 +403,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.reset()
 
 	case chooseLessonMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		l, err := lessons.Find(m.course(), msg.name)
 		if err != nil {
 			m.err = err
@@ -411,11 +412,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.startLesson(l)
 
 	case closePickerMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		return m, m.resize()
 
 	case faultChosenMsg:
-		m.showChooser = false
+		m.overlays.pop(overlayChooser)
 		var cmds []tea.Cmd
 		for _, st := range msg.steps {
 			cmds = append(cmds, m.enqueue(action{kind: actDo, step: st, user: true}))
@@ -423,7 +424,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 
 	case closeChooserMsg:
-		m.showChooser = false
+		m.overlays.pop(overlayChooser)
 		return m, nil
 
 	case tea.MouseWheelMsg:
@@ -435,12 +436,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := m.page.message(&m, msg); ok {
 		return m, cmd
 	}
-	// Anything else (list filtering results, status timers) goes to the
-	// overlay that is open.
-	if m.showPicker {
-		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(msg)
-		return m, cmd
+	// Anything else (list filtering results, status timers) is the
+	// picker's, the one overlay with messages of its own.
+	if m.overlays.has(overlayPicker) {
+		return m, m.updateOverlay(overlayPicker, msg)
 	}
 	return m, nil
 }

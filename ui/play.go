@@ -203,12 +203,12 @@ func (p *playPage) next(m *Model) tea.Cmd {
 		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
 			return m.enqueue(action{kind: actUnit, user: true})
 		}
-		if l.current().Chaos > 0 && !m.showChaos {
+		if l.current().Chaos > 0 && !m.overlays.has(overlayChaos) {
 			// The step's solution is the run: its table passes the checks.
 			p.play.caption = "→ " + m.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
 			return m.startChaos()
 		}
-		if m.showChaos && m.chaos.running() {
+		if m.overlays.has(overlayChaos) && m.chaos.running() {
 			return nil // its table checks the step, which schedules the next move
 		}
 		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)

@@ -24,26 +24,11 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if m.showPicker {
-		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(msg)
-		return m, cmd
-	}
-	if m.showChooser {
-		var cmd tea.Cmd
-		m.chooser, cmd = m.chooser.Update(msg)
-		return m, cmd
-	}
-	if m.showStory {
-		var cmd tea.Cmd
-		m.story, cmd = m.story.Update(msg)
-		return m, cmd
-	}
-	if _, play := m.page.(*playPage); m.showChaos && !play {
+	if o := m.overlays.top(); o != 0 {
 		// play keeps its own two keys over the run it plays.
-		var cmd tea.Cmd
-		m.chaos, cmd = m.chaos.Update(msg)
-		return m, cmd
+		if _, play := m.page.(*playPage); o != overlayChaos || !play {
+			return m, m.updateOverlay(o, msg)
+		}
 	}
 	if cmd, ok := m.page.key(&m, msg); ok {
 		return m, cmd
@@ -91,7 +76,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			dialog = string(fault.Advance)
 		}
 		m.chooser = newChooserPane(m.st, dialog, m.actors, m.settings)
-		m.showChooser = true
+		m.overlays.push(overlayChooser)
 		return m, nil
 	case key.Matches(msg, k.Drain):
 		m.notice = ""
@@ -118,7 +103,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			// arm both (a lesson's later step would be done already).
 			m.chooser = newChooserPane(m.st, "fail", m.actors, m.settings)
 			m.chooser.naive = m.settings.Naive
-			m.showChooser = true
+			m.overlays.push(overlayChooser)
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
@@ -164,7 +149,8 @@ func failCommitStep(kind string, set scenes.Settings) scenes.Step {
 }
 
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.phase != phaseRunning || m.showPicker || m.showChooser || m.showChaos {
+	if m.phase != phaseRunning || m.overlays.top() != 0 {
+		// The panes beneath an overlay are not on screen: they do not scroll.
 		return m, nil
 	}
 	l := m.layout()

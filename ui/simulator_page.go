@@ -47,7 +47,7 @@ func (p *simulatorPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Scenes):
-		m.showPicker = true
+		m.overlays.push(overlayPicker)
 		return tea.Batch(m.picker.open(m.scene.Name), m.resize()), true
 	case key.Matches(msg, k.Compare):
 		if p.compareScene == m.scene.Name && !m.compareView {

@@ -27,14 +27,11 @@ type stage struct {
 	lesson     lessonPane
 	picker     pickerPane
 	chooser    chooserPane
-	story      storyPane // one message's life, over the body while showStory
-	chaos      chaosPane // a chaos run and its table, over the body while showChaos
+	story      storyPane // one message's life, while overlayStory is open
+	chaos      chaosPane // a chaos run and its table, while overlayChaos is open
 	chaosID    int
 
-	showPicker  bool
-	showChooser bool
-	showStory   bool
-	showChaos   bool
+	overlays    overlays // the panes open over the body, the top one taking the keys
 	compareView bool
 	focus       focus
 
