@@ -28,16 +28,8 @@ func (m Model) course() []*lessons.Lesson {
 // page becomes a lesson page with the learner's saved progress, and the
 // lesson's first step starts on a fresh simulation.
 func (m *Model) startLesson(l *lessons.Lesson) tea.Cmd {
-	if p := m.lessonPage(); p == nil {
-		lp := &lessonPage{course: courseState{all: m.course()}}
-		if _, ok := m.page.(*playPage); !ok {
-			progress, err := lessons.LoadProgress(m.opts.ProgressPath)
-			if err != nil {
-				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
-			}
-			lp.course.progress = progress
-			m.page = lp
-		}
+	if m.lessonPage() == nil {
+		m.learnCourse(m.course())
 	}
 	m.openLesson(l)
 	return m.reset()

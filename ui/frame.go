@@ -45,7 +45,7 @@ func (m Model) helpView() string {
 		// that work.
 		return m.help.View(keys)
 	}
-	if _, ok := m.page.(*playPage); ok {
+	if m.page.ownsKeys() {
 		// play's keys are its own: no pane takes keys there.
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
@@ -211,8 +211,8 @@ func (m Model) render() string {
 		}
 		return m.page.body(m, l)
 	}, l.body.w, l.body.h)
-	if pp, ok := m.page.(*playPage); ok && m.overlays.top() == overlayChaos {
-		body += "\n" + pp.captionView(m, l.caption.w, l.caption.h) // play captions the run too
+	if c := m.page.caption(m, l); c != "" {
+		body += "\n" + c // under an overlay too: play captions the chaos run it plays
 	}
 	if band := m.noticeBand(W); len(band) > 0 {
 		// A notice too long for the status line (w's saved file and the

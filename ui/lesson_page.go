@@ -38,25 +38,28 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 	p := m.lessonPage()
 	if p == nil {
 		p = &lessonPage{}
-		if pp, ok := m.page.(*playPage); ok {
-			pp.lesson = p
-		} else {
-			m.page = p
-		}
+		m.page, _ = m.page.learn(p)
 	}
 	p.open(m, l)
 }
 
-// lessonPage is the page's lesson, nil outside lessons.
-func (m Model) lessonPage() *lessonPage {
-	switch p := m.page.(type) {
-	case *lessonPage:
-		return p
-	case *playPage:
-		return p.lesson
+// learnCourse opens a course in the page, as --lesson and the picker do:
+// a lesson of the learner's own keeps their saved progress.
+func (m *Model) learnCourse(course []*lessons.Lesson) {
+	lp := &lessonPage{course: courseState{all: course}}
+	next, own := m.page.learn(lp)
+	if own {
+		progress, err := lessons.LoadProgress(m.opts.ProgressPath)
+		if err != nil {
+			m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
+		}
+		lp.course.progress = progress
 	}
-	return nil
+	m.page = next
 }
+
+// lessonPage is the page's lesson, nil outside lessons.
+func (m Model) lessonPage() *lessonPage { return m.page.shownLesson() }
 
 func (p *lessonPage) open(m *Model, l *lessons.Lesson) {
 	pos, next := "", (*lessons.Lesson)(nil)
@@ -402,6 +405,16 @@ func (p *lessonPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
 }
 
 func (p *lessonPage) status(m Model) (string, string) { return "", m.lesson.lesson.Name }
+
+func (p *lessonPage) caption(Model, screen) string { return "" }
+
+func (p *lessonPage) ownsKeys() bool { return false }
+
+func (p *lessonPage) shownLesson() *lessonPage { return p }
+
+func (p *lessonPage) learn(lp *lessonPage) (page, bool) { return lp, true }
+
+func (p *lessonPage) failed() error { return nil }
 
 // chaosStep is the current step when its task is a chaos run.
 func (p *lessonPage) chaosStep(m Model) *lessons.Step {

@@ -40,6 +40,23 @@ type page interface {
 	status(m Model) (run, label string)
 	// chaosStep is the chaos run X starts now (nil: none here).
 	chaosStep(m Model) *lessons.Step
+	// caption is drawn under the body and any overlay over it, in the
+	// room layout left for it ("" for none).
+	caption(m Model, l screen) string
+	// ownsKeys says the page takes every key itself, before any overlay,
+	// and the help shows no pane's keys (play: space and q, over the
+	// chaos run it plays too).
+	ownsKeys() bool
+	// shownLesson is the lesson page the page shows, nil outside lessons.
+	shownLesson() *lessonPage
+	// learn is the page that shows lesson page lp in this mode, and
+	// whether the lesson is the learner's own (its progress is saved):
+	// lp in place of the free simulator, or play playing it (not the
+	// learner's).
+	learn(lp *lessonPage) (next page, own bool)
+	// failed is why the page could not finish what it plays (nil: it
+	// did, or plays nothing).
+	failed() error
 }
 
 // newPage is the page opts ask for: play, or the free simulator (a lesson

@@ -304,12 +304,29 @@ func (p *playPage) layout(m Model, s screen) screen {
 }
 
 func (p *playPage) body(m Model, l screen) string {
-	body := m.mainBody(l)
 	if p.lesson != nil {
-		body = p.lesson.body(m, l)
+		return p.lesson.body(m, l)
 	}
-	return body + "\n" + p.captionView(m, l.caption.w, l.caption.h)
+	return m.mainBody(l)
 }
+
+// caption is drawn under the body, and under the chaos run play plays.
+func (p *playPage) caption(m Model, l screen) string {
+	return p.captionView(m, l.caption.w, l.caption.h)
+}
+
+// ownsKeys: play needs no keys but its own two, over its chaos run too.
+func (p *playPage) ownsKeys() bool { return true }
+
+func (p *playPage) shownLesson() *lessonPage { return p.lesson }
+
+// learn plays the lesson: a played lesson saves no progress.
+func (p *playPage) learn(lp *lessonPage) (page, bool) {
+	p.lesson = lp
+	return p, false
+}
+
+func (p *playPage) failed() error { return p.play.err }
 
 // script is the scene's, or in a played lesson the current step's
 // solution.

@@ -24,11 +24,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if o := m.overlays.top(); o != 0 {
+	if o := m.overlays.top(); o != 0 && !m.page.ownsKeys() {
 		// play keeps its own two keys over the run it plays.
-		if _, play := m.page.(*playPage); o != overlayChaos || !play {
-			return m, m.updateOverlay(o, msg)
-		}
+		return m, m.updateOverlay(o, msg)
 	}
 	if cmd, ok := m.page.key(&m, msg); ok {
 		return m, cmd

@@ -124,3 +124,13 @@ func (p *simulatorPage) script(m Model) []scenes.Step { return m.scene.Steps }
 func (p *simulatorPage) status(Model) (string, string) { return "", "" }
 
 func (p *simulatorPage) chaosStep(m Model) *lessons.Step { return freeChaosStep(m) }
+
+func (p *simulatorPage) caption(Model, screen) string { return "" }
+
+func (p *simulatorPage) ownsKeys() bool { return false }
+
+func (p *simulatorPage) shownLesson() *lessonPage { return nil }
+
+func (p *simulatorPage) learn(lp *lessonPage) (page, bool) { return lp, true }
+
+func (p *simulatorPage) failed() error { return nil }
