@@ -106,11 +106,11 @@ func (m Model) layout() screen {
 		// The picker takes the whole body, the panes no room.
 		return s
 	}
-	return m.page.layout(m, s)
+	return m.page.layout(m.pageCtx(), s)
 }
 
 // mainLayout places the simulator's panes in the body.
-func (m Model) mainLayout(s screen) screen {
+func (m *panes) mainLayout(s screen) screen {
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
@@ -209,9 +209,9 @@ func (m Model) render() string {
 		if m.compareView {
 			return m.compareBody(l.body)
 		}
-		return m.page.body(m, l)
+		return m.page.body(m.pageCtx(), l)
 	}, l.body.w, l.body.h)
-	if c := m.page.caption(m, l); c != "" {
+	if c := m.page.caption(m.pageCtx(), l); c != "" {
 		body += "\n" + c // under an overlay too: play captions the chaos run it plays
 	}
 	if band := m.noticeBand(W); len(band) > 0 {
@@ -233,8 +233,9 @@ func (m Model) render() string {
 	return out + "\n" + block(helpLines, W, l.help.h)
 }
 
-func (m Model) mainBody(l screen) string {
-	gutter := m.st.Pane.Gutter.Render("│")
+// mainBody draws the simulator's panes as mainLayout places them.
+func (m *panes) mainBody(st *Styles, l screen) string {
+	gutter := st.Pane.Gutter.Render("│")
 	parts := []string{m.pipeline.View()}
 	if l.compact {
 		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
@@ -313,7 +314,7 @@ func (m Model) statusView(W int) string {
 		}
 		return st.StatusKey.Render(w.Word(k)+" ") + st.StatusValue.Render(v)
 	}
-	play, label := m.page.status(m)
+	play, label := m.page.status(m.pageCtx())
 	if play == "" {
 		play = w.T("⏸ paused")
 		if m.playing {
@@ -339,7 +340,7 @@ func (m Model) statusView(W int) string {
 	if label != "" {
 		parts = slices.Insert(parts, 1, kv("lesson", label))
 	}
-	if n := len(m.page.script(m)); n > 0 {
+	if n := len(m.page.script(m.pageCtx())); n > 0 {
 		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
 	}
 	// What needs the learner comes first, right after the name, so a narrow

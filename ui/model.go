@@ -156,7 +156,7 @@ func (m Model) psqlCommands() []string {
 func (m *Model) buildSim() tea.Cmd {
 	m.simID++
 	var script []scenes.Step
-	m.settings, script = m.page.prepare(m)
+	m.settings, script = m.page.prepare(m.pageCtx())
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix, Tracing: m.tracing.sim()}
 	old := m.sim
 	if m.http != nil {
@@ -259,7 +259,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id != m.chaos.id {
 			return m, nil
 		}
-		cmd, _ := m.page.message(&m, msg)
+		cmd, _ := m.page.message(m.pageCtx(), msg)
 		m.updateKeys()
 		return m, cmd
 	case httpRequestMsg:
@@ -306,7 +306,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.simErr, m.notice = msg.err, ""
-			cmd, _ := m.page.message(&m, buildFailedMsg{msg.err})
+			cmd, _ := m.page.message(m.pageCtx(), buildFailedMsg{msg.err})
 			return m, cmd
 		}
 		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
@@ -320,7 +320,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
-		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(&m))
+		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(m.pageCtx()))
 		return m, tea.Batch(cmds...)
 
 	case simChangedMsg:
@@ -433,7 +433,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	if cmd, ok := m.page.message(&m, msg); ok {
+	if cmd, ok := m.page.message(m.pageCtx(), msg); ok {
 		return m, cmd
 	}
 	// Anything else (list filtering results, status timers) is the

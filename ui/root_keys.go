@@ -28,7 +28,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		// play keeps its own two keys over the run it plays.
 		return m, m.updateOverlay(o, msg)
 	}
-	if cmd, ok := m.page.key(&m, msg); ok {
+	if cmd, ok := m.page.key(m.pageCtx(), msg); ok {
 		return m, cmd
 	}
 	k := &m.keys
@@ -207,29 +207,37 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("run"))
 	}
-	m.compareHelp()
-	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))
-	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(*m) != nil
-	m.page.enable(m)
+	c := m.pageCtx()
+	compareHelp(c)
+	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.report != nil && m.lessonPage() != nil))
+	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(c) != nil
+	m.page.enable(c)
 	m.timeline.picker = k.Scenes.Enabled()
 }
 
 // compareHelp says what v does now.
-func (m *Model) compareHelp() {
-	k := &m.keys
+func compareHelp(c pageCtx) {
+	k, w := c.keys, c.st.Words
 	switch {
-	case m.settings.Mode != scenes.Compare:
-		k.Compare.SetHelp("v", m.st.Words.T("compare mode"))
-	case m.compareView:
-		k.Compare.SetHelp("v", m.st.Words.T("main view"))
+	case c.run.settings().Mode != scenes.Compare:
+		k.Compare.SetHelp("v", w.T("compare mode"))
+	case c.run.compareView():
+		k.Compare.SetHelp("v", w.T("main view"))
 	default:
-		k.Compare.SetHelp("v", m.st.Words.T("compare view"))
+		k.Compare.SetHelp("v", w.T("compare view"))
 	}
 }
 
-// toggleCompareView switches a compare-mode run between its main view and
-// the two pipelines side by side.
-func (m *Model) toggleCompareView() tea.Cmd {
-	m.compareView = !m.compareView
-	return m.resize()
+// nextFocus moves the focus to the next pane on screen.
+func (m *Model) nextFocus() {
+	l := m.layout()
+	for range focusCount {
+		m.focus = (m.focus + 1) % focusCount
+		r := map[focus]rect{focusTables: l.tables, focusTimeline: l.timeline, focusLesson: l.lesson}[m.focus]
+		if r.h > 0 {
+			break
+		}
+	}
+	m.setFocus()
+	m.updateKeys()
 }
