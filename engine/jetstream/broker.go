@@ -97,6 +97,8 @@ type Stats struct {
 	// AtomicRefused those it refused (PublishBatch sent them again message
 	// by message).
 	AtomicBatches, AtomicRefused int
+	// Pulls counts the no_wait pulls sent to JetStream (each a round trip).
+	Pulls int
 	// PublishesByID counts stored publishes per event id (> 1: the window
 	// had passed when it came again); DuplicatesByID the dropped ones.
 	PublishesByID, DuplicatesByID map[uuid.UUID]int
