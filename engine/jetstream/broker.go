@@ -52,6 +52,18 @@ type Config struct {
 	// a broker that holds nothing of an earlier run's. Without it Open
 	// never deletes: what the stream holds was published and is owed.
 	Fresh bool
+	// PurgeAcked keeps the rule "a message leaves the stream once every
+	// consumer has acked it" without JetStream's interest retention, which
+	// removes each message as its last ack comes: on a single server under
+	// SyncAlways that is a synced write per ack, holding the store's lock
+	// that publishes wait for (the single node's limit, issue 24). The
+	// stream has limits retention instead, and after acks the broker purges
+	// every message below the lowest ack floor of the stream's consumers,
+	// all of them, not only this broker's: one synced write per purge. A
+	// message goes a moment after its last ack instead of at it, and a
+	// stream with no consumer keeps what it holds (interest retention drops
+	// it). Off by default: a deployment has interest retention.
+	PurgeAcked bool
 }
 
 // Broker is NATS JetStream behind the engine's Publisher and Subscriber:
@@ -75,6 +87,8 @@ type Broker struct {
 	stats   Stats
 	changes engine.Signal
 	wake    *nats.Subscription
+	// purge runs PurgeAcked's purges one at a time (purge.go).
+	purge purger
 }
 
 type subscription struct {
@@ -99,6 +113,8 @@ type Stats struct {
 	AtomicBatches, AtomicRefused int
 	// Pulls counts the no_wait pulls sent to JetStream (each a round trip).
 	Pulls int
+	// Purges counts the purges of acked messages (Config.PurgeAcked).
+	Purges int
 	// PublishesByID counts stored publishes per event id (> 1: the window
 	// had passed when it came again); DuplicatesByID the dropped ones.
 	PublishesByID, DuplicatesByID map[uuid.UUID]int
@@ -167,7 +183,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		// what is still owed, not all that ever passed (a serve left
 		// running would grow it without bound). The dedup window is kept
 		// apart from the messages, so it works the same.
-		Retention: jetstream.InterestPolicy,
+		Retention: retention(cfg.PurgeAcked),
 		Replicas:  cfg.Replicas,
 		// PublishBatch sends a relay's batch as one atomic batch: one sync
 		// for it instead of one per message. A server older than 2.12 does
@@ -380,12 +396,14 @@ func (b *Broker) sub(name string) (*subscription, error) {
 	return s, nil
 }
 
-// Close stops the wake-up subscription; the connection is the caller's.
+// Close stops the wake-up subscription and waits for a purge that runs
+// (Config.PurgeAcked); the connection is the caller's.
 func (b *Broker) Close() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.wake != nil {
 		_ = b.wake.Unsubscribe()
 		b.wake = nil
 	}
+	b.mu.Unlock()
+	b.purge.wait()
 }

@@ -195,6 +195,7 @@ func (b *Broker) Ack(ctx context.Context, d engine.Delivery) error {
 		return brokerErr(fmt.Sprintf("ack %s delivery %d", d.ID, d.Count), err)
 	}
 	b.count(&b.stats.Acked)
+	b.purgeAckedSoon()
 	return nil
 }
 
@@ -237,6 +238,9 @@ func (b *Broker) AckBatch(ctx context.Context, ds []engine.Delivery) []error {
 	b.mu.Lock()
 	b.stats.Acked += n
 	b.mu.Unlock()
+	if n > 0 {
+		b.purgeAckedSoon()
+	}
 	return errs
 }
 
@@ -264,6 +268,7 @@ func (b *Broker) Reject(ctx context.Context, d engine.Delivery, reason string) e
 		return brokerErr(fmt.Sprintf("reject %s delivery %d", d.ID, d.Count), err)
 	}
 	b.count(&b.stats.Rejected)
+	b.purgeAckedSoon()
 	return nil
 }
 
