@@ -91,11 +91,13 @@ func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings 
 // ensureStream makes the pipeline's stream hold want: created if missing,
 // updated in place if it differs in what this broker manages (subjects,
 // storage, retention, dedup window, replicas, atomic batches), left as it
-// is otherwise. It never deletes it: a stream that exists holds messages published and
-// not consumed yet, which a restart must carry on with. Settings a user
-// set by hand that this broker does not manage are kept. auto says the
-// replica count was not asked for: an existing stream with more replicas
-// keeps them (a count raised by hand is not lowered).
+// is otherwise. It never deletes it: a stream that exists holds messages
+// published and not consumed yet, which a restart must carry on with.
+// Settings a user set by hand that this broker does not manage are kept
+// (a server older than 2.12 does not keep AllowAtomicPublish: its stream
+// is updated, to no effect, at each Open). auto says the replica count was
+// not asked for: an existing stream with more replicas keeps them (a count
+// raised by hand is not lowered).
 func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, error) {
 	st, err := js.Stream(ctx, want.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
