@@ -31,13 +31,13 @@ type Hunt struct {
 // run of each kind of violation to a scene and writes it where
 // `run --scenes` finds it.
 func RunHunt(ctx context.Context, srv *pg.Server, h Hunt) (Report, error) {
-	prefix := "chaos"
-	if srv.SharedWith != "" || srv.External() {
-		// A server outboxlab did not boot here (another outboxlab's, a
-		// --database-url): databases of this run's own, dropped at the end.
-		prefix = fmt.Sprintf("chaos%d", os.Getpid())
-		defer dropHunt(srv, prefix, h.Parallel)
+	// A server outboxlab did not boot here (another outboxlab's, a
+	// --database-url): databases of this run's own, dropped at the end.
+	ns := srv.Namespace("chaos", pg.NotBootedHere)
+	if ns.Owned() {
+		defer dropHunt(srv, ns, h.Parallel)
 	}
+	prefix := ns.Prefix()
 	o := h.Options
 	start := time.Now()
 	outs, err := Run(ctx, srv, h.Seed, h.From, h.From+h.Runs, h.Parallel, o, prefix, h.Progress)
@@ -57,7 +57,7 @@ func RunHunt(ctx context.Context, srv *pg.Server, h Hunt) (Report, error) {
 			// expect line can state: it is reported with its replay only.
 			if key := v.Pipeline + v.Figure; !seen[key] && !h.NoShrink && ctx.Err() == nil && slices.Contains(scenes.Figures, v.Figure) {
 				seen[key] = true
-				small, got, _, err := Shrink(ctx, srv, out.Scene, o.Mode, v, prefix+"_shrink")
+				small, got, _, err := Shrink(ctx, srv, out.Scene, o.Mode, v, ns.Sub("shrink").Prefix())
 				if ctx.Err() != nil {
 					rep.Interrupted = true
 					break
@@ -128,16 +128,13 @@ func WriteShrunk(dir string, sc *scenes.Scene, v Violation) (string, int, error)
 	return "", 0, fmt.Errorf("write the shrunk scene: %s holds 1000 scenes named %s already", dir, name)
 }
 
-// dropHunt drops the databases a hunt made on a server another outboxlab
-// owns.
-func dropHunt(srv *pg.Server, prefix string, parallel int) {
+// dropHunt drops the databases a hunt made on a server outboxlab did not
+// boot here: each worker's (Run's) and the shrinking's.
+func dropHunt(srv *pg.Server, ns pg.Namespace, parallel int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for w := range parallel {
-		for _, p := range []string{fmt.Sprintf("%s_%d", prefix, w), prefix + "_shrink"} {
-			for _, kind := range []string{"outbox", "naive"} {
-				_ = srv.DropDatabase(ctx, p+"_"+kind)
-			}
-		}
+		_ = WorkerNamespace(ns, w).Drop(ctx, srv, "outbox", "naive")
 	}
+	_ = ns.Sub("shrink").Drop(ctx, srv, "outbox", "naive")
 }

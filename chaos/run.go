@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,6 +218,10 @@ func qualified(se *sim.Session, a sim.ActorView) string {
 	return a.Name
 }
 
+// WorkerNamespace is where Run's worker w plays its schedules: its
+// databases within the run's (prefix_<worker>_outbox).
+func WorkerNamespace(run pg.Namespace, w int) pg.Namespace { return run.Sub(strconv.Itoa(w)) }
+
 // Progress is called after each run, from one goroutine at a time.
 type Progress func(done int, o Outcome)
 
@@ -238,7 +243,7 @@ func Run(ctx context.Context, srv *pg.Server, seed uint64, from, to, parallel in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := NewWorker(srv, fmt.Sprintf("%s_%d", prefix, w))
+			wk := NewWorker(srv, WorkerNamespace(pg.NamespaceOf(prefix), w).Prefix())
 			defer wk.Close()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)

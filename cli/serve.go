@@ -99,7 +99,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 				// The simulator's tables are in databases of their own, one per
 				// pipeline, as its last session left them.
 				for _, kind := range []string{"outbox", "naive"} {
-					fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(ui.DefaultDBPrefix+"_"+kind))
+					fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(pg.NamespaceOf(ui.DefaultDBPrefix).Database(kind)))
 				}
 				fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 				<-ctx.Done()

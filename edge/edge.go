@@ -88,7 +88,7 @@ func (e *Edge) Serve(send func(Request), onError func(error)) {
 			if srv == nil || prefix == nil {
 				return ""
 			}
-			return srv.DatabaseURL(*prefix + "_" + pipeline)
+			return srv.DatabaseURL(pg.NamespaceOf(*prefix).Database(pipeline))
 		},
 		OnError: onError,
 	})

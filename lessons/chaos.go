@@ -47,8 +47,6 @@ func dropChaos(srv *pg.Server, prefix string, parallel int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for w := range parallel {
-		for _, kind := range []string{"outbox", "naive"} {
-			_ = srv.DropDatabase(ctx, fmt.Sprintf("%s_%d_%s", prefix, w, kind))
-		}
+		_ = chaos.WorkerNamespace(pg.OwnNamespace(prefix), w).Drop(ctx, srv, "outbox", "naive")
 	}
 }

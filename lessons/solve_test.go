@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -27,9 +28,7 @@ func newSim(t *testing.T, l *Lesson, i int) *sim.Sim {
 	}
 	t.Cleanup(func() {
 		s.Close()
-		for _, p := range l.Steps[i].Settings.Pipelines() {
-			_ = srv.DropDatabase(context.Background(), prefix+"_"+p)
-		}
+		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, l.Steps[i].Settings.Pipelines()...)
 	})
 	return s
 }

@@ -2,6 +2,7 @@ package pg
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 
@@ -92,17 +93,16 @@ func (s *Server) DropDatabase(ctx context.Context, name string) error {
 	return nil
 }
 
-const (
-	sqlDatabaseExists = `SELECT count(*) FROM pg_database WHERE datname = $1`
-	// Ends the other sessions on the database that may hold a lock: a
-	// previous simulation's actor parked inside a transaction would
-	// otherwise hold the locks TRUNCATE needs. An idle client holds none
-	// (a learner's psql between two queries keeps its session, as the
-	// simulator's reset leaves it, sim/database.go); nor does a walsender,
-	// and one streaming a slot not of ours is someone else's replication
-	// (DropSlots ends the senders of ours).
-	sqlEndSessions = `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle'`
-)
+const sqlDatabaseExists = `SELECT count(*) FROM pg_database WHERE datname = $1`
+
+// SQLEndSessions ends the sessions on a database that may hold a lock
+// (sql/end_sessions.sql): $1 the database, $2 the application names and
+// $3 the pids of sessions to keep. ResetDatabase and the simulator's own
+// reset (which keeps its pool and its idle connections) both run it, so
+// the two cannot disagree on which sessions a reset spares.
+//
+//go:embed sql/end_sessions.sql
+var SQLEndSessions string
 
 // ResetDatabase gives a database the state CreateDatabase would, faster:
 // when it exists at the current schema version its sessions are ended and
@@ -131,7 +131,7 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 		conn.Close(ctx)
 		return s.CreateDatabase(ctx, name)
 	}
-	if _, err := conn.Exec(ctx, sqlEndSessions, name); err != nil {
+	if _, err := conn.Exec(ctx, SQLEndSessions, name, []string{}, []int32{}); err != nil {
 		return fmt.Errorf("reset database %s: end sessions: %w", name, err)
 	}
 	// A CDC relay's slot from the previous run would hold WAL from before

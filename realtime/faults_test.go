@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -46,9 +47,7 @@ func startLive(t *testing.T, set scenes.Settings) client {
 		case <-time.After(10 * time.Second):
 			t.Error("Run did not end with its context")
 		}
-		for _, k := range []string{"outbox", "naive"} {
-			_ = srv.DropDatabase(context.Background(), prefix+"_"+k)
-		}
+		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, "outbox", "naive")
 	})
 	return client{t, "http://" + e.Addr}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -35,9 +36,7 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	prefix := fmt.Sprintf("livetest%d", os.Getpid())
 	t.Cleanup(func() {
-		for _, k := range []string{"outbox", "naive"} {
-			_ = srv.DropDatabase(context.Background(), prefix+"_"+k)
-		}
+		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, "outbox", "naive")
 	})
 	set := scenes.Settings{Mode: scenes.Outbox, Relays: 1, Lease: 30 * time.Second, Batch: 10, MaxAttempts: 5, Seed: 1}
 	done := make(chan error, 1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -40,18 +39,17 @@ func RunServe(ctx context.Context, s Serve) error {
 	srv, set, e := s.Server, s.Settings, s.Edge
 	// Its own databases: a simulation resets them at start, and live_outbox
 	// is the deployment's (serve --broker, live), which a restart keeps.
-	prefix := ServePrefix
-	if srv.SharedWith != "" || srv.External() {
-		prefix = fmt.Sprintf("%s%d", ServePrefix, os.Getpid()) // a server outboxlab did not boot here: databases of this run's own
+	// On a server outboxlab did not boot here, databases of this run's
+	// own, dropped at the end.
+	ns := srv.Namespace(ServePrefix, pg.NotBootedHere)
+	if ns.Owned() {
 		defer func() {
 			dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			for _, kind := range set.Pipelines() {
-				_ = srv.DropDatabase(dctx, prefix+"_"+kind)
-			}
+			_ = ns.Drop(dctx, srv, set.Pipelines()...)
 		}()
 	}
-	opts := Options{Server: srv, Settings: set, Seed: s.Seed, DBPrefix: prefix, Edge: e}
+	opts := Options{Server: srv, Settings: set, Seed: s.Seed, DBPrefix: ns.Prefix(), Edge: e}
 	if s.OTLP != "" {
 		exp, err := telemetry.NewOTLPExporter(ctx, s.OTLP, func(err error) { fmt.Fprintf(s.Errs, "outboxlab serve: otlp: %v\n", err) })
 		if err != nil {
@@ -68,7 +66,7 @@ func RunServe(ctx context.Context, s Serve) error {
 	// The payments are in the pipelines' databases, not the server's
 	// outboxlab database (empty here).
 	for _, kind := range set.Pipelines() {
-		fmt.Fprintf(s.Out, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(prefix+"_"+kind))
+		fmt.Fprintf(s.Out, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(ns.Database(kind)))
 	}
 	fmt.Fprintf(s.Out, "%-10s http://%s (mode %s: the api answers at once; the relay and consumers run as time passes)\n", "api:", e.Addr, set.Mode)
 	for _, c := range e.Curl() {

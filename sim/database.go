@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,19 +158,20 @@ func (d *database) reset(ctx context.Context) error {
 		}
 	}
 	d.mu.Lock()
-	keep := make([]string, 0, len(d.idle))
+	keep := make([]int32, 0, len(d.idle))
 	for _, c := range d.idle {
-		keep = append(keep, strconv.FormatUint(uint64(c.PgConn().PID()), 10))
+		keep = append(keep, int32(c.PgConn().PID()))
 	}
 	d.mu.Unlock()
-	sql := `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state <> 'idle' AND application_name <> ` + quote(d.poolName) + `
-  AND NOT (pid = ANY ('{` + strings.Join(keep, ",") + `}'::int[]))`
-	if len(written) > 0 {
-		sql += ";\nTRUNCATE " + strings.Join(written, ", ") + " RESTART IDENTITY"
+	if _, err := d.pool.Exec(ctx, pg.SQLEndSessions, d.name, []string{d.poolName}, keep); err != nil {
+		return fmt.Errorf("reset database %s: end sessions: %w", d.name, err)
 	}
-	if _, err := d.pool.Exec(ctx, sql); err != nil {
-		return fmt.Errorf("reset database %s: %w", d.name, err)
+	if len(written) > 0 {
+		// No arguments: the simple protocol, so the TRUNCATE of each set
+		// of tables is not prepared and cached on the connection.
+		if _, err := d.pool.Exec(ctx, "TRUNCATE "+strings.Join(written, ", ")+" RESTART IDENTITY"); err != nil {
+			return fmt.Errorf("reset database %s: %w", d.name, err)
+		}
 	}
 	// A CDC relay's slot would resume at what the last run confirmed and
 	// stream rows the TRUNCATE removed; and it holds WAL while it exists.

@@ -3,8 +3,6 @@ package sim
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/engine"
@@ -67,15 +65,11 @@ func RunHeadless(ctx context.Context, h Headless) (*Result, error) {
 		return nil, err // bad input already when the flags point at something unusable
 	}
 	defer srv.Stop()
-	if srv.SharedWith != "" {
-		// Another outboxlab owns the server: databases of this run's own.
-		opts.DBPrefix = fmt.Sprintf("%s%d", h.DBPrefix, os.Getpid())
-		defer func() {
-			for _, kind := range set.Pipelines() {
-				_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+kind)
-			}
-		}()
-	}
+	// Beside another outboxlab, databases of this run's own, dropped at
+	// the end; on a --database-url server the command's own names.
+	ns := srv.Namespace(h.DBPrefix, pg.BesideOwner)
+	opts.DBPrefix = ns.Prefix()
+	defer func() { _ = ns.Drop(context.Background(), srv, set.Pipelines()...) }()
 	res, err := RunScene(ctx, srv, sc, opts)
 	if err != nil {
 		var script *ScriptError

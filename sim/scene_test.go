@@ -53,9 +53,7 @@ func run(t *testing.T, sc *scenes.Scene, opts RunOptions) *Result {
 	}
 	t.Logf("%s (%s) ran in %v", sc.Name, opts.Variant, time.Since(start).Round(time.Millisecond))
 	t.Cleanup(func() {
-		for _, p := range res.Settings.Pipelines() {
-			_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+p)
-		}
+		_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, res.Settings.Pipelines()...)
 	})
 	return res
 }

@@ -210,7 +210,7 @@ func (s *Sim) database(ctx context.Context, kind string) (*database, error) {
 		d.close()
 		delete(s.dbs, kind)
 	}
-	d, err := openDatabase(ctx, s.srv, s.dbPrefix+"_"+kind, kind)
+	d, err := openDatabase(ctx, s.srv, pg.NamespaceOf(s.dbPrefix).Database(kind), kind)
 	if err != nil {
 		return nil, err
 	}

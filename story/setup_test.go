@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -44,9 +45,7 @@ func timeline(t *testing.T, scene, mode string) []sim.Entry {
 	if err != nil {
 		t.Fatalf("run %s: %v", scene, err)
 	}
-	for _, p := range res.Settings.Pipelines() {
-		_ = srv.DropDatabase(context.Background(), opts.DBPrefix+"_"+p)
-	}
+	_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, res.Settings.Pipelines()...)
 	runs[key] = res
 	return res.Timeline
 }

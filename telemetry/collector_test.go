@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -59,19 +60,17 @@ func setup(t *testing.T, text string) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ns := pg.OwnNamespace(fmt.Sprintf("telemetrytest%d", prefixes.Add(1)))
 	pg := pgtest.Server(t)
-	prefix := fmt.Sprintf("telemetrytest%d", prefixes.Add(1))
-	se, err := sim.NewSession(ctx, sim.Config{Server: pg, Settings: sc.Settings, DBPrefix: prefix})
+	se, err := sim.NewSession(ctx, sim.Config{Server: pg, Settings: sc.Settings, DBPrefix: ns.Prefix()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		se.Close()
-		for _, p := range sc.Settings.Pipelines() {
-			_ = pg.DropDatabase(context.Background(), prefix+"_"+p)
-		}
+		_ = ns.Drop(context.Background(), pg, sc.Settings.Pipelines()...)
 	})
-	b := &bundle{se: se, url: func(p string) string { return pg.DatabaseURL(prefix + "_" + p) }}
+	b := &bundle{se: se, url: func(p string) string { return pg.DatabaseURL(ns.Database(p)) }}
 	play(t, se, sc.Steps)
 	b.col = telemetry.NewCollector(telemetry.Config{
 		Sim:         func() telemetry.Simulation { return edge.Figures(se.Sim()) },

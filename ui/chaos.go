@@ -226,7 +226,7 @@ func (m *Model) startChaos() tea.Cmd {
 	m.chaos = newChaosPane(m.st, m.chaosID, st.Chaos, string(st.Settings.Mode), cancel)
 	m.overlays.push(overlayChaos)
 	m.stopAutoplay()
-	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, m.opts.DBPrefix+"_chaos", m.chaosID, m.chaos.events)
+	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, pg.NamespaceOf(m.opts.DBPrefix).Sub("chaos").Prefix(), m.chaosID, m.chaos.events)
 	return tea.Batch(run, waitChaosCmd(m.chaos.events), m.resize())
 }
 

@@ -29,9 +29,10 @@ type resources struct {
 	bootDone chan struct{} // closed when a boot started by this TUI returned
 	booting  bool          // the boot command began (bootDone will close)
 	ended    bool          // the program ended: a boot not yet begun never will
-	// dropOnExit are databases of this TUI's own on a server another
-	// outboxlab owns: dropped when it quits, since no reset ever reuses them.
-	dropOnExit []string
+	// dropOnExit is this TUI's own namespace on a server another
+	// outboxlab owns: dropped when it quits, since no reset ever reuses
+	// it. Elsewhere it owns nothing, and its Drop drops nothing.
+	dropOnExit pg.Namespace
 	// chaos counts chaos runs going on: shutdown waits for them (their
 	// context is cancelled first) so each drops its databases while the
 	// server is still up.
@@ -88,13 +89,9 @@ func (r *resources) shutdown() error {
 	r.srv = nil
 	r.mu.Unlock()
 	if srv != nil && owns {
-		var errs []error
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		for _, db := range drop {
-			errs = append(errs, srv.DropDatabase(ctx, db))
-		}
-		return errors.Join(append(errs, srv.Stop())...)
+		return errors.Join(drop.Drop(ctx, srv, "outbox", "naive"), srv.Stop())
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -31,18 +32,17 @@ var prefixes atomic.Int64
 func newDriver(t *testing.T, opts Options) *driver {
 	t.Helper()
 	srv := pgtest.Server(t)
-	opts.DBPrefix = fmt.Sprintf("ui_%d_%d", time.Now().UnixNano()%1e6, prefixes.Add(1))
+	ns := pg.OwnNamespace(fmt.Sprintf("ui_%d_%d", time.Now().UnixNano()%1e6, prefixes.Add(1)))
+	opts.DBPrefix = ns.Prefix()
 	m, err := NewModel(t.Context(), srv, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64),
-		url: func(pipeline string) string { return srv.DatabaseURL(opts.DBPrefix + "_" + pipeline) }}
+		url: func(pipeline string) string { return srv.DatabaseURL(ns.Database(pipeline)) }}
 	t.Cleanup(func() {
 		_ = d.m.Close()
-		for _, suffix := range []string{"_outbox", "_naive"} {
-			_ = srv.DropDatabase(context.Background(), opts.DBPrefix+suffix)
-		}
+		_ = ns.Drop(context.Background(), srv, "outbox", "naive")
 	})
 	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
 	d.exec(m.Init())

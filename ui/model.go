@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -138,7 +137,7 @@ func (m Model) psqlCommands() []string {
 	var out []string
 	password := ""
 	for _, kind := range m.settings.Pipelines() {
-		u, err := url.Parse(m.srv.DatabaseURL(m.opts.DBPrefix + "_" + kind))
+		u, err := url.Parse(m.srv.DatabaseURL(pg.NamespaceOf(m.opts.DBPrefix).Database(kind)))
 		if err != nil {
 			continue
 		}
@@ -223,14 +222,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.srv, m.phase = msg.srv, phaseRunning
 		m.lesson.facts = msg.srv.Facts()
-		if msg.srv.SharedWith != "" && m.opts.DBPrefix == DefaultDBPrefix {
+		if ns := msg.srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
 			// The owner's simulator uses tui_*: databases of this one's own,
 			// so neither resets the other's.
-			m.opts.DBPrefix = fmt.Sprintf("%s%d", DefaultDBPrefix, os.Getpid())
+			m.opts.DBPrefix = ns.Prefix()
 			m.res.mu.Lock()
-			for _, kind := range []string{"outbox", "naive"} {
-				m.res.dropOnExit = append(m.res.dropOnExit, m.opts.DBPrefix+"_"+kind)
-			}
+			m.res.dropOnExit = ns
 			m.res.mu.Unlock()
 		}
 		return m, tea.Batch(m.buildSim(), m.resize())

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -25,9 +26,7 @@ func TestNewModelDrawsBeforeItsFirstSize(t *testing.T) {
 		}
 		t.Cleanup(func() {
 			_ = m.Close()
-			for _, suffix := range []string{"_outbox", "_naive"} {
-				_ = srv.DropDatabase(context.Background(), opts.DBPrefix+suffix)
-			}
+			_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, "outbox", "naive")
 		})
 		if s := m.View().Content; s == "" {
 			t.Errorf("%+v: an empty first frame before the simulation", opts)

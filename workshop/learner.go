@@ -18,12 +18,16 @@ import (
 	"github.com/outboxlab/outboxlab/ui"
 )
 
+// learnerNamespace is a learner's within the room's: ws_<id>, the room's
+// own, so that their databases go when they leave.
+func learnerNamespace(id string) pg.Namespace { return pg.OwnNamespace("ws").Sub(id) }
+
 // learner is one learner of the room, from their first connection on: kept
 // after they leave, so the instructor sees who left and a reconnection
 // finds their place.
 type learner struct {
 	id, user, key string        // key: the fingerprint of the key they came with
-	prefix        string        // their databases: <prefix>_outbox, <prefix>_naive
+	ns            pg.Namespace  // their databases (ws_ana_outbox, ws_ana_naive), dropped as they leave; its prefix names their role
 	dir           string        // their progress and place in the course
 	active        bool          // a session of theirs runs (cleanup included)
 	cleaned       chan struct{} // closed when that session's cleanup is done
@@ -136,7 +140,7 @@ func (r *Room) admit(sess ssh.Session) (*learner, error) {
 	}
 	l := r.learners[id]
 	if l == nil {
-		l = &learner{id: id, user: sess.User(), prefix: "ws_" + id, dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
+		l = &learner{id: id, user: sess.User(), ns: learnerNamespace(id), dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
 		r.learners[id] = l
 	}
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
@@ -218,7 +222,7 @@ func (r *Room) handle(sess ssh.Session) {
 // hang up, then ends everything of theirs: actors, connections, databases.
 func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows <-chan ssh.Window) {
 	defer r.left(l)
-	opts := ui.Options{DBPrefix: l.prefix, Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart}
+	opts := ui.Options{DBPrefix: l.ns.Prefix(), Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart}
 	opts.Lesson, opts.Step = r.resume(l)
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
@@ -226,7 +230,7 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	// (the learner's server is an external one to the simulator), after
 	// Model.Close has ended the simulation's actors and pools.
 	defer r.dropLearner(l)
-	srv, err := r.learnerRole(ctx, l.prefix)
+	srv, err := r.learnerRole(ctx, l.ns.Prefix())
 	if err != nil {
 		fmt.Fprintf(sess, "outboxlab: %v\r\n", err)
 		return
@@ -282,13 +286,11 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 func (r *Room) dropLearner(l *learner) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, kind := range []string{"outbox", "naive"} {
-		_ = r.srv.DropDatabase(ctx, l.prefix+"_"+kind)
-	}
+	_ = l.ns.Drop(ctx, r.srv, "outbox", "naive")
 	r.mu.Lock()
 	l.srv = nil
 	r.mu.Unlock()
-	if err := r.dropLearnerRole(ctx, l.prefix); err != nil && !r.cfg.Screen {
+	if err := r.dropLearnerRole(ctx, l.ns.Prefix()); err != nil && !r.cfg.Screen {
 		fmt.Fprintf(r.cfg.Out, "%s %s: %v\n", time.Now().Format("15:04:05"), l.id, err)
 	}
 }

@@ -117,7 +117,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "learners"), 0o700); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
-	if r.srv.External() || r.srv.SharedWith != "" {
+	if !r.srv.BootedHere() {
 		return nil, badinput.New("workshop: the room needs a PostgreSQL of its own (its max_connections sized for the room, its databases dropped as learners leave): leave out --database-url, and give --data-dir a directory no other outboxlab has open")
 	}
 	// Each learner connects as a role of their own, a member of the

@@ -34,8 +34,9 @@ import (
 // and carries on; deploy.Claim keeps a second deployment off it.
 const Pipeline = "live"
 
-// Database is the database that holds a deployment's payments.
-const Database = Pipeline + "_outbox"
+// Database is the database that holds a deployment's payments: its
+// pipeline's outbox, kept across restarts.
+var Database = pg.NamespaceOf(Pipeline).Database("outbox")
 
 // Choice is what serve --broker and live take beside the database flags:
 // which broker, how many replicas of its stream, and whether to start over.
