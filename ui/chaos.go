@@ -212,10 +212,10 @@ func interval(w *catalog.Printer, c [2]float64) string {
 // startChaos opens the chaos pane and starts the run the page asks for
 // (a lesson's chaos step, or the free simulator's scene in its mode).
 func (m *Model) startChaos() tea.Cmd {
-	st := m.page.chaosStep(*m)
+	st := m.page.chaosStep(m.pageCtx())
 	if st == nil && m.chaos.report != nil {
 		// The step is done: X shows its table again, for the quiz.
-		m.showChaos = true
+		m.overlays.push(overlayChaos)
 		return m.resize()
 	}
 	if st == nil || m.srv == nil {
@@ -224,7 +224,7 @@ func (m *Model) startChaos() tea.Cmd {
 	m.chaosID++
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.chaos = newChaosPane(m.st, m.chaosID, st.Chaos, string(st.Settings.Mode), cancel)
-	m.showChaos = true
+	m.overlays.push(overlayChaos)
 	m.stopAutoplay()
 	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, m.opts.DBPrefix+"_chaos", m.chaosID, m.chaos.events)
 	return tea.Batch(run, waitChaosCmd(m.chaos.events), m.resize())
@@ -232,10 +232,10 @@ func (m *Model) startChaos() tea.Cmd {
 
 // freeChaosStep is X outside a lesson: chaosRuns schedules of the scene's
 // mode and seed.
-func freeChaosStep(m Model) *lessons.Step {
-	set := m.settings
-	if m.opts.Seed != 0 {
-		set.Seed = m.opts.Seed // the seed the status line shows
+func freeChaosStep(c pageCtx) *lessons.Step {
+	set := c.run.settings()
+	if c.opts.Seed != 0 {
+		set.Seed = c.opts.Seed // the seed the status line shows
 	}
-	return &lessons.Step{Title: m.scene.Name, Chaos: chaosRuns, Settings: set}
+	return &lessons.Step{Title: c.run.scene().Name, Chaos: chaosRuns, Settings: set}
 }

@@ -28,17 +28,39 @@ func (m Model) course() []*lessons.Lesson {
 // page becomes a lesson page with the learner's saved progress, and the
 // lesson's first step starts on a fresh simulation.
 func (m *Model) startLesson(l *lessons.Lesson) tea.Cmd {
-	if p := m.lessonPage(); p == nil {
-		lp := &lessonPage{course: courseState{all: m.course()}}
-		if _, ok := m.page.(*playPage); !ok {
-			progress, err := lessons.LoadProgress(m.opts.ProgressPath)
-			if err != nil {
-				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
-			}
-			lp.course.progress = progress
-			m.page = lp
-		}
+	if m.lessonPage() == nil {
+		m.learnCourse(m.course())
 	}
 	m.openLesson(l)
 	return m.reset()
 }
+
+// openLesson shows a lesson at its first step; the simulator for it is
+// built by buildSim, when the server is up. The free simulator's page
+// becomes a lesson page; play's plays the lesson.
+func (m *Model) openLesson(l *lessons.Lesson) {
+	p := m.lessonPage()
+	if p == nil {
+		p = &lessonPage{}
+		m.page, _ = m.page.learn(p)
+	}
+	p.open(m.pageCtx(), l)
+}
+
+// learnCourse opens a course in the page, as --lesson and the picker do:
+// a lesson of the learner's own keeps their saved progress.
+func (m *Model) learnCourse(course []*lessons.Lesson) {
+	lp := &lessonPage{course: courseState{all: course}}
+	next, own := m.page.learn(lp)
+	if own {
+		progress, err := lessons.LoadProgress(m.opts.ProgressPath)
+		if err != nil {
+			m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
+		}
+		lp.course.progress = progress
+	}
+	m.page = next
+}
+
+// lessonPage is the page's lesson, nil outside lessons.
+func (m Model) lessonPage() *lessonPage { return m.page.shownLesson() }

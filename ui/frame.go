@@ -40,14 +40,12 @@ func (m Model) size() (int, int) {
 }
 
 func (m Model) helpView() string {
-	if m.showStory {
-		// Over the story, its own keys are the only ones that work.
-		return m.help.View(m.story)
+	if keys, alone := m.overlayHelp(m.overlays.top()); alone {
+		// Over the story or a chaos run, its own keys are the only ones
+		// that work.
+		return m.help.View(keys)
 	}
-	if m.showChaos {
-		return m.help.View(m.chaos)
-	}
-	if _, ok := m.page.(*playPage); ok {
+	if m.page.ownsKeys() {
 		// play's keys are its own: no pane takes keys there.
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
@@ -73,13 +71,10 @@ func (m Model) helpView() string {
 }
 
 func (m Model) focusedHelp() help.KeyMap {
+	if keys, _ := m.overlayHelp(m.overlays.top()); keys != nil {
+		return keys
+	}
 	switch {
-	case m.showPicker:
-		return m.picker
-	case m.showChooser:
-		return m.chooser
-	case m.showStory:
-		return m.story
 	case m.compareView:
 		return m.timeline
 	case m.focus == focusLesson:
@@ -107,14 +102,15 @@ func (m Model) layout() screen {
 		hh = 1
 	}
 	s.body = rect{0, 1, W, H - 1 - hh}
-	if m.showPicker || m.compareView {
+	if m.overlays.has(overlayPicker) || m.compareView {
+		// The picker takes the whole body, the panes no room.
 		return s
 	}
-	return m.page.layout(m, s)
+	return m.page.layout(m.pageCtx(), s)
 }
 
 // mainLayout places the simulator's panes in the body.
-func (m Model) mainLayout(s screen) screen {
+func (m *panes) mainLayout(s screen) screen {
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
@@ -177,10 +173,10 @@ func (m *Model) resize() tea.Cmd {
 	m.lesson.SetSize(l.lesson.w, l.lesson.h)
 	m.picker.SetSize(l.body.w, l.body.h)
 	m.chooser.SetSize(l.body.w, l.body.h)
-	if m.showStory {
+	if m.overlays.has(overlayStory) {
 		m.story.SetSize(l.body.w, l.body.h)
 	}
-	if m.showChaos {
+	if m.overlays.has(overlayChaos) {
 		m.chaos.SetSize(l.body.w, l.body.h)
 	}
 	m.setFocus()
@@ -209,24 +205,14 @@ func (m Model) render() string {
 		return m.boot.View()
 	}
 	l := m.layout()
-	var body string
-	switch {
-	case m.showPicker:
-		body = m.picker.View()
-	case m.showStory:
-		body = m.story.View()
-	case m.showChaos:
-		body = m.chaos.View()
-		if pp, ok := m.page.(*playPage); ok {
-			body += "\n" + pp.captionView(m, l.caption.w, l.caption.h) // play captions the run too
+	body := m.drawOverlays(func() string {
+		if m.compareView {
+			return m.compareBody(l.body)
 		}
-	case m.compareView:
-		body = m.compareBody(l.body)
-	default:
-		body = m.page.body(m, l)
-	}
-	if m.showChooser {
-		body = overlay(body, m.chooser.View(), l.body.w, l.body.h)
+		return m.page.body(m.pageCtx(), l)
+	}, l.body.w, l.body.h)
+	if c := m.page.caption(m.pageCtx(), l); c != "" {
+		body += "\n" + c // under an overlay too: play captions the chaos run it plays
 	}
 	if band := m.noticeBand(W); len(band) > 0 {
 		// A notice too long for the status line (w's saved file and the
@@ -247,8 +233,9 @@ func (m Model) render() string {
 	return out + "\n" + block(helpLines, W, l.help.h)
 }
 
-func (m Model) mainBody(l screen) string {
-	gutter := m.st.Pane.Gutter.Render("│")
+// mainBody draws the simulator's panes as mainLayout places them.
+func (m *panes) mainBody(st *Styles, l screen) string {
+	gutter := st.Pane.Gutter.Render("│")
 	parts := []string{m.pipeline.View()}
 	if l.compact {
 		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
@@ -327,7 +314,7 @@ func (m Model) statusView(W int) string {
 		}
 		return st.StatusKey.Render(w.Word(k)+" ") + st.StatusValue.Render(v)
 	}
-	play, label := m.page.status(m)
+	play, label := m.page.status(m.pageCtx())
 	if play == "" {
 		play = w.T("⏸ paused")
 		if m.playing {
@@ -353,7 +340,7 @@ func (m Model) statusView(W int) string {
 	if label != "" {
 		parts = slices.Insert(parts, 1, kv("lesson", label))
 	}
-	if n := len(m.page.script(m)); n > 0 {
+	if n := len(m.page.script(m.pageCtx())); n > 0 {
 		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
 	}
 	// What needs the learner comes first, right after the name, so a narrow
@@ -405,9 +392,9 @@ func clock(t time.Time) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// overlay draws fg centred over bg (both w×h text): two layers of one
+// centreOver draws fg centred over bg (both w×h text): two layers of one
 // lipgloss canvas.
-func overlay(bg, fg string, w, h int) string {
+func centreOver(bg, fg string, w, h int) string {
 	x := max(0, (w-min(lipgloss.Width(fg), w))/2)
 	y := max(0, (h-lipgloss.Height(fg))/2)
 	c := lipgloss.NewCanvas(w, h)

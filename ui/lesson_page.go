@@ -31,34 +31,7 @@ type courseState struct {
 	progress *lessons.Progress
 }
 
-// openLesson shows a lesson at its first step; the simulator for it is
-// built by buildSim, when the server is up. The free simulator's page
-// becomes a lesson page; play's plays the lesson.
-func (m *Model) openLesson(l *lessons.Lesson) {
-	p := m.lessonPage()
-	if p == nil {
-		p = &lessonPage{}
-		if pp, ok := m.page.(*playPage); ok {
-			pp.lesson = p
-		} else {
-			m.page = p
-		}
-	}
-	p.open(m, l)
-}
-
-// lessonPage is the page's lesson, nil outside lessons.
-func (m Model) lessonPage() *lessonPage {
-	switch p := m.page.(type) {
-	case *lessonPage:
-		return p
-	case *playPage:
-		return p.lesson
-	}
-	return nil
-}
-
-func (p *lessonPage) open(m *Model, l *lessons.Lesson) {
+func (p *lessonPage) open(c pageCtx, l *lessons.Lesson) {
 	pos, next := "", (*lessons.Lesson)(nil)
 	for i, c := range p.course.all {
 		if c == l {
@@ -68,55 +41,53 @@ func (p *lessonPage) open(m *Model, l *lessons.Lesson) {
 			}
 		}
 	}
-	if sc, err := scenes.Find(m.all, l.Scene); err == nil {
-		m.scene = sc
-	}
+	c.run.setScene(l.Scene)
 	var seed uint64
 	if p.course.progress != nil {
 		seed = p.course.progress.QuizSeed
 	}
-	m.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
-	m.settings = l.Steps[0].Settings
-	m.focus = focusTimeline
-	m.setFocus()
-	m.updateKeys()
+	c.panes.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
+	c.run.setSettings(l.Steps[0].Settings)
+	c.run.setFocus(focusTimeline)
+	c.run.updateKeys()
 }
 
 // checkAction evaluates the current step's checks; mark says the step
 // begins now.
-func (p *lessonPage) checkAction(m *Model, mark bool) action {
-	return action{kind: actEval, check: m.lesson.current(), mark: mark, since: p.course.since, found: p.found}
+func (p *lessonPage) checkAction(c pageCtx, mark bool) action {
+	return action{kind: actEval, check: c.panes.lesson.current(), mark: mark, since: p.course.since, found: p.found}
 }
 
 // startChecks begins the current step on the running simulator: the
 // timeline entries so far do not count toward it.
-func (p *lessonPage) startChecks(m *Model) tea.Cmd {
+func (p *lessonPage) startChecks(c pageCtx) tea.Cmd {
 	// The session plays this step's script next (a played lesson's
 	// solution; none for a learner), then the step's checks begin.
-	m.queue = append(m.queue, action{kind: actScript, steps: m.page.script(*m)})
+	c.run.queueLast(action{kind: actScript, steps: c.run.script()})
 	p.found = lessons.Findings{}
-	return m.enqueue(p.checkAction(m, true))
+	return c.run.enqueue(p.checkAction(c, true))
 }
 
 // checked takes an evaluation of the step's checks.
-func (p *lessonPage) checked(m *Model, a action, r evalResult) tea.Cmd {
-	if a.check != m.lesson.current() || m.lesson.stage != stageStep {
+func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
+	l := &c.panes.lesson
+	if a.check != l.current() || l.stage != stageStep {
 		return nil // stale: the step moved on
 	}
 	if a.mark {
 		p.course.since = r.since
 	}
-	m.lesson.setOutcomes(r.outcomes, r.passed)
-	m.lesson.dead = r.dead
-	m.lesson.clamp()
+	l.setOutcomes(r.outcomes, r.passed)
+	l.dead = r.dead
+	l.clamp()
 	if !r.passed {
 		return nil
 	}
 	// A run the learner started goes on until nothing moves, as the task
 	// says; the why is on screen meanwhile.
-	m.updateKeys()
+	c.run.updateKeys()
 	if p.course.progress != nil {
-		p.course.progress.MarkStep(m.lesson.lesson.Name, m.lesson.step+1)
+		p.course.progress.MarkStep(l.lesson.Name, l.step+1)
 		return p.saveProgress()
 	}
 	return nil
@@ -125,23 +96,22 @@ func (p *lessonPage) checked(m *Model, a action, r evalResult) tea.Cmd {
 // next is enter: the next step once this one passed, the quiz after
 // the last step, answering and moving through the quiz, and at the end the
 // next lesson of the course.
-func (p *lessonPage) next(m *Model) tea.Cmd {
-	l := &m.lesson
+func (p *lessonPage) next(c pageCtx) tea.Cmd {
+	l, run := &c.panes.lesson, c.run
 	switch l.stage {
 	case stagePassed:
-		m.showChaos = false // the run's table was read: the step is done
+		run.closeChaos() // the run's table was read: the step is done
 		if l.step+1 < len(l.lesson.Steps) {
 			l.startStep(l.step + 1)
-			m.updateKeys()
+			run.updateKeys()
 			if l.current().Fresh {
-				return m.reset()
+				return run.reset()
 			}
-			l.carryOver(m.actors)
-			return tea.Batch(p.startChecks(m), m.resize())
+			l.carryOver(run.actors())
+			return tea.Batch(p.startChecks(c), run.resize())
 		}
 		l.startQuiz()
-		m.focus = focusLesson
-		m.setFocus()
+		run.setFocus(focusLesson)
 	case stageQuiz:
 		if !l.answered {
 			l.answer()
@@ -149,30 +119,31 @@ func (p *lessonPage) next(m *Model) tea.Cmd {
 		}
 		if !l.nextQuestion() && p.course.progress != nil {
 			p.course.progress.MarkDone(l.lesson.Name, time.Now())
-			m.updateKeys()
-			return tea.Batch(p.saveProgress(), m.resize())
+			run.updateKeys()
+			return tea.Batch(p.saveProgress(), run.resize())
 		}
 	case stageDone:
 		if l.next != nil {
-			m.openLesson(l.next)
-			return m.reset()
+			p.open(c, l.next)
+			return run.reset()
 		}
 	}
-	m.updateKeys()
-	return m.resize()
+	run.updateKeys()
+	return run.resize()
 }
 
 // restartStep goes back to the latest step that starts on a fresh
 // simulator: a later step builds on what the earlier ones did.
-func (p *lessonPage) restartStep(m *Model) {
-	i := m.lesson.step
-	if m.lesson.stage > stagePassed {
-		i = len(m.lesson.lesson.Steps) - 1
+func (p *lessonPage) restartStep(c pageCtx) {
+	l := &c.panes.lesson
+	i := l.step
+	if l.stage > stagePassed {
+		i = len(l.lesson.Steps) - 1
 	}
-	for i > 0 && !m.lesson.lesson.Steps[i].Fresh {
+	for i > 0 && !l.lesson.Steps[i].Fresh {
 		i--
 	}
-	m.lesson.startStep(i)
+	l.startStep(i)
 }
 
 // progressSavedMsg is Progress.Save's outcome.
@@ -188,27 +159,13 @@ func (p *lessonPage) saveProgress() tea.Cmd {
 
 // script is none: a learner's lesson runs on the scene's settings, never
 // its script (a played lesson's solution is play's: playPage.script).
-func (p *lessonPage) script(Model) []scenes.Step { return nil }
-
-// nextFocus moves the focus to the next pane on screen.
-func (m *Model) nextFocus() {
-	l := m.layout()
-	for range focusCount {
-		m.focus = (m.focus + 1) % focusCount
-		r := map[focus]rect{focusTables: l.tables, focusTimeline: l.timeline, focusLesson: l.lesson}[m.focus]
-		if r.h > 0 {
-			break
-		}
-	}
-	m.setFocus()
-	m.updateKeys()
-}
+func (p *lessonPage) script(pageCtx) []scenes.Step { return nil }
 
 // enable turns on the lesson's keys where they apply.
-func (p *lessonPage) enable(m *Model) {
-	k := &m.keys
-	l := m.lesson
-	on := l.lesson != nil && m.phase == phaseRunning
+func (p *lessonPage) enable(c pageCtx) {
+	k, w := c.keys, c.st.Words
+	l := c.panes.lesson
+	on := l.lesson != nil && c.run.booted()
 	k.Hint.SetEnabled(on && l.stage == stageStep && l.current().Hint != "")
 	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
 	next := ""
@@ -232,27 +189,28 @@ func (p *lessonPage) enable(m *Model) {
 		}
 	}
 	k.Next.SetEnabled(on && next != "")
-	k.Next.SetHelp("enter", m.st.Words.Word(next))
+	k.Next.SetHelp("enter", w.Word(next))
 	if l.showHint {
-		k.Hint.SetHelp("h", m.st.Words.T("hide hint"))
+		k.Hint.SetHelp("h", w.T("hide hint"))
 	} else {
-		k.Hint.SetHelp("h", m.st.Words.T("hint"))
+		k.Hint.SetHelp("h", w.T("hint"))
 	}
 	if l.lesson != nil {
 		k.Scenes.SetEnabled(false)
-		k.Reset.SetHelp("r", m.st.Words.T("restart step"))
+		k.Reset.SetHelp("r", w.T("restart step"))
 	}
 }
 
 // lessonLayout places the panes with a lesson open: the lesson beside the
 // tables and timeline on a wide terminal; under the pipeline, above a short
 // timeline, on a narrow one (no tables: the checks say what matters).
-func (p *lessonPage) layout(m Model, s screen) screen {
+func (p *lessonPage) layout(c pageCtx, s screen) screen {
+	ps := c.panes
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
-	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
+	ph := ps.pipeline.Height(max(3, min(13, bodyH/3)))
 	if W < 110 {
-		ph = m.pipeline.Height(max(3, min(7, bodyH/4)))
+		ph = ps.pipeline.Height(max(3, min(7, bodyH/4)))
 	}
 	s.pipeline = rect{0, y, W, ph}
 	y += ph
@@ -262,7 +220,7 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
-		gh := min(m.guarantees.compactHeight(lw), rest/3)
+		gh := min(ps.guarantees.compactHeight(lw), rest/3)
 		tlh := max(6, (rest-gh)/2)
 		s.compact = true
 		s.guarantees = rect{0, y, lw, gh}
@@ -273,15 +231,15 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 	}
 	s.compact = true
 	tlh := max(3, rest/4)
-	if m.lesson.namesGuarantees() {
+	if ps.lesson.namesGuarantees() {
 		// The step sends the learner to the Guarantees figures: their
 		// summary takes the timeline's place.
-		gh := min(m.guarantees.compactHeight(W), rest/2)
+		gh := min(ps.guarantees.compactHeight(W), rest/2)
 		s.lesson = rect{0, y, W, rest - gh}
 		s.guarantees = rect{0, y + rest - gh, W, gh}
 		return s
 	}
-	if len(m.lesson.named()) > 0 {
+	if len(ps.lesson.named()) > 0 {
 		// The step names columns of the outbox: the table takes the
 		// timeline's place, tall enough for a few rows.
 		th := max(tlh, min(6, rest/2))
@@ -295,93 +253,96 @@ func (p *lessonPage) layout(m Model, s screen) screen {
 }
 
 // body draws the body as layout places it.
-func (p *lessonPage) body(m Model, l screen) string {
-	parts := []string{m.pipeline.View()}
+func (p *lessonPage) body(c pageCtx, l screen) string {
+	ps := c.panes
+	parts := []string{ps.pipeline.View()}
 	if l.lesson.x > 0 {
-		left := []string{block(m.guarantees.compactView(), l.guarantees.w, l.guarantees.h)}
+		left := []string{block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h)}
 		if l.tables.h > 0 {
-			left = append(left, m.tables.View())
+			left = append(left, ps.tables.View())
 		}
-		left = append(left, m.timeline.View())
-		gutter := m.st.Pane.Gutter.Render("│")
-		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), m.lesson.View()))
+		left = append(left, ps.timeline.View())
+		gutter := c.st.Pane.Gutter.Render("│")
+		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
 		return strings.Join(parts, "\n")
 	}
 	if l.tables.h > 0 {
-		return strings.Join(append(parts, m.lesson.View(), m.tables.View()), "\n")
+		return strings.Join(append(parts, ps.lesson.View(), ps.tables.View()), "\n")
 	}
 	if l.guarantees.h > 0 {
-		return strings.Join(append(parts, m.lesson.View(), block(m.guarantees.compactView(), l.guarantees.w, l.guarantees.h)), "\n")
+		return strings.Join(append(parts, ps.lesson.View(), block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h)), "\n")
 	}
-	parts = append(parts, m.lesson.View(), m.timeline.View())
+	parts = append(parts, ps.lesson.View(), ps.timeline.View())
 	return strings.Join(parts, "\n")
 }
 
 // prepare runs a fresh simulation on the current step's settings (the
 // scene's once the steps are done); the step's checks begin when it is
 // built (ready), so the step starts again from the top.
-func (p *lessonPage) prepare(m *Model) (scenes.Settings, []scenes.Step) {
+func (p *lessonPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
+	l := &c.panes.lesson
 	p.course.since = 0
-	if m.lesson.stage <= stagePassed {
-		m.lesson.startStep(m.lesson.step)
+	if l.stage <= stagePassed {
+		l.startStep(l.step)
 	}
-	if st := m.lesson.current(); st != nil {
+	if st := l.current(); st != nil {
 		return st.Settings, nil
 	}
-	set := m.scene.Settings
-	if m.opts.Mode != "" {
-		set.Mode = scenes.Mode(m.opts.Mode)
+	set := c.run.scene().Settings
+	if c.opts.Mode != "" {
+		set.Mode = scenes.Mode(c.opts.Mode)
 	}
 	return set, nil
 }
 
-func (p *lessonPage) ready(m *Model) tea.Cmd {
-	if m.lesson.stage != stageStep {
+func (p *lessonPage) ready(c pageCtx) tea.Cmd {
+	if c.panes.lesson.stage != stageStep {
 		return nil
 	}
-	return p.startChecks(m)
+	return p.startChecks(c)
 }
 
-func (p *lessonPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := &m.keys
+func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k, l, run := c.keys, &c.panes.lesson, c.run
 	switch {
 	case key.Matches(msg, k.Hint):
-		if st := m.lesson.current(); st != nil {
-			m.lesson.keyHint = m.lesson.stepKeyHint(st, m.actors, m.settings)
+		if st := l.current(); st != nil {
+			l.keyHint = l.stepKeyHint(st, run.actors(), run.settings())
 		}
-		m.lesson.toggleHint()
-		m.updateKeys()
-		return m.resize(), true
+		l.toggleHint()
+		run.updateKeys()
+		return run.resize(), true
 	case key.Matches(msg, k.Next):
-		return p.next(m), true
+		return p.next(c), true
 	case key.Matches(msg, k.Choose):
-		m.lesson.choose(int(msg.String()[0] - '1'))
+		l.choose(int(msg.String()[0] - '1'))
 		return nil, true
 	case key.Matches(msg, k.Compare):
-		if m.settings.Mode == scenes.Compare {
-			return m.toggleCompareView(), true
+		if run.settings().Mode == scenes.Compare {
+			run.setCompareView(!run.compareView())
+			return run.resize(), true
 		}
-		m.notice = m.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons")
+		run.say(c.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons"))
 		return nil, true
 	case key.Matches(msg, k.Reset):
-		p.restartStep(m)
-		return m.reset(), true
+		p.restartStep(c)
+		return run.reset(), true
 	}
 	return nil, false
 }
 
-func (p *lessonPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	if msg, ok := msg.(chaosDoneMsg); ok {
-		if msg.err != nil || p.chaosStep(*m) == nil {
+		if msg.err != nil || p.chaosStep(c) == nil {
 			return nil, true
 		}
 		// The run's table is the step's evidence: check it now.
 		p.found.Chaos = &msg.report
-		return m.enqueue(p.checkAction(m, false)), true
+		return c.run.enqueue(p.checkAction(c, false)), true
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
-			m.notice = m.st.Words.T("progress not saved: %s", oneLine(msg.err.Error()))
+			c.run.say(c.st.Words.T("progress not saved: %s", oneLine(msg.err.Error())))
 		}
 		return nil, true
 	}
@@ -390,22 +351,32 @@ func (p *lessonPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 
 // done checks the step after every action: its result is checked against
 // the simulator before anything else runs.
-func (p *lessonPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
+func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	a := msg.act
 	if msg.eval != nil && msg.err == nil {
-		return p.checked(m, a, *msg.eval)
+		return p.checked(c, a, *msg.eval)
 	}
-	if a.kind != actEval && a.kind != actScript && m.lesson.stage == stageStep {
-		m.queue = append([]action{p.checkAction(m, false)}, m.queue...)
+	if a.kind != actEval && a.kind != actScript && c.panes.lesson.stage == stageStep {
+		c.run.queueFirst(p.checkAction(c, false))
 	}
 	return nil
 }
 
-func (p *lessonPage) status(m Model) (string, string) { return "", m.lesson.lesson.Name }
+func (p *lessonPage) status(c pageCtx) (string, string) { return "", c.panes.lesson.lesson.Name }
+
+func (p *lessonPage) caption(pageCtx, screen) string { return "" }
+
+func (p *lessonPage) ownsKeys() bool { return false }
+
+func (p *lessonPage) shownLesson() *lessonPage { return p }
+
+func (p *lessonPage) learn(lp *lessonPage) (page, bool) { return lp, true }
+
+func (p *lessonPage) failed() error { return nil }
 
 // chaosStep is the current step when its task is a chaos run.
-func (p *lessonPage) chaosStep(m Model) *lessons.Step {
-	if st := m.lesson.current(); st != nil && st.Chaos > 0 && m.lesson.stage == stageStep {
+func (p *lessonPage) chaosStep(c pageCtx) *lessons.Step {
+	if st := c.panes.lesson.current(); st != nil && st.Chaos > 0 && c.panes.lesson.stage == stageStep {
 		return st
 	}
 	return nil

@@ -156,7 +156,7 @@ func (m Model) psqlCommands() []string {
 func (m *Model) buildSim() tea.Cmd {
 	m.simID++
 	var script []scenes.Step
-	m.settings, script = m.page.prepare(m)
+	m.settings, script = m.page.prepare(m.pageCtx())
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix, Tracing: m.tracing.sim()}
 	old := m.sim
 	if m.http != nil {
@@ -245,7 +245,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
 			return m, nil
 		}
-		m.story, m.showStory = newStoryPane(m.st, msg.story, msg.trace), true
+		m.story = newStoryPane(m.st, msg.story, msg.trace)
+		m.overlays.push(overlayStory)
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()
@@ -258,7 +259,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id != m.chaos.id {
 			return m, nil
 		}
-		cmd, _ := m.page.message(&m, msg)
+		cmd, _ := m.page.message(m.pageCtx(), msg)
 		m.updateKeys()
 		return m, cmd
 	case httpRequestMsg:
@@ -268,10 +269,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.enqueue(action{kind: actDo, step: edge.Step(msg.Req), user: true, ticket: msg.Ticket})
 	case closeChaosMsg:
-		m.showChaos = false
+		m.overlays.pop(overlayChaos)
 		return m, m.resize()
 	case closeStoryMsg:
-		m.showStory = false
+		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
 	case rewindToMsg:
@@ -305,7 +306,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.simErr, m.notice = msg.err, ""
-			cmd, _ := m.page.message(&m, buildFailedMsg{msg.err})
+			cmd, _ := m.page.message(m.pageCtx(), buildFailedMsg{msg.err})
 			return m, cmd
 		}
 		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
@@ -319,7 +320,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
-		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(&m))
+		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(m.pageCtx()))
 		return m, tea.Batch(cmds...)
 
 	case simChangedMsg:
@@ -392,7 +393,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.enqueue(action{kind: actUnit})
 
 	case chooseSceneMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		sc, err := scenes.Find(m.all, msg.name)
 		if err != nil {
 			m.err = err
@@ -402,7 +403,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.reset()
 
 	case chooseLessonMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		l, err := lessons.Find(m.course(), msg.name)
 		if err != nil {
 			m.err = err
@@ -411,11 +412,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.startLesson(l)
 
 	case closePickerMsg:
-		m.showPicker = false
+		m.overlays.pop(overlayPicker)
 		return m, m.resize()
 
 	case faultChosenMsg:
-		m.showChooser = false
+		m.overlays.pop(overlayChooser)
 		var cmds []tea.Cmd
 		for _, st := range msg.steps {
 			cmds = append(cmds, m.enqueue(action{kind: actDo, step: st, user: true}))
@@ -423,7 +424,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 
 	case closeChooserMsg:
-		m.showChooser = false
+		m.overlays.pop(overlayChooser)
 		return m, nil
 
 	case tea.MouseWheelMsg:
@@ -432,15 +433,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	if cmd, ok := m.page.message(&m, msg); ok {
+	if cmd, ok := m.page.message(m.pageCtx(), msg); ok {
 		return m, cmd
 	}
-	// Anything else (list filtering results, status timers) goes to the
-	// overlay that is open.
-	if m.showPicker {
-		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(msg)
-		return m, cmd
+	// Anything else (list filtering results, status timers) is the
+	// picker's, the one overlay with messages of its own.
+	if m.overlays.has(overlayPicker) {
+		return m, m.updateOverlay(overlayPicker, msg)
 	}
 	return m, nil
 }

@@ -9,37 +9,55 @@ import (
 // A page is one mode of the screen: the free simulator (simulatorPage), a
 // guided lesson (lessonPage) or `outboxlab play` (playPage). The root Model
 // owns what every mode shares: the frame (size, boot screen, status line,
-// help), the simulation with its run queue, and the panes that draw it. It
-// routes to the page, chosen once when the model is set up, everything that
-// differs between modes: the keys the page adds or takes over, what it does
-// once a simulation is built and after each action, the settings and script
-// a fresh simulation gets, and where the panes go. Pages keep their own
-// state behind a pointer; only Update (on bubbletea's goroutine) calls them.
+// help), the simulation with its run queue, the overlays and the panes that
+// draw it. It routes to the page, chosen once when the model is set up,
+// everything that differs between modes: the keys the page adds or takes
+// over, what it does once a simulation is built and after each action, the
+// settings and script a fresh simulation gets, and where the panes go.
+// Pages keep their own state behind a pointer and are given a pageCtx, not
+// the root; only Update (on bubbletea's goroutine) calls them.
 type page interface {
 	// prepare readies the page for a fresh simulation: the settings it
 	// runs on and the script n plays first.
-	prepare(m *Model) (scenes.Settings, []scenes.Step)
+	prepare(c pageCtx) (scenes.Settings, []scenes.Step)
 	// ready runs once that simulation is built.
-	ready(m *Model) tea.Cmd
+	ready(c pageCtx) tea.Cmd
 	// key sees a key press before the simulator's keys; handled=false
 	// passes it on to them.
-	key(m *Model, msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool)
+	key(c pageCtx, msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool)
 	// message takes the page's own messages.
-	message(m *Model, msg tea.Msg) (cmd tea.Cmd, handled bool)
+	message(c pageCtx, msg tea.Msg) (cmd tea.Cmd, handled bool)
 	// done follows an action's result, before the next action starts.
-	done(m *Model, msg actionDoneMsg) tea.Cmd
+	done(c pageCtx, msg actionDoneMsg) tea.Cmd
 	// enable sets the page's keys, after the root set the simulator's.
-	enable(m *Model)
+	enable(c pageCtx)
 	// layout places the panes in the body; body draws them there.
-	layout(m Model, s screen) screen
-	body(m Model, l screen) string
+	layout(c pageCtx, s screen) screen
+	body(c pageCtx, l screen) string
 	// script is what n plays next.
-	script(m Model) []scenes.Step
+	script(c pageCtx) []scenes.Step
 	// status is the run's word on the status line ("" for the root's)
 	// and a label of the page's own ("" for none).
-	status(m Model) (run, label string)
+	status(c pageCtx) (run, label string)
 	// chaosStep is the chaos run X starts now (nil: none here).
-	chaosStep(m Model) *lessons.Step
+	chaosStep(c pageCtx) *lessons.Step
+	// caption is drawn under the body and any overlay over it, in the
+	// room layout left for it ("" for none).
+	caption(c pageCtx, l screen) string
+	// ownsKeys says the page takes every key itself, before any overlay,
+	// and the help shows no pane's keys (play: space and q, over the
+	// chaos run it plays too).
+	ownsKeys() bool
+	// shownLesson is the lesson page the page shows, nil outside lessons.
+	shownLesson() *lessonPage
+	// learn is the page that shows lesson page lp in this mode, and
+	// whether the lesson is the learner's own (its progress is saved):
+	// lp in place of the free simulator, or play playing it (not the
+	// learner's).
+	learn(lp *lessonPage) (next page, own bool)
+	// failed is why the page could not finish what it plays (nil: it
+	// did, or plays nothing).
+	failed() error
 }
 
 // newPage is the page opts ask for: play, or the free simulator (a lesson

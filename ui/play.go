@@ -38,38 +38,40 @@ type playState struct {
 // playTickMsg drives `outboxlab play`; a stale tag is dropped.
 type playTickMsg struct{ tag int }
 
-func (p *playPage) prepare(m *Model) (scenes.Settings, []scenes.Step) {
+func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 	if p.lesson != nil {
-		return p.lesson.prepare(m)
+		return p.lesson.prepare(c)
 	}
-	return (&simulatorPage{}).prepare(m)
+	return (&simulatorPage{}).prepare(c)
 }
 
-func (p *playPage) ready(m *Model) tea.Cmd {
+func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
-		p.play.caption = m.scene.TitleIn(m.opts.Lang) + ": " + oneLine(m.scene.TeachesIn(m.opts.Lang))
-		p.play.delay = p.readTime(*m, p.play.caption)
+		sc := c.run.scene()
+		p.play.caption = sc.TitleIn(c.opts.Lang) + ": " + oneLine(sc.TeachesIn(c.opts.Lang))
+		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
 	}
-	cmd := p.lesson.ready(m)
-	p.stepCaption(m)
+	cmd := p.lesson.ready(c)
+	p.stepCaption(c)
 	return cmd // the step's checks schedule the next move when they return
 }
 
 // stepCaption captions a step as it begins: its title and task, long
 // enough to read what the lesson pane says of it.
-func (p *playPage) stepCaption(m *Model) {
-	if m.lesson.stage != stageStep {
+func (p *playPage) stepCaption(c pageCtx) {
+	l := &c.panes.lesson
+	if l.stage != stageStep {
 		return
 	}
-	st := m.lesson.current()
-	lb := m.lesson.lang()
-	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, m.lesson.step+1, len(m.lesson.lesson.Steps), st.Title, oneLine(st.Task))
+	st := l.current()
+	lb := l.lang()
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, oneLine(st.Task))
 	text := st.Read + " " + st.Task
-	if m.lesson.step == 0 {
-		text += " " + m.lesson.lesson.Intro
+	if l.step == 0 {
+		text += " " + l.lesson.Intro
 	}
-	p.play.delay = p.readTime(*m, text)
+	p.play.delay = p.readTime(c, text)
 }
 
 // schedule arms play's next move after the current caption's pause.
@@ -81,10 +83,10 @@ func (p *playPage) schedule() tea.Cmd {
 
 // readTime is how long a caption stays: long enough to read it (about 200
 // words a minute, and a moment more), scaled by --speed.
-func (p *playPage) readTime(m Model, text string) time.Duration {
+func (p *playPage) readTime(c pageCtx, text string) time.Duration {
 	words := len(strings.Fields(text))
 	d := time.Second + time.Duration(words)*300*time.Millisecond
-	speed := m.opts.Speed
+	speed := c.opts.Speed
 	if speed <= 0 {
 		speed = 1
 	}
@@ -92,11 +94,11 @@ func (p *playPage) readTime(m Model, text string) time.Duration {
 }
 
 // captionFor captions an action with what it added to the timeline.
-func (p *playPage) captionFor(m Model, a action, entries []sim.Entry) {
+func (p *playPage) captionFor(c pageCtx, a action, entries []sim.Entry) {
 	var text []string
 	for _, e := range entries {
 		// The caption is in the screen's language, as the timeline is.
-		say := m.timeline.explain(e)
+		say := c.panes.timeline.explain(e)
 		switch {
 		case say == "":
 		case strings.HasPrefix(say, e.Actor+" "):
@@ -108,47 +110,47 @@ func (p *playPage) captionFor(m Model, a action, entries []sim.Entry) {
 	switch {
 	case len(text) > 0:
 		p.play.caption = strings.Join(text, " · ")
-		p.play.delay = p.readTime(m, p.play.caption)
+		p.play.delay = p.readTime(c, p.play.caption)
 	case a.kind == actDo:
 		p.play.caption = "→ " + a.step.String()
-		p.play.delay = p.readTime(m, p.play.caption)
+		p.play.delay = p.readTime(c, p.play.caption)
 	default:
-		p.play.delay = p.readTime(m, "")
+		p.play.delay = p.readTime(c, "")
 	}
 }
 
-func (p *playPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+func (p *playPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch msg.String() {
 	case "q":
 		return tea.Quit, true
 	case "space":
 		p.play.paused = !p.play.paused
 		if p.play.paused {
-			m.notice = m.st.Words.T("paused: space resumes")
-			m.updateKeys()
+			c.run.say(c.st.Words.T("paused: space resumes"))
+			c.run.updateKeys()
 			return nil, true
 		}
-		m.notice = ""
+		c.run.say("")
 		p.play.delay = 0
-		m.updateKeys()
+		c.run.updateKeys()
 		return p.schedule(), true
 	}
 	return nil, true // nothing else is needed
 }
 
-func (p *playPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
+func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case playTickMsg:
 		if msg.tag != p.play.tag || p.play.paused {
 			return nil, true
 		}
-		return p.next(m), true
+		return p.next(c), true
 	case progressSavedMsg:
 		return nil, true // a played lesson saves no progress
 	case chaosDoneMsg:
 		var cmd tea.Cmd
 		if p.lesson != nil {
-			cmd, _ = p.lesson.message(m, msg)
+			cmd, _ = p.lesson.message(c, msg)
 		}
 		if msg.err != nil {
 			// No table to check: next says the step did not pass, and ends.
@@ -159,22 +161,22 @@ func (p *playPage) message(m *Model, msg tea.Msg) (tea.Cmd, bool) {
 		// No simulation to play: say why and end, rather than wait.
 		p.play.err = msg.err
 		p.play.caption = "✗ " + oneLine(msg.err.Error())
-		return p.end(m), true
+		return p.end(c), true
 	}
 	return nil, false
 }
 
-func (p *playPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
+func (p *playPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	var cmd tea.Cmd
 	if p.lesson != nil {
-		cmd = p.lesson.done(m, msg)
+		cmd = p.lesson.done(c, msg)
 	} else {
-		cmd = (&simulatorPage{}).done(m, msg) // the scene's script is done: said as before
+		cmd = (&simulatorPage{}).done(c, msg) // the scene's script is done: said as before
 	}
 	if a := msg.act; msg.eval == nil && a.kind != actEval && a.kind != actScript {
-		p.captionFor(*m, a, msg.entries)
+		p.captionFor(c, a, msg.entries)
 	}
-	if len(m.queue) == 0 {
+	if c.run.queued() == 0 {
 		cmd = tea.Batch(cmd, p.schedule())
 	}
 	return cmd
@@ -183,155 +185,177 @@ func (p *playPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
 // next is play's next move: the next command of the script (a scene's,
 // or the step's solution), the next step once the why was read, the quiz
 // answered question by question, and at the end, quit.
-func (p *playPage) next(m *Model) tea.Cmd {
-	if m.sim == nil || m.busy || len(m.queue) > 0 {
+func (p *playPage) next(c pageCtx) tea.Cmd {
+	run := c.run
+	if !run.up() || run.busy() || run.queued() > 0 {
 		return nil // what runs now schedules the next move when it returns
 	}
 	if p.play.ending {
 		return tea.Quit
 	}
+	pos := run.pos()
 	if p.lesson == nil {
-		if m.pos.Script < len(m.scene.Steps) || m.pos.Run != "" {
-			return m.enqueue(action{kind: actUnit, user: true})
+		sc := run.scene()
+		if pos.Script < len(sc.Steps) || pos.Run != "" {
+			return run.enqueue(action{kind: actUnit, user: true})
 		}
-		p.play.caption = "✓ " + m.scene.TitleIn(m.opts.Lang)
-		return p.end(m)
+		p.play.caption = "✓ " + sc.TitleIn(c.opts.Lang)
+		return p.end(c)
 	}
-	l := &m.lesson
+	l := &c.panes.lesson
 	switch l.stage {
 	case stageStep:
-		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
-			return m.enqueue(action{kind: actUnit, user: true})
+		if pos.Script < len(l.current().Solution) || pos.Run != "" {
+			return run.enqueue(action{kind: actUnit, user: true})
 		}
-		if l.current().Chaos > 0 && !m.showChaos {
+		chaosOpen, chaosRunning := run.chaos()
+		if l.current().Chaos > 0 && !chaosOpen {
 			// The step's solution is the run: its table passes the checks.
-			p.play.caption = "→ " + m.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
-			return m.startChaos()
+			p.play.caption = "→ " + c.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
+			return run.startChaos()
 		}
-		if m.showChaos && m.chaos.running() {
+		if chaosOpen && chaosRunning {
 			return nil // its table checks the step, which schedules the next move
 		}
 		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
-		if m.err != nil {
-			p.play.err = errors.Join(p.play.err, m.err)
+		if err := run.err(); err != nil {
+			p.play.err = errors.Join(p.play.err, err)
 		}
 		p.play.caption = "✗ " + p.play.err.Error()
-		return p.end(m)
+		return p.end(c)
 	case stagePassed:
-		if m.pos.Script < len(l.current().Solution) || m.pos.Run != "" {
+		if pos.Script < len(l.current().Solution) || pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
-			return m.enqueue(action{kind: actUnit, user: true})
+			return run.enqueue(action{kind: actUnit, user: true})
 		}
 		if !p.play.whyShown {
 			lb := l.lang()
 			p.play.whyShown = true
 			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
-			p.play.delay = p.readTime(*m, p.play.caption)
-			return tea.Batch(m.resize(), p.schedule())
+			p.play.delay = p.readTime(c, p.play.caption)
+			return tea.Batch(run.resize(), p.schedule())
 		}
 		p.play.whyShown = false
-		cmd := p.lesson.next(m)
+		cmd := p.lesson.next(c)
 		switch l.stage {
 		case stageQuiz:
-			p.play.delay = p.readTime(*m, p.questionText(*m))
+			p.play.delay = p.readTime(c, p.questionText(c))
 			return tea.Batch(cmd, p.schedule())
 		case stageStep:
-			p.stepCaption(m) // a step on the same simulator; a fresh one's is captioned when built
+			p.stepCaption(c) // a step on the same simulator; a fresh one's is captioned when built
 		}
 		return cmd // the step's checks (or its fresh simulator) schedule the next move
 	case stageQuiz:
 		if !l.answered {
 			l.choose(l.lesson.Quiz[l.question].Answer())
 			l.answer()
-			c := l.lesson.Quiz[l.question].Choices[l.choice]
-			p.play.caption = "✓ " + oneLine(c.Text) + " " + oneLine(c.Because)
-			p.play.delay = p.readTime(*m, p.play.caption)
-			return tea.Batch(m.resize(), p.schedule())
+			ch := l.lesson.Quiz[l.question].Choices[l.choice]
+			p.play.caption = "✓ " + oneLine(ch.Text) + " " + oneLine(ch.Because)
+			p.play.delay = p.readTime(c, p.play.caption)
+			return tea.Batch(run.resize(), p.schedule())
 		}
 		if l.nextQuestion() {
-			p.play.caption = p.questionText(*m)
-			p.play.delay = p.readTime(*m, p.play.caption)
-			return tea.Batch(m.resize(), p.schedule())
+			p.play.caption = p.questionText(c)
+			p.play.delay = p.readTime(c, p.play.caption)
+			return tea.Batch(run.resize(), p.schedule())
 		}
 		p.play.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
-		return tea.Batch(m.resize(), p.end(m))
+		return tea.Batch(run.resize(), p.end(c))
 	}
-	return p.end(m)
+	return p.end(c)
 }
 
 // questionText is the question on screen with its choices, for a caption.
-func (p *playPage) questionText(m Model) string {
-	q := m.lesson.lesson.Quiz[m.lesson.question]
+func (p *playPage) questionText(c pageCtx) string {
+	l := c.panes.lesson
+	q := l.lesson.Quiz[l.question]
 	parts := []string{oneLine(q.Text)}
-	for i, c := range q.Choices {
-		parts = append(parts, fmt.Sprintf("%d. %s", i+1, oneLine(c.Text)))
+	for i, ch := range q.Choices {
+		parts = append(parts, fmt.Sprintf("%d. %s", i+1, oneLine(ch.Text)))
 	}
 	return strings.Join(parts, "  ")
 }
 
 // end holds the last frame a moment, then quits.
-func (p *playPage) end(m *Model) tea.Cmd {
+func (p *playPage) end(c pageCtx) tea.Cmd {
 	p.play.ending = true
-	p.play.delay = p.readTime(*m, p.play.caption) + p.readTime(*m, "")
-	return tea.Batch(m.resize(), p.schedule())
+	p.play.delay = p.readTime(c, p.play.caption) + p.readTime(c, "")
+	return tea.Batch(c.run.resize(), p.schedule())
 }
 
 // enable leaves play the keys it needs: space pauses it, q quits.
-func (p *playPage) enable(m *Model) {
-	k := &m.keys
+func (p *playPage) enable(c pageCtx) {
+	k, w := c.keys, c.st.Words
 	for _, b := range k.all() {
 		b.SetEnabled(false)
 	}
 	k.Quit.SetEnabled(true)
-	k.Play.SetEnabled(m.phase == phaseRunning)
+	k.Play.SetEnabled(c.run.booted())
 	if p.play.paused {
-		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("resume"))
+		k.Play.SetHelp(w.Word("space"), w.T("resume"))
 	} else {
-		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("pause"))
+		k.Play.SetHelp(w.Word("space"), w.T("pause"))
 	}
 }
 
 // layout puts the caption over the help line, the size of its text, and
 // the lesson's or the simulator's panes above it.
-func (p *playPage) layout(m Model, s screen) screen {
+func (p *playPage) layout(c pageCtx, s screen) screen {
 	ch := min(3, len(p.captionLines(s.body.w)))
 	s.caption = rect{0, s.body.y + s.body.h - ch, s.body.w, ch}
 	s.body.h -= ch
 	if p.lesson != nil {
-		return p.lesson.layout(m, s)
+		return p.lesson.layout(c, s)
 	}
-	return m.mainLayout(s)
+	return c.panes.mainLayout(s)
 }
 
-func (p *playPage) body(m Model, l screen) string {
-	body := m.mainBody(l)
+func (p *playPage) body(c pageCtx, l screen) string {
 	if p.lesson != nil {
-		body = p.lesson.body(m, l)
+		return p.lesson.body(c, l)
 	}
-	return body + "\n" + p.captionView(m, l.caption.w, l.caption.h)
+	return c.panes.mainBody(c.st, l)
 }
+
+// caption is drawn under the body, and under the chaos run play plays.
+func (p *playPage) caption(c pageCtx, l screen) string {
+	return p.captionView(c.st, l.caption.w, l.caption.h)
+}
+
+// ownsKeys: play needs no keys but its own two, over its chaos run too.
+func (p *playPage) ownsKeys() bool { return true }
+
+func (p *playPage) shownLesson() *lessonPage { return p.lesson }
+
+// learn plays the lesson: a played lesson saves no progress.
+func (p *playPage) learn(lp *lessonPage) (page, bool) {
+	p.lesson = lp
+	return p, false
+}
+
+func (p *playPage) failed() error { return p.play.err }
 
 // script is the scene's, or in a played lesson the current step's
 // solution.
-func (p *playPage) script(m Model) []scenes.Step {
+func (p *playPage) script(c pageCtx) []scenes.Step {
 	if p.lesson == nil {
-		return m.scene.Steps
+		return c.run.scene().Steps
 	}
-	if m.lesson.stage <= stagePassed {
-		return m.lesson.current().Solution
+	if l := c.panes.lesson; l.stage <= stagePassed {
+		return l.current().Solution
 	}
 	return nil
 }
 
-func (p *playPage) status(m Model) (string, string) {
+func (p *playPage) status(c pageCtx) (string, string) {
 	label := ""
 	if p.lesson != nil {
-		label = m.lesson.lesson.Name
+		label = c.panes.lesson.lesson.Name
 	}
 	if p.play.paused {
-		return m.st.Words.T("⏸ paused"), label
+		return c.st.Words.T("⏸ paused"), label
 	}
-	return m.st.Words.T("▶ playing"), label
+	return c.st.Words.T("▶ playing"), label
 }
 
 // captionLines is play's caption wrapped to the width.
@@ -347,7 +371,7 @@ func (p *playPage) captionLines(w int) []string {
 var unmark = strings.NewReplacer("`", "", "**", "").Replace
 
 // captionView draws the caption, h lines, full width.
-func (p *playPage) captionView(m Model, w, h int) string {
+func (p *playPage) captionView(st *Styles, w, h int) string {
 	lines := p.captionLines(w)
 	if len(lines) > h {
 		lines = lines[:h]
@@ -359,15 +383,15 @@ func (p *playPage) captionView(m Model, w, h int) string {
 		if i < len(lines) {
 			t = lines[i]
 		}
-		out[i] = m.st.Lesson.Caption.Render(fitLine(" "+t, w))
+		out[i] = st.Lesson.Caption.Render(fitLine(" "+t, w))
 	}
 	return strings.Join(out, "\n")
 }
 
 // chaosStep is the played lesson's chaos step, started by next.
-func (p *playPage) chaosStep(m Model) *lessons.Step {
+func (p *playPage) chaosStep(c pageCtx) *lessons.Step {
 	if p.lesson == nil {
 		return nil
 	}
-	return p.lesson.chaosStep(m)
+	return p.lesson.chaosStep(c)
 }

@@ -89,7 +89,7 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 			m.notice = ""
 		}
 	}
-	cmds = append(cmds, m.page.done(&m, msg))
+	cmds = append(cmds, m.page.done(m.pageCtx(), msg))
 	if m.resetting {
 		m.resetting = false
 		return m, tea.Batch(append(cmds, m.buildSim(), m.resize())...)
@@ -119,7 +119,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 		// rewind the next p is the one that came next then.
 		m.requests = m.pos.Keys
 		if msg.err == nil {
-			m.notice = m.positionNotice()
+			m.notice = positionNotice(m.st, m.pos)
 			if msg.act.kind == actOther {
 				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
 				// The marker names the future now on screen.
@@ -157,11 +157,11 @@ func (m *Model) stopAutoplay() {
 
 // positionNotice says where a rewound session stands, and what acting now
 // does to the rest of its log.
-func (m Model) positionNotice() string {
-	if m.pos.At == m.pos.Len {
-		return m.st.Words.T("at the end of the session (%d commands)", m.pos.Len)
+func positionNotice(st *Styles, pos sim.Position) string {
+	if pos.At == pos.Len {
+		return st.Words.T("at the end of the session (%d commands)", pos.Len)
 	}
-	return m.st.Words.T("rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", m.pos.At, m.pos.Len, m.pos.Len-m.pos.At)
+	return st.Words.T("rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", pos.At, pos.Len, pos.Len-pos.At)
 }
 
 func (m Model) interval() time.Duration {

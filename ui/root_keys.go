@@ -24,28 +24,11 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if m.showPicker {
-		var cmd tea.Cmd
-		m.picker, cmd = m.picker.Update(msg)
-		return m, cmd
-	}
-	if m.showChooser {
-		var cmd tea.Cmd
-		m.chooser, cmd = m.chooser.Update(msg)
-		return m, cmd
-	}
-	if m.showStory {
-		var cmd tea.Cmd
-		m.story, cmd = m.story.Update(msg)
-		return m, cmd
-	}
-	if _, play := m.page.(*playPage); m.showChaos && !play {
+	if o := m.overlays.top(); o != 0 && !m.page.ownsKeys() {
 		// play keeps its own two keys over the run it plays.
-		var cmd tea.Cmd
-		m.chaos, cmd = m.chaos.Update(msg)
-		return m, cmd
+		return m, m.updateOverlay(o, msg)
 	}
-	if cmd, ok := m.page.key(&m, msg); ok {
+	if cmd, ok := m.page.key(m.pageCtx(), msg); ok {
 		return m, cmd
 	}
 	k := &m.keys
@@ -91,7 +74,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			dialog = string(fault.Advance)
 		}
 		m.chooser = newChooserPane(m.st, dialog, m.actors, m.settings)
-		m.showChooser = true
+		m.overlays.push(overlayChooser)
 		return m, nil
 	case key.Matches(msg, k.Drain):
 		m.notice = ""
@@ -118,7 +101,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			// arm both (a lesson's later step would be done already).
 			m.chooser = newChooserPane(m.st, "fail", m.actors, m.settings)
 			m.chooser.naive = m.settings.Naive
-			m.showChooser = true
+			m.overlays.push(overlayChooser)
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
@@ -164,7 +147,8 @@ func failCommitStep(kind string, set scenes.Settings) scenes.Step {
 }
 
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
-	if m.phase != phaseRunning || m.showPicker || m.showChooser || m.showChaos {
+	if m.phase != phaseRunning || m.overlays.top() != 0 {
+		// The panes beneath an overlay are not on screen: they do not scroll.
 		return m, nil
 	}
 	l := m.layout()
@@ -223,29 +207,37 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("run"))
 	}
-	m.compareHelp()
-	k.Chaos.SetEnabled(running && (m.page.chaosStep(*m) != nil || m.chaos.report != nil && m.lessonPage() != nil))
-	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(*m) != nil
-	m.page.enable(m)
+	c := m.pageCtx()
+	compareHelp(c)
+	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.report != nil && m.lessonPage() != nil))
+	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(c) != nil
+	m.page.enable(c)
 	m.timeline.picker = k.Scenes.Enabled()
 }
 
 // compareHelp says what v does now.
-func (m *Model) compareHelp() {
-	k := &m.keys
+func compareHelp(c pageCtx) {
+	k, w := c.keys, c.st.Words
 	switch {
-	case m.settings.Mode != scenes.Compare:
-		k.Compare.SetHelp("v", m.st.Words.T("compare mode"))
-	case m.compareView:
-		k.Compare.SetHelp("v", m.st.Words.T("main view"))
+	case c.run.settings().Mode != scenes.Compare:
+		k.Compare.SetHelp("v", w.T("compare mode"))
+	case c.run.compareView():
+		k.Compare.SetHelp("v", w.T("main view"))
 	default:
-		k.Compare.SetHelp("v", m.st.Words.T("compare view"))
+		k.Compare.SetHelp("v", w.T("compare view"))
 	}
 }
 
-// toggleCompareView switches a compare-mode run between its main view and
-// the two pipelines side by side.
-func (m *Model) toggleCompareView() tea.Cmd {
-	m.compareView = !m.compareView
-	return m.resize()
+// nextFocus moves the focus to the next pane on screen.
+func (m *Model) nextFocus() {
+	l := m.layout()
+	for range focusCount {
+		m.focus = (m.focus + 1) % focusCount
+		r := map[focus]rect{focusTables: l.tables, focusTimeline: l.timeline, focusLesson: l.lesson}[m.focus]
+		if r.h > 0 {
+			break
+		}
+	}
+	m.setFocus()
+	m.updateKeys()
 }

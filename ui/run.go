@@ -152,18 +152,8 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 	}
 	m.tracing, res.tracing = tr, tr
 	if l != nil {
-		lp := &lessonPage{course: courseState{all: course}}
-		if pp, ok := m.page.(*playPage); ok {
-			pp.lesson = lp
-		} else {
-			m.page = lp
-			// Progress is the learner's own: a played lesson does not count.
-			p, err := lessons.LoadProgress(opts.ProgressPath)
-			if err != nil {
-				m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
-			}
-			lp.course.progress = p
-		}
+		// Progress is the learner's own: a played lesson does not count.
+		m.learnCourse(course)
 		m.openLesson(l)
 		if opts.Step > 0 {
 			m.lesson.startStep(resumeStep(l, opts.Step))
@@ -259,8 +249,8 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 
 	if fm, ok := final.(Model); ok && fm.phase == phaseBootFailed && fm.err != nil {
 		return fm.err
-	} else if pp, played := fm.page.(*playPage); ok && played && pp.play.err != nil {
-		return pp.play.err
+	} else if ok && fm.page.failed() != nil {
+		return fm.page.failed()
 	}
 	if runErr != nil && (errors.Is(runErr, tea.ErrProgramPanic) || !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted)) {
 		return runErr

@@ -190,7 +190,7 @@ func storyByKeys(t *testing.T, d *driver) string {
 		d.press("up")
 	}
 	d.press("o")
-	if !d.m.showStory {
+	if !d.m.overlays.has(overlayStory) {
 		t.Fatalf("o opened no story: %q", d.m.notice)
 	}
 	// The diagram is taller than the screen: page down to its end.
@@ -217,7 +217,7 @@ func TestMessageStoryByKeys(t *testing.T) {
 		}
 	}
 	d.press("esc")
-	if d.m.showStory {
+	if d.m.overlays.has(overlayStory) {
 		t.Fatal("esc did not close the story")
 	}
 }

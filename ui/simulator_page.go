@@ -16,83 +16,85 @@ type simulatorPage struct {
 	compareScene string
 }
 
-func (p *simulatorPage) prepare(m *Model) (scenes.Settings, []scenes.Step) {
-	facts := m.lesson.facts
-	m.lesson = newLessonPane(m.st, m.scene)
-	m.lesson.facts = facts
-	return p.settings(*m), m.scene.Steps
+func (p *simulatorPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
+	facts := c.panes.lesson.facts
+	c.panes.lesson = newLessonPane(c.st, c.run.scene())
+	c.panes.lesson.facts = facts
+	return p.settings(c), c.run.scene().Steps
 }
 
 // settings are the scene's, in the mode --mode or v asks for.
-func (p *simulatorPage) settings(m Model) scenes.Settings {
-	set := m.scene.Settings
-	if m.opts.Mode != "" {
-		set.Mode = scenes.Mode(m.opts.Mode)
+func (p *simulatorPage) settings(c pageCtx) scenes.Settings {
+	sc := c.run.scene()
+	set := sc.Settings
+	if c.opts.Mode != "" {
+		set.Mode = scenes.Mode(c.opts.Mode)
 	}
-	if p.compareScene == m.scene.Name {
+	if p.compareScene == sc.Name {
 		set.Mode = scenes.Compare
 	}
 	return set
 }
 
-func (p *simulatorPage) ready(m *Model) tea.Cmd {
-	if !m.opts.Autoplay {
+func (p *simulatorPage) ready(c pageCtx) tea.Cmd {
+	if !c.opts.Autoplay {
 		return nil
 	}
-	m.playing = true
-	return m.enqueue(action{kind: actUnit})
+	return c.run.autoplay()
 }
 
-func (p *simulatorPage) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	k := &m.keys
+func (p *simulatorPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k, run := c.keys, c.run
 	switch {
 	case key.Matches(msg, k.Scenes):
-		m.showPicker = true
-		return tea.Batch(m.picker.open(m.scene.Name), m.resize()), true
+		return run.openPicker(), true
 	case key.Matches(msg, k.Compare):
-		if p.compareScene == m.scene.Name && !m.compareView {
+		if p.compareScene == run.scene().Name && !run.compareView() {
 			// Back from the compare mode v switched to: the scene's own.
 			p.compareScene = ""
-			return m.reset(), true
+			return run.reset(), true
 		}
-		if m.settings.Mode == scenes.Compare {
-			return m.toggleCompareView(), true
+		if run.settings().Mode == scenes.Compare {
+			run.setCompareView(!run.compareView())
+			return run.resize(), true
 		}
 		// Outside compare mode, v switches this scene to it: it starts
 		// again with the naive dual write beside the outbox.
-		p.compareScene, m.compareView = m.scene.Name, true
-		return m.reset(), true
+		p.compareScene = run.scene().Name
+		run.setCompareView(true)
+		return run.reset(), true
 	case key.Matches(msg, k.Back), key.Matches(msg, k.Forward):
 		// A rewind resets the databases and replays the session's log
 		// up to the point before (or after) this one.
-		kind, end := actBack, m.pos.At == 0
+		pos := run.pos()
+		kind, end := actBack, pos.At == 0
 		if key.Matches(msg, k.Forward) {
-			kind, end = actForward, m.pos.At == m.pos.Len
+			kind, end = actForward, pos.At == pos.Len
 		}
 		if end {
-			m.notice = m.positionNotice()
+			run.say(positionNotice(c.st, pos))
 			if kind == actBack {
-				m.notice = m.st.Words.T("at the start of the session: nothing to go back to")
+				run.say(c.st.Words.T("at the start of the session: nothing to go back to"))
 			}
 			return nil, true
 		}
-		m.stopAutoplay()
-		return m.enqueue(action{kind: kind, user: true}), true
+		run.stopAutoplay()
+		return run.enqueue(action{kind: kind, user: true}), true
 	case key.Matches(msg, k.Other):
-		m.stopAutoplay()
-		return m.enqueue(action{kind: actOther, user: true}), true
+		run.stopAutoplay()
+		return run.enqueue(action{kind: actOther, user: true}), true
 	case key.Matches(msg, k.Save):
-		return m.enqueue(action{kind: actSave, user: true, save: saveTo{dir: m.opts.ScenesDir, base: m.scene}}), true
+		return run.enqueue(action{kind: actSave, user: true, save: saveTo{dir: c.opts.ScenesDir, base: run.scene()}}), true
 	}
 	return nil, false
 }
 
-func (p *simulatorPage) message(*Model, tea.Msg) (tea.Cmd, bool) { return nil, false }
+func (p *simulatorPage) message(pageCtx, tea.Msg) (tea.Cmd, bool) { return nil, false }
 
-func (p *simulatorPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
-	a := msg.act
-	if msg.err == nil && a.script && !a.inRun && m.pos.Script >= m.pos.ScriptLen && m.pos.Run == "" {
-		m.notice = m.st.Words.T("the scene's script is done; keep stepping or break something")
+func (p *simulatorPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
+	a, pos := msg.act, c.run.pos()
+	if msg.err == nil && a.script && !a.inRun && pos.Script >= pos.ScriptLen && pos.Run == "" {
+		c.run.say(c.st.Words.T("the scene's script is done; keep stepping or break something"))
 	}
 	return nil
 }
@@ -100,27 +102,37 @@ func (p *simulatorPage) done(m *Model, msg actionDoneMsg) tea.Cmd {
 // enable turns on what a free session may do: a lesson's checks read the
 // timeline from where its step began, and play's script runs by itself,
 // so neither rewinds or saves.
-func (p *simulatorPage) enable(m *Model) {
-	k := &m.keys
-	free := m.phase == phaseRunning && m.sim != nil
+func (p *simulatorPage) enable(c pageCtx) {
+	k := c.keys
+	free := c.run.up()
 	k.Back.SetEnabled(free)
 	k.Forward.SetEnabled(free)
 	k.Save.SetEnabled(free)
-	k.Other.SetEnabled(free && m.pos.Other > 0)
-	m.timeline.keys.Rewind.SetEnabled(free)
-	if p.compareScene == m.scene.Name && !m.compareView {
-		k.Compare.SetHelp("v", m.st.Words.T("own mode"))
+	k.Other.SetEnabled(free && c.run.pos().Other > 0)
+	c.panes.timeline.keys.Rewind.SetEnabled(free)
+	if p.compareScene == c.run.scene().Name && !c.run.compareView() {
+		k.Compare.SetHelp("v", c.st.Words.T("own mode"))
 		return
 	}
-	m.compareHelp()
+	compareHelp(c)
 }
 
-func (p *simulatorPage) layout(m Model, s screen) screen { return m.mainLayout(s) }
+func (p *simulatorPage) layout(c pageCtx, s screen) screen { return c.panes.mainLayout(s) }
 
-func (p *simulatorPage) body(m Model, l screen) string { return m.mainBody(l) }
+func (p *simulatorPage) body(c pageCtx, l screen) string { return c.panes.mainBody(c.st, l) }
 
-func (p *simulatorPage) script(m Model) []scenes.Step { return m.scene.Steps }
+func (p *simulatorPage) script(c pageCtx) []scenes.Step { return c.run.scene().Steps }
 
-func (p *simulatorPage) status(Model) (string, string) { return "", "" }
+func (p *simulatorPage) status(pageCtx) (string, string) { return "", "" }
 
-func (p *simulatorPage) chaosStep(m Model) *lessons.Step { return freeChaosStep(m) }
+func (p *simulatorPage) chaosStep(c pageCtx) *lessons.Step { return freeChaosStep(c) }
+
+func (p *simulatorPage) caption(pageCtx, screen) string { return "" }
+
+func (p *simulatorPage) ownsKeys() bool { return false }
+
+func (p *simulatorPage) shownLesson() *lessonPage { return nil }
+
+func (p *simulatorPage) learn(lp *lessonPage) (page, bool) { return lp, true }
+
+func (p *simulatorPage) failed() error { return nil }

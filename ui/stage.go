@@ -19,22 +19,14 @@ type stage struct {
 	settings scenes.Settings
 	simErr   error
 
-	pipeline   pipelinePane
-	tables     tablesPane
-	timeline   timelinePane
-	guarantees guaranteesPane
-	metrics    metricsPane
-	lesson     lessonPane
-	picker     pickerPane
-	chooser    chooserPane
-	story      storyPane // one message's life, over the body while showStory
-	chaos      chaosPane // a chaos run and its table, over the body while showChaos
-	chaosID    int
+	panes   // what the pages lay out and draw
+	picker  pickerPane
+	chooser chooserPane
+	story   storyPane // one message's life, while overlayStory is open
+	chaos   chaosPane // a chaos run and its table, while overlayChaos is open
+	chaosID int
 
-	showPicker  bool
-	showChooser bool
-	showStory   bool
-	showChaos   bool
+	overlays    overlays // the panes open over the body, the top one taking the keys
 	compareView bool
 	focus       focus
 
@@ -58,4 +50,16 @@ type stage struct {
 	changeGen  int
 	now        time.Time
 	notice     string
+}
+
+// panes are the panes that draw the simulation, the ones a page lays out
+// in the body and draws there. The lesson pane is the pages' to fill: the
+// free simulator's scene, a lesson's step and quiz.
+type panes struct {
+	pipeline   pipelinePane
+	tables     tablesPane
+	timeline   timelinePane
+	guarantees guaranteesPane
+	metrics    metricsPane
+	lesson     lessonPane
 }

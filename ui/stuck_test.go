@@ -149,7 +149,7 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.waitFor("compare mode again", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
 	d.settle()
 	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
-	if set := d.m.page.(*simulatorPage).settings(d.m); set.Mode != "outbox" {
+	if set := d.m.page.(*simulatorPage).settings(d.m.pageCtx()); set.Mode != "outbox" {
 		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
 	}
 }
@@ -184,7 +184,7 @@ func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 	for _, c := range []struct{ w, min, max int }{{120, 50, 50}, {160, 60, 70}, {250, 95, 100}} {
 		m := fixtureModel(t, c.w, 50, "outbox", 1)
-		s := (&lessonPage{}).layout(m, screen{body: rect{0, 1, c.w, 48}})
+		s := (&lessonPage{}).layout(m.pageCtx(), screen{body: rect{0, 1, c.w, 48}})
 		if s.lesson.w < c.min || s.lesson.w > c.max {
 			t.Errorf("at %d columns the lesson pane is %d wide, want %d to %d", c.w, s.lesson.w, c.min, c.max)
 		}

@@ -40,11 +40,11 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
 	}
 	d.press("/")
-	if !d.m.showPicker {
+	if !d.m.overlays.has(overlayPicker) {
 		t.Fatal("/ did not open the picker")
 	}
 	d.press("esc")
-	if d.m.showPicker {
+	if d.m.overlays.has(overlayPicker) {
 		t.Fatal("one esc did not leave the picker")
 	}
 	d.press("/")

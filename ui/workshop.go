@@ -64,7 +64,9 @@ func (m Model) OpenLesson(name string) (Model, tea.Cmd) {
 		m.notice = err.Error()
 		return m, nil
 	}
-	m.showPicker, m.showStory, m.showChaos = false, false, false
+	for _, o := range []overlay{overlayPicker, overlayStory, overlayChaos} {
+		m.overlays.pop(o)
+	}
 	m.openLesson(l)
 	return m, m.reset()
 }
