@@ -46,6 +46,15 @@ type BatchAcker interface {
 	AckBatch(ctx context.Context, ds []Delivery) []error
 }
 
+// BatchReceiver hands out up to n deliveries available now with one
+// request to the broker (JetStream: one pull for n messages), instead of
+// one Receive per delivery; none when nothing is available. It never
+// blocks. It returns what it handed out and the error that stopped it
+// early, if any. A batch consumer's StepBatch uses it.
+type BatchReceiver interface {
+	ReceiveBatch(ctx context.Context, subscription string, n int) ([]Delivery, error)
+}
+
 // PublishResult is a BatchPublisher's answer for one message.
 type PublishResult struct {
 	Duplicate bool // dropped as a duplicate inside the broker's dedup window

@@ -15,9 +15,20 @@ import (
 )
 
 // StepBatch takes up to BatchSize available deliveries and handles them with
-// HandleBatch; with none available it returns no results.
+// HandleBatch; with none available it returns no results. A BatchReceiver
+// hands them out with one request.
 func (c *Consumer) StepBatch(ctx context.Context) ([]ConsumeResult, error) {
 	n := max(c.cfg.BatchSize, 1)
+	if br, ok := c.cfg.Subscriber.(BatchReceiver); ok {
+		ds, err := br.ReceiveBatch(ctx, c.cfg.Subscription, n)
+		if len(ds) == 0 {
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+			return nil, nil
+		}
+		return c.HandleBatch(ctx, ds) // as below: what was received is handled
+	}
 	var ds []Delivery // allocated at the first delivery: an idle poll costs nothing
 	for len(ds) < n {
 		d, ok, err := c.cfg.Subscriber.Receive(ctx, c.cfg.Subscription)

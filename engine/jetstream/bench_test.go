@@ -31,7 +31,14 @@ func BenchmarkEndToEnd(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = srv.Stop() })
 	b.Run("producers=2x500", func(b *testing.B) {
-		js := benchBroker(b)
+		js := benchBroker(b, Config{})
+		beside(b, srv, js)
+	})
+	// The same with the broker purging what every consumer acked in bulk
+	// (Config.PurgeAcked) instead of interest retention's synced removal
+	// per ack.
+	b.Run("producers=2x500/purge-acked", func(b *testing.B) {
+		js := benchBroker(b, Config{PurgeAcked: true})
 		beside(b, srv, js)
 	})
 	// The same over a stream of three replicas on a cluster of three servers
@@ -86,7 +93,7 @@ func beside(b *testing.B, srv *pg.Server, js *Broker) {
 
 // benchBroker is an embedded JetStream with the "accounting" consumer, its
 // store in the benchmark's temp dir.
-func benchBroker(b *testing.B) *Broker {
+func benchBroker(b *testing.B, cfg Config) *Broker {
 	b.Helper()
 	s, err := StartServer(b.TempDir())
 	if err != nil {
@@ -98,7 +105,7 @@ func benchBroker(b *testing.B) *Broker {
 		b.Fatal(err)
 	}
 	b.Cleanup(nc.Close)
-	br, err := Open(context.Background(), nc, Config{})
+	br, err := Open(context.Background(), nc, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -52,6 +52,18 @@ type Config struct {
 	// a broker that holds nothing of an earlier run's. Without it Open
 	// never deletes: what the stream holds was published and is owed.
 	Fresh bool
+	// PurgeAcked keeps the rule "a message leaves the stream once every
+	// consumer has acked it" without JetStream's interest retention, which
+	// removes each message as its last ack comes: on a single server under
+	// SyncAlways that is a synced write per ack, holding the store's lock
+	// that publishes wait for (the single node's limit, issue 24). The
+	// stream has limits retention instead, and after acks the broker purges
+	// every message below the lowest ack floor of the stream's consumers,
+	// all of them, not only this broker's: one synced write per purge. A
+	// message goes a moment after its last ack instead of at it, and a
+	// stream with no consumer keeps what it holds (interest retention drops
+	// it). Off by default: a deployment has interest retention.
+	PurgeAcked bool
 }
 
 // Broker is NATS JetStream behind the engine's Publisher and Subscriber:
@@ -65,6 +77,8 @@ type Broker struct {
 	subject string // outboxlab.<pipeline>
 	// settings are the stream's as Open left them (Settings).
 	settings StreamSettings
+	// atomic says the stream takes atomic batches (PublishBatch).
+	atomic bool
 
 	mu      sync.Mutex
 	subs    map[string]*subscription
@@ -73,6 +87,8 @@ type Broker struct {
 	stats   Stats
 	changes engine.Signal
 	wake    *nats.Subscription
+	// purge runs PurgeAcked's purges one at a time (purge.go).
+	purge purger
 }
 
 type subscription struct {
@@ -91,6 +107,14 @@ type Stats struct {
 	Acked       int
 	Nacked      int
 	Rejected    int
+	// AtomicBatches counts the atomic batches JetStream stored whole,
+	// AtomicRefused those it refused (PublishBatch sent them again message
+	// by message).
+	AtomicBatches, AtomicRefused int
+	// Pulls counts the no_wait pulls sent to JetStream (each a round trip).
+	Pulls int
+	// Purges counts the purges of acked messages (Config.PurgeAcked).
+	Purges int
 	// PublishesByID counts stored publishes per event id (> 1: the window
 	// had passed when it came again); DuplicatesByID the dropped ones.
 	PublishesByID, DuplicatesByID map[uuid.UUID]int
@@ -159,14 +183,19 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		// what is still owed, not all that ever passed (a serve left
 		// running would grow it without bound). The dedup window is kept
 		// apart from the messages, so it works the same.
-		Retention: jetstream.InterestPolicy,
+		Retention: retention(cfg.PurgeAcked),
 		Replicas:  cfg.Replicas,
+		// PublishBatch sends a relay's batch as one atomic batch: one sync
+		// for it instead of one per message. A server older than 2.12 does
+		// not know the setting and leaves it off (b.atomic).
+		AllowAtomicPublish: true,
 	}, auto)
 	if err != nil {
 		return nil, err
 	}
 	b.cfg.Replicas = max(si.Config.Replicas, 1)
 	b.settings = settingsOf(si, cfg.AckWait)
+	b.atomic = si.Config.AllowAtomicPublish
 	return b, nil
 }
 
@@ -283,90 +312,6 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
 
-// PublishBatch sends every message with JetStream's asynchronous publish,
-// then waits for each ack (Timeout at most): the relay's batch costs about
-// one round trip instead of one per message. Each answer is PublishAck's.
-func (b *Broker) PublishBatch(ctx context.Context, msgs []engine.Message) []engine.PublishResult {
-	out := make([]engine.PublishResult, len(msgs))
-	if err := ctx.Err(); err != nil {
-		for i := range out {
-			out[i].Err = fmt.Errorf("publish %s: %w", msgs[i].ID, err)
-		}
-		return out
-	}
-	futures := make([]jetstream.PubAckFuture, len(msgs))
-	now := b.cfg.Clock.Now()
-	for i, msg := range msgs {
-		what := "publish " + msg.ID.String()
-		if !b.nc.IsConnected() {
-			out[i].Err = brokerErr(what, nats.ErrDisconnected)
-			continue
-		}
-		m, err := encode(b.topicSubject(msg.Topic), msg, now)
-		if err == nil {
-			futures[i], err = b.js.PublishMsgAsync(m)
-		}
-		if err != nil {
-			out[i].Err = brokerErr(what, err)
-		}
-	}
-	// The answers' deadline is a context's: the engine reads time only from
-	// its clock (engine's TestEngineReadsTimeOnlyFromItsClock). Once it has
-	// passed, every later answer is late too.
-	tctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
-	defer cancel()
-	stored := 0
-	for i, f := range futures {
-		if f == nil {
-			continue
-		}
-		what := "publish " + msgs[i].ID.String()
-		// An answer already in is taken before the deadline is looked at: past
-		// the first timeout the deadline is always done, and select picks
-		// among ready cases at random, which would call a stored message
-		// failed (a spurious retry and last_error).
-		select {
-		case ack := <-f.Ok():
-			out[i].Duplicate = ack.Duplicate
-			continue
-		case err := <-f.Err():
-			out[i].Err = brokerErr(what, err)
-			continue
-		default:
-		}
-		select {
-		case ack := <-f.Ok():
-			out[i].Duplicate = ack.Duplicate
-		case err := <-f.Err():
-			out[i].Err = brokerErr(what, err)
-		case <-tctx.Done():
-			if ctx.Err() != nil {
-				out[i].Err = fmt.Errorf("%s: %w", what, ctx.Err())
-			} else {
-				out[i].Err = brokerErr(what, errAnswerTimeout)
-			}
-		}
-	}
-	b.mu.Lock()
-	for i, r := range out {
-		switch {
-		case r.Err != nil:
-		case r.Duplicate:
-			b.stats.Duplicates++
-			b.stats.DuplicatesByID[msgs[i].ID]++
-		default:
-			stored++
-			b.stats.Published++
-			b.stats.PublishesByID[msgs[i].ID]++
-		}
-	}
-	b.mu.Unlock()
-	if stored > 0 {
-		b.signal()
-	}
-	return out
-}
-
 // Stats returns a copy of the broker's counters.
 func (b *Broker) Stats() Stats {
 	b.mu.Lock()
@@ -451,12 +396,14 @@ func (b *Broker) sub(name string) (*subscription, error) {
 	return s, nil
 }
 
-// Close stops the wake-up subscription; the connection is the caller's.
+// Close stops the wake-up subscription and waits for a purge that runs
+// (Config.PurgeAcked); the connection is the caller's.
 func (b *Broker) Close() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if b.wake != nil {
 		_ = b.wake.Unsubscribe()
 		b.wake = nil
 	}
+	b.mu.Unlock()
+	b.purge.wait()
 }

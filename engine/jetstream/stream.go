@@ -90,12 +90,14 @@ func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings 
 
 // ensureStream makes the pipeline's stream hold want: created if missing,
 // updated in place if it differs in what this broker manages (subjects,
-// storage, retention, dedup window, replicas), left as it is otherwise.
-// It never deletes it: a stream that exists holds messages published and
-// not consumed yet, which a restart must carry on with. Settings a user
-// set by hand that this broker does not manage are kept. auto says the
-// replica count was not asked for: an existing stream with more replicas
-// keeps them (a count raised by hand is not lowered).
+// storage, retention, dedup window, replicas, atomic batches), left as it
+// is otherwise. It never deletes it: a stream that exists holds messages
+// published and not consumed yet, which a restart must carry on with.
+// Settings a user set by hand that this broker does not manage are kept
+// (a server older than 2.12 does not keep AllowAtomicPublish: its stream
+// is updated, to no effect, at each Open). auto says the replica count was
+// not asked for: an existing stream with more replicas keeps them (a count
+// raised by hand is not lowered).
 func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, error) {
 	st, err := js.Stream(ctx, want.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -117,11 +119,12 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 		want.Replicas = have.Replicas
 	}
 	if slices.Equal(have.Subjects, want.Subjects) && have.Storage == want.Storage && have.Retention == want.Retention &&
-		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas {
+		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish {
 		return si, nil
 	}
 	cfg := have
 	cfg.Subjects, cfg.Storage, cfg.Retention, cfg.Duplicates, cfg.Replicas = want.Subjects, want.Storage, want.Retention, want.Duplicates, want.Replicas
+	cfg.AllowAtomicPublish = want.AllowAtomicPublish
 	st, err = js.UpdateStream(ctx, cfg)
 	if err != nil {
 		return nil, replicasErr(fmt.Sprintf("update stream %s in place (replicas %d → %d)", want.Name, have.Replicas, want.Replicas), want.Replicas, err)

@@ -25,26 +25,87 @@ func (b *Broker) Receive(ctx context.Context, name string) (engine.Delivery, boo
 	}
 	s.mu.Lock()
 	if len(s.buf) == 0 {
-		if err := b.pull(s); err != nil {
+		if err := b.pull(s, b.cfg.FetchBatch); err != nil {
 			s.mu.Unlock()
 			return engine.Delivery{}, false, err
 		}
 	}
-	if len(s.buf) == 0 {
-		s.mu.Unlock()
+	ms := s.take(1)
+	s.mu.Unlock()
+	if len(ms) == 0 {
 		return engine.Delivery{}, false, nil
 	}
-	m := s.buf[0]
-	s.buf[0] = nil
-	s.buf = s.buf[1:]
-	s.mu.Unlock()
+	d, err := b.deliver(ctx, s, ms[0])
+	if err != nil {
+		return engine.Delivery{}, false, err
+	}
+	return d, true, nil
+}
 
+// ReceiveBatch hands out up to n messages of the subscription's durable
+// consumer (engine.BatchReceiver): those a Receive left in the buffer, then
+// one no_wait pull for the rest, so a batch consumer's batch costs one
+// round trip instead of one per FetchBatch messages. Nothing is kept back:
+// a message pulled is handed out at once, and its AckWait runs while the
+// caller handles it, not while it waits in a buffer. It returns what it
+// handed out, and the error that stopped it early (a failed pull with
+// nothing to hand out, or the broker.delivered hook's).
+func (b *Broker) ReceiveBatch(ctx context.Context, name string, n int) ([]engine.Delivery, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := b.sub(name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	var perr error
+	if len(s.buf) < n {
+		perr = b.pull(s, n-len(s.buf))
+	}
+	ms := s.take(n)
+	s.mu.Unlock()
+	ds := make([]engine.Delivery, 0, len(ms))
+	for i, m := range ms {
+		d, err := b.deliver(ctx, s, m)
+		if err != nil {
+			// Stop at the first that could not be handed out, as Receive
+			// would: the rest wait in the buffer, in their order.
+			s.mu.Lock()
+			s.buf = append(ms[i+1:len(ms):len(ms)], s.buf...)
+			s.mu.Unlock()
+			return ds, err
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return nil, perr
+	}
+	return ds, nil
+}
+
+// take removes up to n messages from the front of the buffer. s.mu is held.
+func (s *subscription) take(n int) []jetstream.Msg {
+	k := min(n, len(s.buf))
+	if k == 0 {
+		return nil
+	}
+	out := make([]jetstream.Msg, k)
+	copy(out, s.buf)
+	clear(s.buf[:k])
+	s.buf = s.buf[k:]
+	return out
+}
+
+// deliver hands out m, a message pulled for s: its delivery, counted and
+// remembered until it is settled, after the broker.delivered hook.
+func (b *Broker) deliver(ctx context.Context, s *subscription, m jetstream.Msg) (engine.Delivery, error) {
 	msg, err := decode(s.topic, m)
 	if err != nil {
 		// It can never be handled: terminate it rather than see it again
 		// every AckWait.
 		_ = m.TermWithReason("undecodable")
-		return engine.Delivery{}, false, err
+		return engine.Delivery{}, err
 	}
 	count := 1
 	if meta, err := m.Metadata(); err == nil {
@@ -59,28 +120,29 @@ func (b *Broker) Receive(ctx context.Context, name string) (engine.Delivery, boo
 		b.stats.Redelivered++
 	}
 	b.mu.Unlock()
-	d := engine.Delivery{Message: msg, Subscription: name, Count: count, Tag: tag, DeliveredAt: b.cfg.Clock.Now()}
+	d := engine.Delivery{Message: msg, Subscription: s.name, Count: count, Tag: tag, DeliveredAt: b.cfg.Clock.Now()}
 	if b.cfg.Hook != nil {
 		err := b.cfg.Hook(ctx, engine.Event{Actor: b.cfg.Name, Checkpoint: engine.BrokerDelivered, MessageIDs: []uuid.UUID{d.ID},
-			Delivery: d.Count, Detail: engine.Say("to %s, delivery %d", name, d.Count)})
+			Delivery: d.Count, Detail: engine.Say("to %s, delivery %d", s.name, d.Count)})
 		if err != nil {
 			// Not settled: JetStream hands it out again after AckWait.
 			b.forget(tag)
-			return engine.Delivery{}, false, fmt.Errorf("deliver %s to %s: %w", d.ID, name, err)
+			return engine.Delivery{}, fmt.Errorf("deliver %s to %s: %w", d.ID, s.name, err)
 		}
 	}
-	return d, true, nil
+	return d, nil
 }
 
-// pull fills s.buf with what JetStream has now. A no_wait pull is answered
-// at once (messages, then "no messages"); a pull with no answer within
-// Timeout means the server is gone.
-func (b *Broker) pull(s *subscription) error {
+// pull adds to s.buf up to max messages JetStream has now. A no_wait pull
+// is answered at once (messages, then "no messages"); a pull with no answer
+// within Timeout means the server is gone. s.mu is held.
+func (b *Broker) pull(s *subscription, max int) error {
 	what := "receive on " + s.name
 	if !b.nc.IsConnected() {
 		return brokerErr(what, nats.ErrDisconnected)
 	}
-	batch, err := s.consumer.FetchNoWait(b.cfg.FetchBatch)
+	b.count(&b.stats.Pulls)
+	batch, err := s.consumer.FetchNoWait(max)
 	if err != nil {
 		return brokerErr(what, err)
 	}
@@ -133,6 +195,7 @@ func (b *Broker) Ack(ctx context.Context, d engine.Delivery) error {
 		return brokerErr(fmt.Sprintf("ack %s delivery %d", d.ID, d.Count), err)
 	}
 	b.count(&b.stats.Acked)
+	b.purgeAckedSoon()
 	return nil
 }
 
@@ -175,6 +238,9 @@ func (b *Broker) AckBatch(ctx context.Context, ds []engine.Delivery) []error {
 	b.mu.Lock()
 	b.stats.Acked += n
 	b.mu.Unlock()
+	if n > 0 {
+		b.purgeAckedSoon()
+	}
 	return errs
 }
 
@@ -202,6 +268,7 @@ func (b *Broker) Reject(ctx context.Context, d engine.Delivery, reason string) e
 		return brokerErr(fmt.Sprintf("reject %s delivery %d", d.ID, d.Count), err)
 	}
 	b.count(&b.stats.Rejected)
+	b.purgeAckedSoon()
 	return nil
 }
 
@@ -237,5 +304,6 @@ var (
 	_ engine.DedupPublisher = (*Broker)(nil)
 	_ engine.BatchPublisher = (*Broker)(nil)
 	_ engine.BatchAcker     = (*Broker)(nil)
+	_ engine.BatchReceiver  = (*Broker)(nil)
 	_ engine.Subscriber     = (*Broker)(nil)
 )

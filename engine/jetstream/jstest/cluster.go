@@ -86,14 +86,20 @@ func StartCluster(t testing.TB, n int, options ...Option) *Cluster {
 	return c
 }
 
-// ready says every server sees the others and JetStream has a meta leader.
+// ready says every server sees the others, JetStream has a meta leader,
+// and the leader counts every server as a peer a stream can be placed on
+// (one whose statistics it has heard): before that, creating a stream of n
+// replicas fails with "no suitable peers for placement, peer offline",
+// which a loaded machine showed.
 func (c *Cluster) ready(n int) bool {
 	leader := false
 	for _, ns := range c.ns {
 		if ns.NumRoutes() < n-1 || !ns.JetStreamEnabled() {
 			return false
 		}
-		leader = leader || ns.JetStreamIsLeader()
+		if ns.JetStreamIsLeader() {
+			leader = len(ns.JetStreamClusterPeers()) >= n
+		}
 	}
 	return leader
 }
