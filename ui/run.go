@@ -168,6 +168,11 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 // stopping the server it booted. A boot failure is shown on screen and
 // returned.
 func Run(ctx context.Context, opts Options) (runErr error) {
+	if !opts.Play {
+		if err := needTerminal(); err != nil {
+			return err
+		}
+	}
 	if opts.DBPrefix == "" {
 		opts.DBPrefix = DefaultDBPrefix
 	}

@@ -15,6 +15,7 @@ package pgtest
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/pg"
 )
@@ -55,7 +57,13 @@ var (
 // from 100: the concurrency tests open 50 connections each, and a backend
 // whose client has closed takes a moment to exit, so two such tests back to
 // back could briefly need more than 100.
-var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", "max_connections": "200"}
+//
+// scram_iterations 1, not 4096: every connection's SCRAM exchange makes
+// both ends derive the key that many times, about 10 ms of CPU a connection
+// under the race detector, and the tests open thousands. Passwords are
+// still checked, by the same exchange; cheapVerifier gives the superuser's,
+// set at initdb before this applied, the same cheaper verifier.
+var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", "max_connections": "200", "scram_iterations": "1"}
 
 // Main runs the tests, then stops the shared servers and removes their data.
 func Main(m *testing.M) {
@@ -136,6 +144,9 @@ func (sh *shared) get(t testing.TB) *pg.Server {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		sh.server, sh.bootErr = pg.Boot(ctx, pg.Options{DataDir: filepath.Join(sh.dataDir, "data"), Settings: testSettings})
+		if sh.bootErr == nil {
+			sh.bootErr = cheapVerifier(ctx, sh.server)
+		}
 	})
 	if sh.bootErr != nil {
 		t.Fatalf("boot test PostgreSQL: %v", sh.bootErr)
@@ -196,4 +207,26 @@ func DataDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "data")
+}
+
+// cheapVerifier sets the superuser's password again, the same one, so that
+// its SCRAM verifier takes scram_iterations from testSettings: initdb stored
+// it with PostgreSQL's default of 4096.
+func cheapVerifier(ctx context.Context, srv *pg.Server) error {
+	u, err := url.Parse(srv.URL())
+	if err != nil {
+		return fmt.Errorf("test server URL: %w", err)
+	}
+	password, _ := u.User.Password()
+	conn, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		return fmt.Errorf("test server: %w", err)
+	}
+	defer conn.Close(ctx)
+	// A utility statement takes no parameters: the password as a literal.
+	literal := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	if _, err := conn.Exec(ctx, "ALTER ROLE CURRENT_USER PASSWORD "+literal); err != nil {
+		return fmt.Errorf("test server: set the superuser's verifier: %w", err)
+	}
+	return nil
 }

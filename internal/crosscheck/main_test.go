@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A module whose one file kills a process group the Unix way: it builds
+// for Linux and not for Windows, and crosscheck says so for the target
+// that fails only, exiting 1; a target it cannot read is exit 2.
+func TestATargetThatDoesNotBuildIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/killer\n\ngo 1.26\n")
+	write("kill.go", "package killer\n\nimport \"syscall\"\n\n// Stop ends a process group.\nfunc Stop(pid int) error { return syscall.Kill(-pid, syscall.SIGTERM) }\n")
+
+	var out, errs bytes.Buffer
+	if code := run([]string{"-dir", dir, "linux/amd64"}, &out, &errs); code != 0 {
+		t.Fatalf("linux/amd64: exit %d, want 0\n%s", code, errs.String())
+	}
+	out.Reset()
+	code := run([]string{"-dir", dir, "linux/arm64", "windows/amd64"}, &out, &errs)
+	if code != 1 {
+		t.Fatalf("windows/amd64: exit %d, want 1\n%s%s", code, out.String(), errs.String())
+	}
+	if got := errs.String(); !strings.Contains(got, "windows/amd64: example.com/killer") || !strings.Contains(got, "Kill") || strings.Contains(got, "linux/arm64:") {
+		t.Errorf("the error names the wrong target or not the call:\n%s", got)
+	}
+	if !strings.Contains(out.String(), "linux/arm64") || !strings.Contains(out.String(), "windows/amd64") {
+		t.Errorf("the summary does not list both targets:\n%s", out.String())
+	}
+	for _, bad := range [][]string{{"windows"}, {}, {"/amd64"}} {
+		if code := run(append([]string{"-dir", dir}, bad...), &out, &errs); code != 2 {
+			t.Errorf("%q: exit %d, want 2", bad, code)
+		}
+	}
+}
