@@ -168,11 +168,6 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 // stopping the server it booted. A boot failure is shown on screen and
 // returned.
 func Run(ctx context.Context, opts Options) (runErr error) {
-	if !opts.Play {
-		if err := needTerminal(); err != nil {
-			return err
-		}
-	}
 	if opts.DBPrefix == "" {
 		opts.DBPrefix = DefaultDBPrefix
 	}
@@ -197,6 +192,13 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		defer e.Close()
 	}
 
+	// Last of the bad input, after the flags and the lesson named were
+	// checked: a mistake there is the one to say first.
+	if !opts.Play {
+		if err := needTerminal(); err != nil {
+			return err
+		}
+	}
 	// 30 frames a second is plenty for a stepped simulation and halves the
 	// renderer's idle wake-ups.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
