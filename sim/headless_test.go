@@ -15,13 +15,8 @@ import (
 // in databases of its own, run<pid>_*, and drops them at the end, so the
 // owner's run_* are never reset under it; the owner's server stays up.
 func TestRunHeadlessBesideAnotherOutboxlab(t *testing.T) {
-	dir := pgtest.DataDir(t)
+	dir, owner := pgtest.Owner(t)
 	ctx := context.Background()
-	owner, err := pg.Boot(ctx, pg.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Stop()
 	if _, err := RunHeadless(ctx, Headless{Scene: "rollback", PG: pg.Options{DataDir: dir}, DBPrefix: "run"}); err != nil {
 		t.Fatalf("run beside another outboxlab: %v", err)
 	}

@@ -18,13 +18,8 @@ import (
 // so neither resets the other's tui_*; psql shows them, and quitting drops
 // them and leaves the owner's server up.
 func TestSimulatorBesideAnotherOutboxlab(t *testing.T) {
-	dir := pgtest.DataDir(t)
+	dir, owner := pgtest.Owner(t)
 	ctx := context.Background()
-	owner, err := pg.Boot(ctx, pg.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Stop()
 	res := newResources()
 	m, err := setup(t.Context(), Options{DBPrefix: DefaultDBPrefix, PG: pg.Options{DataDir: dir}}, res)
 	if err != nil {

@@ -31,7 +31,13 @@ var prefixes atomic.Int64
 
 func newDriver(t *testing.T, opts Options) *driver {
 	t.Helper()
-	srv := pgtest.Server(t)
+	return newDriverOn(t, pgtest.Server(t), opts)
+}
+
+// newDriverOn is newDriver on a server of the test's choosing (a quiet one
+// for a lesson that reads figures of the whole server).
+func newDriverOn(t *testing.T, srv *pg.Server, opts Options) *driver {
+	t.Helper()
 	ns := pg.OwnNamespace(fmt.Sprintf("ui_%d_%d", time.Now().UnixNano()%1e6, prefixes.Add(1)))
 	opts.DBPrefix = ns.Prefix()
 	m, err := NewModel(t.Context(), srv, opts)

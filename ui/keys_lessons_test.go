@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
 // Every lesson, in both languages, is passed by key presses alone: for each
@@ -28,7 +30,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	// four in about the time of one (measured: 474 s one after another,
 	// 155 s two at once). Run may be called from several goroutines. The
 	// test runs beside the package's other parallel tests; the lessons on
-	// the CDC relay are TestCDCLessonsByKeysAlone's, which runs before any.
+	// the CDC relay are TestCDCLessonsByKeysAlone's, on a quiet server.
 	t.Parallel()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 4)
@@ -58,7 +60,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			playLessonByKeys(t, p.lang, p.l, &clips)
+			playLessonByKeys(t, nil, p.lang, p.l, &clips)
 		})
 	}
 	wg.Wait()
@@ -66,15 +68,18 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 }
 
 // The lessons on the CDC relay, by keys as TestEveryLessonByKeysAlone plays
-// the others, one at a time and alone on the server: not parallel, so the
-// package's parallel tests wait until it ends. Its figure slot WAL counts
-// the whole server's WAL, and making its slot waits for every open
-// transaction on the server, so another test's writes would move what it
-// checks.
+// the others, one at a time and alone on a server: a quiet one
+// (pgtest.Quiet), this test's alone while it runs, beside the package's
+// other parallel tests. Its figure slot WAL counts the whole server's WAL,
+// and making its slot waits for every open transaction on the server, so
+// another test's writes would move what it checks. (It ran before the
+// parallel tests on the shared server, which waited 51 s for it.)
 func TestCDCLessonsByKeysAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the CDC lessons twice on the real database")
 	}
+	t.Parallel()
+	srv := pgtest.Quiet(t)
 	var clips clipped
 	played := 0
 	for _, lang := range lessons.Langs {
@@ -84,7 +89,7 @@ func TestCDCLessonsByKeysAlone(t *testing.T) {
 		}
 		for _, l := range course {
 			if readsTheWholeServer(l) {
-				playLessonByKeys(t, lang, l, &clips)
+				playLessonByKeys(t, srv, lang, l, &clips)
 				played++
 			}
 		}
@@ -115,10 +120,14 @@ func readsTheWholeServer(l *lessons.Lesson) bool {
 }
 
 // playLessonByKeys is one lesson of TestEveryLessonByKeysAlone, a subtest.
-func playLessonByKeys(t *testing.T, lang string, l *lessons.Lesson, clips *clipped) {
+// It plays on srv, or on the shared server when srv is nil.
+func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Lesson, clips *clipped) {
 	t.Run(lang+"/"+l.Name, func(t *testing.T) {
 		start, presses := time.Now(), 0
-		d := newDriver(t, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+		if srv == nil {
+			srv = pgtest.Server(t)
+		}
+		d := newDriverOn(t, srv, Options{Lesson: l.Name, Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 		press := func(keys ...string) {
 			presses += len(keys)
 			d.press(keys...)

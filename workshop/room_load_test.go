@@ -26,7 +26,7 @@ var roomLearners = flag.Int("room.learners", 3, "learners TestRoomOf30 connects 
 
 // roomKeys is how long each learner presses a key every 500 ms, timing
 // each to the frame that shows its effect: 5 s in the ordinary run, 60 s
-// for the figures (-room.keys=60s).
+// for the figures (-room.keys=60s -room.limit=2s).
 var roomKeys = flag.Duration("room.keys", 5*time.Second, "how long TestRoomOf30's learners press a key every 500 ms")
 
 // loadLearner is one learner of the load test: a real SSH client with a
@@ -40,7 +40,7 @@ type loadLearner struct {
 	shell   time.Duration   // dial → shell started (handshake, auth, pty)
 	running time.Duration   // dial → the learner's simulator running (scene built)
 	keys    []time.Duration // each key → the first frame showing its effect
-	misses  int             // keys whose effect never showed within keyLimit
+	misses  int             // keys whose effect never showed within -room.limit
 }
 
 // TestRoomOf30 connects a room of learners at once over SSH, each with a
@@ -104,13 +104,13 @@ func TestRoomOf30(t *testing.T) {
 		misses += l.misses
 	}
 	if len(keys) == 0 {
-		t.Fatalf("no key's effect showed within %s (%d keys)", keyLimit, misses)
+		t.Fatalf("no key's effect showed within %s (%d keys)", *keyLimitFlag, misses)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	t.Logf("key → the frame that shows its effect (h shows the step's hint, h hides it: a key every 500 ms for %s each, the showings timed): %d keys, p50 %s p95 %s max %s; %d frames never showed it within %s (goal p95 ≤ 150ms); load average %s",
-		*roomKeys, len(keys), pct(keys, 50), pct(keys, 95), slices.Max(keys), misses, keyLimit, strings.TrimSpace(string(load)))
+		*roomKeys, len(keys), pct(keys, 50), pct(keys, 95), slices.Max(keys), misses, *keyLimitFlag, strings.TrimSpace(string(load)))
 	if misses > len(keys)/10 {
-		t.Errorf("%d of %d keys' effects never showed within %s", misses, len(keys)+misses, keyLimit)
+		t.Errorf("%d of %d keys' effects never showed within %s", misses, len(keys)+misses, *keyLimitFlag)
 	}
 	t.Logf("%d learners at once on %d cores: ssh shell p50 %s p99 %s; simulator running p50 %s p99 %s (max %s)",
 		n, runtime.NumCPU(), pct(shells, 50), pct(shells, 99), pct(runs, 50), pct(runs, 99), slices.Max(runs))
@@ -199,9 +199,12 @@ func (l *loadLearner) work(r *Room) error {
 	return nil
 }
 
-// keyLimit is how long a key's effect is waited for before it counts as
-// never shown.
-const keyLimit = 2 * time.Second
+// keyLimitFlag is how long a key's effect is waited for before it counts as
+// never shown: 10 s in the ordinary run, which runs beside the rest of the
+// suite on two cores and checks that every key's effect shows, not how
+// soon (measured there: p50 1.2 s while the ui package played its lessons);
+// 2 s for the figures (-room.limit=2s), where a slower one is a miss.
+var keyLimitFlag = flag.Duration("room.limit", 10*time.Second, "how long TestRoomOf30 waits for a key's effect before it counts as never shown")
 
 // hintShown is what the frame after h shows on the first lesson's first
 // step: its hint. h again hides it (that frame is not timed: what it
@@ -225,7 +228,7 @@ func (l *loadLearner) pressKeys(d time.Duration) error {
 			select {
 			case took := <-l.screen.seen:
 				l.keys = append(l.keys, took)
-			case <-time.After(keyLimit):
+			case <-time.After(*keyLimitFlag):
 				l.misses++
 				l.screen.await("")
 			}

@@ -230,3 +230,17 @@ func cheapVerifier(ctx context.Context, srv *pg.Server) error {
 	}
 	return nil
 }
+
+// Owner boots a server on a data directory of its own, as another live
+// outboxlab would have it, for a test of what a second one does beside it;
+// it returns the directory and the owner, stopped when the test ends.
+func Owner(t testing.TB) (string, *pg.Server) {
+	t.Helper()
+	dir := DataDir(t)
+	owner, err := pg.Boot(context.Background(), pg.Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("boot the owner's server: %v", err)
+	}
+	t.Cleanup(func() { _ = owner.Stop() })
+	return dir, owner
+}
