@@ -53,7 +53,7 @@ func TestPlayingAScriptEndsWhereItsRunEnds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := run(t, sc, RunOptions{})
+			res := runBuiltin(t, sc, "")
 			for i, o := range res.Oracles {
 				for _, f := range o.Figures() {
 					got, _ := played[i].Figure(f.Name)

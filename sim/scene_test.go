@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,6 +59,40 @@ func run(t *testing.T, sc *scenes.Scene, opts RunOptions) *Result {
 	return res
 }
 
+// builtinRuns are the built-in scenes' runs, each made once for the tests
+// that read the same one (TestBuiltinScenesHold, and
+// TestPlayingAScriptEndsWhereItsRunEnds, which compares its play to it): a
+// run is a function of the scene's text and variant, as the golden
+// timelines show, and a fresh one costs its databases and a connection per
+// actor.
+var builtinRuns sync.Map // scene text + "\x00" + variant → *builtinRun
+
+type builtinRun struct {
+	once sync.Once
+	res  *Result
+	fail string
+}
+
+// runBuiltin is run for a built-in scene, made once whichever test asks
+// first; the others wait for it.
+func runBuiltin(t *testing.T, sc *scenes.Scene, variant string) *Result {
+	t.Helper()
+	v, _ := builtinRuns.LoadOrStore(sc.Text()+"\x00"+variant, &builtinRun{})
+	br := v.(*builtinRun)
+	br.once.Do(func() {
+		// t.Fatalf in run would leave the others nothing: run it in a
+		// subtest of the first asker, and say its failure to all.
+		t.Run("run", func(t *testing.T) { br.res = run(t, sc, RunOptions{Variant: variant}) })
+		if br.res == nil {
+			br.fail = fmt.Sprintf("run %s (%s) failed; see the first test that ran it", sc.Name, variant)
+		}
+	})
+	if br.fail != "" {
+		t.Fatal(br.fail)
+	}
+	return br.res
+}
+
 func explainFailure(res *Result) string {
 	var b bytes.Buffer
 	res.WriteText(&b)
@@ -78,7 +113,7 @@ func TestBuiltinScenesHold(t *testing.T) {
 		}
 		for _, v := range variants {
 			t.Run(sc.Name+"/"+v, func(t *testing.T) {
-				res := run(t, sc, RunOptions{Variant: v})
+				res := runBuiltin(t, sc, v)
 				if !res.Held {
 					t.Errorf("expected outcome did not hold:\n%s", explainFailure(res))
 				}
