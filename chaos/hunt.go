@@ -134,7 +134,7 @@ func dropHunt(srv *pg.Server, ns pg.Namespace, parallel int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for w := range parallel {
-		_ = WorkerNamespace(ns, w).Drop(ctx, srv, "outbox", "naive")
+		_ = WorkerNamespace(ns, w).DropAll(ctx, srv)
 	}
-	_ = ns.Sub("shrink").Drop(ctx, srv, "outbox", "naive")
+	_ = ns.Sub("shrink").DropAll(ctx, srv)
 }

@@ -98,7 +98,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 				fmt.Fprintf(stdout, "%-10s %s\n", "url:", srv.URL())
 				// The simulator's tables are in databases of their own, one per
 				// pipeline, as its last session left them.
-				for _, kind := range []string{"outbox", "naive"} {
+				for _, kind := range pg.PipelineKinds() {
 					fmt.Fprintf(stdout, "%-10s psql '%s'\n", kind+":", srv.DatabaseURL(pg.NamespaceOf(ui.DefaultDBPrefix).Database(kind)))
 				}
 				fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")

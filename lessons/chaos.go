@@ -47,6 +47,6 @@ func dropChaos(srv *pg.Server, prefix string, parallel int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for w := range parallel {
-		_ = chaos.WorkerNamespace(pg.OwnNamespace(prefix), w).Drop(ctx, srv, "outbox", "naive")
+		_ = chaos.WorkerNamespace(pg.OwnNamespace(prefix), w).DropAll(ctx, srv)
 	}
 }

@@ -58,6 +58,10 @@ func (s *Server) BootedHere() bool { return s.SharedWith == "" && !s.External() 
 // live_*, which a restart keeps).
 func NamespaceOf(prefix string) Namespace { return Namespace{prefix: prefix} }
 
+// PipelineKinds are the kinds of database a namespace holds, one per
+// pipeline: the outbox chain's and the naive dual write's.
+func PipelineKinds() []string { return []string{"outbox", "naive"} }
+
 // OwnNamespace is prefix's databases as their user's own, dropped when it
 // is done (a workshop learner's, a chaos run's, a test's).
 func OwnNamespace(prefix string) Namespace { return Namespace{prefix: prefix, own: true} }
@@ -90,4 +94,10 @@ func (n Namespace) Drop(ctx context.Context, s *Server, kinds ...string) error {
 		errs = append(errs, s.DropDatabase(ctx, n.Database(kind)))
 	}
 	return errors.Join(errs...)
+}
+
+// DropAll is Drop of every pipeline kind (PipelineKinds): a user that may
+// have made either database drops both.
+func (n Namespace) DropAll(ctx context.Context, s *Server) error {
+	return n.Drop(ctx, s, PipelineKinds()...)
 }

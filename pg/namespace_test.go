@@ -110,9 +110,9 @@ func TestServerNamespaceDecidesWhoseDatabases(t *testing.T) {
 		{"a kept namespace drops nothing", NamespaceOf("nsdrop"), []string{"outbox", "naive"}, made},
 		{"its own kinds only", OwnNamespace("nsdrop"), []string{"outbox"},
 			[]string{"nsdrop_2_outbox", "nsdrop_naive", fmt.Sprintf("nsdrop%d_outbox", pid)}},
-		{"not another's that starts the same", OwnNamespace("nsdrop"), []string{"outbox", "naive"},
+		{"not another's that starts the same (DropAll)", OwnNamespace("nsdrop"), nil,
 			[]string{"nsdrop_2_outbox", fmt.Sprintf("nsdrop%d_outbox", pid)}},
-		{"a worker's within a run's", OwnNamespace("nsdrop").Sub("2"), []string{"outbox", "naive"},
+		{"a worker's within a run's (DropAll)", OwnNamespace("nsdrop").Sub("2"), nil,
 			[]string{"nsdrop_naive", "nsdrop_outbox", fmt.Sprintf("nsdrop%d_outbox", pid)}},
 		{"a kind it never made", OwnNamespace("nsdrop"), []string{"absent"}, made},
 		{"beside another outboxlab: its own", shared.Namespace("nsdrop", BesideOwner), []string{"outbox", "naive"},
@@ -129,7 +129,11 @@ func TestServerNamespaceDecidesWhoseDatabases(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := tc.ns.Drop(ctx, here, tc.kinds...); err != nil {
+			drop := func() error { return tc.ns.Drop(ctx, here, tc.kinds...) }
+			if tc.kinds == nil {
+				drop = func() error { return tc.ns.DropAll(ctx, here) }
+			}
+			if err := drop(); err != nil {
 				t.Fatalf("drop %q's %v: %v", tc.ns.Prefix(), tc.kinds, err)
 			}
 			want := slices.Clone(tc.kept)
@@ -140,3 +144,4 @@ func TestServerNamespaceDecidesWhoseDatabases(t *testing.T) {
 		})
 	}
 }
+

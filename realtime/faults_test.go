@@ -47,7 +47,7 @@ func startLive(t *testing.T, set scenes.Settings) client {
 		case <-time.After(10 * time.Second):
 			t.Error("Run did not end with its context")
 		}
-		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, "outbox", "naive")
+		_ = pg.OwnNamespace(prefix).DropAll(context.Background(), srv)
 	})
 	return client{t, "http://" + e.Addr}
 }

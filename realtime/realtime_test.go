@@ -36,7 +36,7 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	prefix := fmt.Sprintf("livetest%d", os.Getpid())
 	t.Cleanup(func() {
-		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, "outbox", "naive")
+		_ = pg.OwnNamespace(prefix).DropAll(context.Background(), srv)
 	})
 	set := scenes.Settings{Mode: scenes.Outbox, Relays: 1, Lease: 30 * time.Second, Batch: 10, MaxAttempts: 5, Seed: 1}
 	done := make(chan error, 1)

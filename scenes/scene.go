@@ -183,13 +183,17 @@ func (e Expect) Holds(got int64) bool {
 // Pipelines lists the pipelines the settings run.
 func (s Settings) Pipelines() []string {
 	switch s.Mode {
-	case "naive":
-		return []string{"naive"}
-	case "compare":
-		return []string{"naive", "outbox"}
+	case Naive:
+		return []string{string(Naive)}
+	case Compare:
+		return []string{string(Naive), string(Outbox)}
 	}
-	return []string{"outbox"}
+	return []string{string(Outbox)}
 }
+
+// AllPipelines names every pipeline, naive first: the order the timeline,
+// summaries and headers show them in.
+func AllPipelines() []string { return Settings{Mode: Compare}.Pipelines() }
 
 // ExpectVariants names the variants the scene's expectations are about, in
 // the order they first appear.

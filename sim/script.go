@@ -67,7 +67,7 @@ func absence(actor string, set scenes.Settings) (skip, why string) {
 	most := set
 	most.Relays, most.Workers, most.Writers = 2, 2, 2
 	inRunning, inOther := false, false
-	for _, kind := range []string{"naive", "outbox"} {
+	for _, kind := range scenes.AllPipelines() {
 		has := slices.Contains(most.Actors(kind), name)
 		if slices.Contains(set.Pipelines(), kind) {
 			inRunning = inRunning || has

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -131,7 +132,7 @@ func Short(id string) string {
 // Pipelines names the pipelines a timeline holds, naive first.
 func Pipelines(timeline []sim.Entry) []string {
 	var out []string
-	for _, p := range []string{"naive", "outbox"} {
+	for _, p := range scenes.AllPipelines() {
 		if slices.ContainsFunc(timeline, func(e sim.Entry) bool { return e.Pipeline == p }) {
 			out = append(out, p)
 		}

@@ -91,7 +91,7 @@ func (r *resources) shutdown() error {
 	if srv != nil && owns {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return errors.Join(drop.Drop(ctx, srv, "outbox", "naive"), srv.Stop())
+		return errors.Join(drop.DropAll(ctx, srv), srv.Stop())
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func newDriverOn(t *testing.T, srv *pg.Server, opts Options) *driver {
 		url: func(pipeline string) string { return srv.DatabaseURL(ns.Database(pipeline)) }}
 	t.Cleanup(func() {
 		_ = d.m.Close()
-		_ = ns.Drop(context.Background(), srv, "outbox", "naive")
+		_ = ns.DropAll(context.Background(), srv)
 	})
 	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
 	d.exec(m.Init())

@@ -26,7 +26,7 @@ func TestNewModelDrawsBeforeItsFirstSize(t *testing.T) {
 		}
 		t.Cleanup(func() {
 			_ = m.Close()
-			_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, "outbox", "naive")
+			_ = pg.OwnNamespace(opts.DBPrefix).DropAll(context.Background(), srv)
 		})
 		if s := m.View().Content; s == "" {
 			t.Errorf("%+v: an empty first frame before the simulation", opts)

@@ -286,7 +286,7 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 func (r *Room) dropLearner(l *learner) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_ = l.ns.Drop(ctx, r.srv, "outbox", "naive")
+	_ = l.ns.DropAll(ctx, r.srv)
 	r.mu.Lock()
 	l.srv = nil
 	r.mu.Unlock()
