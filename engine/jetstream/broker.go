@@ -64,6 +64,11 @@ type Config struct {
 	// stream with no consumer keeps what it holds (interest retention drops
 	// it). Off by default: a deployment has interest retention.
 	PurgeAcked bool
+	// CountByID keeps Stats.PublishesByID and DuplicatesByID, a count per
+	// event id: a test's oracle. They grow with every message published and
+	// forget none, so a broker that runs for long (a deployment) leaves it
+	// off and they stay nil; Published and Duplicates count either way.
+	CountByID bool
 }
 
 // Broker is NATS JetStream behind the engine's Publisher and Subscriber:
@@ -116,7 +121,8 @@ type Stats struct {
 	// Purges counts the purges of acked messages (Config.PurgeAcked).
 	Purges int
 	// PublishesByID counts stored publishes per event id (> 1: the window
-	// had passed when it came again); DuplicatesByID the dropped ones.
+	// had passed when it came again); DuplicatesByID the dropped ones. Nil
+	// unless Config.CountByID.
 	PublishesByID, DuplicatesByID map[uuid.UUID]int
 }
 
@@ -162,7 +168,9 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	token := subjectToken(cfg.Pipeline)
 	b := &Broker{cfg: cfg, nc: nc, js: js, stream: "OUTBOXLAB_" + strings.ToUpper(token), subject: "outboxlab." + token,
 		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}}
-	b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	if cfg.CountByID {
+		b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	}
 	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
 	defer cancel()
 	if cfg.Fresh {
@@ -296,13 +304,7 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		return PubAck{}, brokerErr(what, err)
 	}
 	b.mu.Lock()
-	if ack.Duplicate {
-		b.stats.Duplicates++
-		b.stats.DuplicatesByID[msg.ID]++
-	} else {
-		b.stats.Published++
-		b.stats.PublishesByID[msg.ID]++
-	}
+	b.stats.countPublish(msg.ID, ack.Duplicate)
 	b.mu.Unlock()
 	if !ack.Duplicate {
 		// Stored now: a consumer woken by the plain subscription (see
@@ -310,6 +312,22 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		b.signal()
 	}
 	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// countPublish counts a publish JetStream stored, or dropped as a
+// duplicate; per id only when the maps exist (Config.CountByID). b.mu is held.
+func (st *Stats) countPublish(id uuid.UUID, duplicate bool) {
+	if duplicate {
+		st.Duplicates++
+		if st.DuplicatesByID != nil {
+			st.DuplicatesByID[id]++
+		}
+		return
+	}
+	st.Published++
+	if st.PublishesByID != nil {
+		st.PublishesByID[id]++
+	}
 }
 
 // Stats returns a copy of the broker's counters.
@@ -343,10 +361,14 @@ func (b *Broker) Pending(ctx context.Context, name string) (waiting, unacked int
 // stream's messages (with interest retention, those some consumer has not
 // acked yet) and, per subscription, its backlog.
 type Info struct {
-	Stream    string
-	Messages  uint64 // messages in the stream
-	Bytes     uint64
-	Consumers map[string]ConsumerInfo
+	Stream   string
+	Messages uint64 // messages in the stream
+	Bytes    uint64
+	// FirstSeq and LastSeq are the stream's first message held and last
+	// one stored: LastSeq counts every message the stream ever stored
+	// (duplicates dropped inside the window are not stored).
+	FirstSeq, LastSeq uint64
+	Consumers         map[string]ConsumerInfo
 }
 
 // ConsumerInfo is one durable consumer's backlog, as JetStream counts it.
@@ -369,7 +391,8 @@ func (b *Broker) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, brokerErr("stream info "+b.stream, err)
 	}
-	out := Info{Stream: b.stream, Messages: si.State.Msgs, Bytes: si.State.Bytes, Consumers: map[string]ConsumerInfo{}}
+	out := Info{Stream: b.stream, Messages: si.State.Msgs, Bytes: si.State.Bytes, FirstSeq: si.State.FirstSeq, LastSeq: si.State.LastSeq,
+		Consumers: map[string]ConsumerInfo{}}
 	b.mu.Lock()
 	subs := make([]*subscription, 0, len(b.subs))
 	for _, s := range b.subs {
