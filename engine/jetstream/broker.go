@@ -62,7 +62,10 @@ type Config struct {
 	// all of them, not only this broker's: one synced write per purge. A
 	// message goes a moment after its last ack instead of at it, and a
 	// stream with no consumer keeps what it holds (interest retention drops
-	// it). Off by default: a deployment has interest retention.
+	// it). A stream an earlier run made with interest retention is changed
+	// to limits in place, every message kept; Subscribe purges what its
+	// consumers acked before. serve --broker and live turn it on; off by
+	// default (interest retention).
 	PurgeAcked bool
 	// CountByID keeps Stats.PublishesByID and DuplicatesByID, a count per
 	// event id: a test's oracle. They grow with every message published and
@@ -202,7 +205,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		return nil, err
 	}
 	b.cfg.Replicas = max(si.Config.Replicas, 1)
-	b.settings = settingsOf(si, cfg.AckWait)
+	b.settings = settingsOf(si, b.cfg)
 	b.atomic = si.Config.AllowAtomicPublish
 	return b, nil
 }
@@ -259,10 +262,13 @@ func (b *Broker) Subscribe(ctx context.Context, topic, name string) error {
 		return brokerErr("subscribe "+name, err)
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if _, ok := b.subs[name]; !ok {
 		b.subs[name] = &subscription{name: name, topic: topic, consumer: c}
 	}
+	b.mu.Unlock()
+	// What every consumer acked before this start (a crash between the last
+	// acks and their purge) goes now, not at the next ack.
+	b.purgeAckedSoon()
 	return nil
 }
 
@@ -358,8 +364,9 @@ func (b *Broker) Pending(ctx context.Context, name string) (waiting, unacked int
 }
 
 // Info is what JetStream holds for the pipeline, asked of the server: the
-// stream's messages (with interest retention, those some consumer has not
-// acked yet) and, per subscription, its backlog.
+// stream's messages (those some consumer has not acked yet: interest
+// retention removes the others at their last ack, PurgeAcked a moment
+// after) and, per subscription, its backlog.
 type Info struct {
 	Stream   string
 	Messages uint64 // messages in the stream
