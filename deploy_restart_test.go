@@ -116,6 +116,30 @@ func (s *servedDeployment) fault(t *testing.T, path string) {
 	}
 }
 
+// streamMessages is outboxlab_broker_stream_messages on /metrics: what the
+// JetStream server says the stream holds, -1 before a read.
+func (s *servedDeployment) streamMessages(t *testing.T) int64 {
+	t.Helper()
+	resp, err := http.Get(s.api + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range strings.Lines(string(body)) {
+		if strings.HasPrefix(l, "outboxlab_broker_stream_messages{") {
+			var n float64
+			if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &n); err == nil {
+				return int64(n)
+			}
+		}
+	}
+	return -1
+}
+
 // counts reads the deployment's database as psql would.
 func (s *servedDeployment) counts(t *testing.T) map[string]int64 {
 	t.Helper()
@@ -215,6 +239,22 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 		}
 	}
 	t.Logf("before kill -9: %v; after the restart: %v", before, after)
+	// Both consumers acked all 12: the broker purges them a moment after
+	// (limits retention, PurgeAcked), as the stream line says; the stream's
+	// message count on /metrics is the server's, read afresh.
+	if !strings.Contains(s.out, "a message purged once every consumer acked it") {
+		t.Errorf("the start does not say how a message leaves the stream:\n%s", s.out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		n := s.streamMessages(t)
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("every message acked by both consumers, and 10s later the stream holds %d", n)
+			break
+		}
+	}
 	for _, i := range []int{2, 9} { // one carried before the kill, one pending at it
 		id, replayed := s.pay(t, i)
 		if id != ids[i] || !replayed {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -116,7 +117,12 @@ type compiled struct {
 	upper  *regexp.Regexp // the capitalised form of a Lower term
 }
 
-var glossaryRE = map[string][]compiled{"en": compile("en"), "es": compile("es")}
+// glossaryRE is compiled on first use: only the checks of a text (the
+// tests, a lesson's check) need it, and compiled at init its regexps were
+// 3.5 MB of heap in every outboxlab process, serve and live included.
+var glossaryRE = sync.OnceValue(func() map[string][]compiled {
+	return map[string][]compiled{"en": compile("en"), "es": compile("es")}
+})
 
 func word(s string) *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[^\p{L}\p{N}_\-/.])(` + s + `)(?:$|[^\p{L}\p{N}_\-/])`)
@@ -152,7 +158,7 @@ var codeSpan = regexp.MustCompile("`[^`]*`")
 func Misused(lang, text string) []Misuse {
 	text = codeSpan.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(" ", len(s)) })
 	var out []Misuse
-	for _, c := range glossaryRE[lang] {
+	for _, c := range glossaryRE()[lang] {
 		want := c.term.En
 		if lang == "es" {
 			want = c.term.Es

@@ -757,6 +757,7 @@ var messages = []struct{ en, es string }{
 	{"dedup window", "ventana de dedup"},
 	{"retention", "retención"},
 	{"interest", "por interés"},
+	{"acked by all", "ACK de todos"},
 	{"replicas", "réplicas"},
 	{"waiting", "en espera"},
 	{"unacked", "sin ACK"},
@@ -770,7 +771,7 @@ var messages = []struct{ en, es string }{
 	{"stop or start the embedded JetStream: the outbox keeps what waits meanwhile", "parar o arrancar el JetStream embebido: el outbox guarda lo que espera mientras tanto"},
 	{"this help (? or esc closes it)", "esta ayuda (? o esc la cierra)"},
 	{"the payments, outbox and inboxes are in PostgreSQL; look with", "los pagos, el outbox y los inbox están en PostgreSQL; míralos con"},
-	{"JetStream's figures: messages in the stream not acked by every consumer yet (interest retention); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ACK de todos los consumidores aún (retención por interés); por consumidor, los que esperan, los entregados sin ACK y los entregados más de una vez"},
+	{"JetStream's figures: messages in the stream not acked by every consumer yet (one acked by all leaves the stream a moment after its last ACK); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ACK de todos los consumidores aún (uno con ACK de todos sale del stream un momento después de su último ACK); por consumidor, los que esperan, los entregados sin ACK y los entregados más de una vez"},
 
 	// The screen made true (issue 27): what a crash after a COMMIT left,
 	// the dialogs that bring an actor back, the key lines.

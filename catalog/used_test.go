@@ -16,7 +16,7 @@ import (
 var composed = map[string]string{
 	"outbox pipeline": `story: p.Word(s.Pipeline+" pipeline")`,
 	"naive pipeline":  `story: p.Word(s.Pipeline+" pipeline")`,
-	"interest":        "deployui: the stream's retention policy, as JetStream names it",
+	"interest":        "deployui: the stream's retention policy, as JetStream names it (a deployment's broker purges instead: deploy.RetentionPurged)",
 }
 
 // composedPrefix are keys built from a literal and a constant of another

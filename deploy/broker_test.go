@@ -54,3 +54,45 @@ func TestOpenJetStreamKeepsWhatTheStreamHolds(t *testing.T) {
 		t.Errorf("started fresh: the stream holds %d messages, want none", n)
 	}
 }
+
+// A store an earlier outboxlab left with interest retention, opened by a
+// deployment that purges (PurgeAcked, as deployed.Start opens it): the
+// stream is changed in place and keeps every message it owes.
+func TestOpenJetStreamTakesOverAnInterestStreamKeepingWhatItOwes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	j, err := OpenJetStream(ctx, BrokerChoice{Kind: BrokerNATS}, dir, jetstream.Config{Pipeline: "upgrade"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := j.Settings().Retention; r != "interest" {
+		t.Fatalf("retention %q, want interest, as an earlier run made it", r)
+	}
+	for range 4 {
+		id := uuid.New()
+		msg := engine.Message{Envelope: engine.Envelope{ID: id, AggregateType: "payment", AggregateID: id.String(), Type: "payment.created",
+			SchemaVersion: 1, Payload: []byte(`{}`)}, Topic: engine.TopicPayments}
+		if err := j.Publish(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	j, err = OpenJetStream(ctx, BrokerChoice{Kind: BrokerNATS}, dir, jetstream.Config{Pipeline: "upgrade", PurgeAcked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	in, err := j.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := j.Settings(); s.Retention != "limits" || !s.PurgeAcked || in.Messages != 4 {
+		t.Errorf("started again: retention %s, purged %v, %d messages; want limits, purged by the broker, the 4 owed", s.Retention, s.PurgeAcked, in.Messages)
+	}
+	for _, name := range Consumers {
+		if c := in.Consumers[name]; c.Waiting != 4 {
+			t.Errorf("%s: %d waiting, want the 4 it is owed", name, c.Waiting)
+		}
+	}
+}

@@ -86,8 +86,10 @@ type StreamSettings struct {
 	// Dedup is the dedup window: a publish of an id the stream took within
 	// it is acked and dropped.
 	Dedup time.Duration
-	// Retention is when a message leaves the stream: "interest", once
-	// every consumer has acked it.
+	// Retention is when a message leaves the stream: "interest", at the
+	// last ack of every consumer (JetStream removes it), or "acked by all",
+	// a moment after it (the broker purges it: jetstream.Config.PurgeAcked,
+	// what serve --broker and live run).
 	Retention string
 	// AckWait is how long a delivery may go unacknowledged before
 	// JetStream hands it out again.
@@ -95,6 +97,10 @@ type StreamSettings struct {
 	// Replicas is how many servers hold the stream; 0 when not known.
 	Replicas int
 }
+
+// RetentionPurged is StreamSettings.Retention when the broker purges what
+// every consumer acked.
+const RetentionPurged = "acked by all"
 
 // Stream is the stream's settings as the deployment opened it (no round
 // trip: a screen may call it every frame; jetstream.Broker.StreamInfo asks
@@ -104,7 +110,11 @@ func (d *Deployment) Stream() (StreamSettings, bool) {
 		return StreamSettings{}, false
 	}
 	js := d.js.Settings()
-	return StreamSettings{Name: js.Name, Dedup: js.Duplicates, Retention: js.Retention, AckWait: js.AckWait, Replicas: js.Replicas}, true
+	retention := js.Retention
+	if js.PurgeAcked {
+		retention = RetentionPurged
+	}
+	return StreamSettings{Name: js.Name, Dedup: js.Duplicates, Retention: retention, AckWait: js.AckWait, Replicas: js.Replicas}, true
 }
 
 // Snapshot reads the figures from the database, and the broker's from

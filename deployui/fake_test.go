@@ -128,7 +128,7 @@ func (f *fakeDeployment) Embedded() bool { return true }
 func (f *fakeDeployment) AckWait() time.Duration { return 2 * time.Second }
 
 func (f *fakeDeployment) Stream() (deploy.StreamSettings, bool) {
-	return deploy.StreamSettings{Name: "OUTBOXLAB_OUTBOX", Dedup: 2 * time.Minute, Retention: "interest", AckWait: 2 * time.Second, Replicas: 1}, true
+	return deploy.StreamSettings{Name: "OUTBOXLAB_OUTBOX", Dedup: 2 * time.Minute, Retention: deploy.RetentionPurged, AckWait: 2 * time.Second, Replicas: 1}, true
 }
 
 // plain is a view with its ANSI stripped and trailing spaces trimmed.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine"
 )
 
@@ -79,7 +80,7 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 					"Stream", "dedup window", "retention", "replicas"} {
 					labels = append(labels, words.Word(l))
 				}
-				labels = append(labels, "AckWait", "accounting", "notifications", "OUTBOXLAB_OUTBOX", "2s", words.Word("interest"))
+				labels = append(labels, "AckWait", "accounting", "notifications", "OUTBOXLAB_OUTBOX", "2s", words.Word(deploy.RetentionPurged))
 				keys := []string{"p " + words.Word("post a payment"), "P " + words.Word("post 10"), "c " + words.Word("crash"),
 					"s " + words.Word("stall past AckWait"), "b " + words.Word("stop/start the broker"), "? " + words.Word("help, psql"),
 					"q " + words.Word("quit")}

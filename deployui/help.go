@@ -36,7 +36,7 @@ func (m Model) helpLines(h int) []string {
 		lines = append(lines, wrapStyled(st.Figures.Value, "  psql '"+strings.ReplaceAll(m.opts.PsqlURL, "'", `'\''`)+"'", m.w)...)
 		lines = append(lines, "")
 	}
-	for _, why := range append([]string{w.Word("JetStream's figures: messages in the stream not acked by every consumer yet (interest retention); per consumer, those waiting, delivered and not acked, and delivered more than once")}, m.why()...) {
+	for _, why := range append([]string{w.Word("JetStream's figures: messages in the stream not acked by every consumer yet (one acked by all leaves the stream a moment after its last ACK); per consumer, those waiting, delivered and not acked, and delivered more than once")}, m.why()...) {
 		lines = append(lines, wrapStyled(st.Live.Why, why, m.w)...)
 	}
 	return squeezeBlank(lines, h)

@@ -89,7 +89,7 @@ var (
 	descDeployBrokerUp = prometheus.NewDesc(namespace+"_broker_up",
 		"1 if the broker answered its last read and the one under way (if any) is not late.", nil, nil)
 	descDeployStream = prometheus.NewDesc(namespace+"_broker_stream_messages",
-		"Messages in the pipeline's JetStream stream: with interest retention, those some consumer has not acked yet. As of the broker's last good read.", pipelineLabel, nil)
+		"Messages in the pipeline's JetStream stream: those some consumer has not acked yet (one acked by every consumer leaves a moment after its last ack: the deployment's broker purges it). As of the broker's last good read.", pipelineLabel, nil)
 
 	descDeployPublishes = prometheus.NewDesc(namespace+"_publishes_total",
 		"Messages the broker accepted from the relays (a publish inside the stream's dedup window is accepted and dropped, and counts).", pipelineLabel, nil)

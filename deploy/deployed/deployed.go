@@ -167,8 +167,14 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	// A database made now owes nothing: a stream left from one that is gone
 	// (a cluster started over, another server) would deliver events it
 	// never wrote. Otherwise the stream is kept, its messages owed.
+	// PurgeAcked: what both consumers acked is purged in bulk, a moment
+	// after, instead of one synced removal per ack holding the store's lock
+	// the publishes wait for (on one server, twice the messages a second,
+	// issue 24). The stream always has its consumers: OpenJetStream makes
+	// them before anything is published. A stream an earlier run made with
+	// interest retention is changed in place, its messages kept.
 	j, err := deploy.OpenJetStream(ctx, c.Broker, dir, jetstream.Config{Pipeline: Pipeline, AckWait: c.AckWait,
-		Replicas: c.Replicas, Fresh: c.Fresh || created})
+		Replicas: c.Replicas, Fresh: c.Fresh || created, PurgeAcked: true})
 	if err != nil {
 		err = fmt.Errorf("--broker %s: %w", c.Broker, err)
 		if c.Broker.Kind == deploy.BrokerNATSURL {
@@ -243,6 +249,10 @@ func StreamLine(s jetstream.StreamSettings) string {
 		}
 		copies += ")"
 	}
-	return fmt.Sprintf("%s: %s, %s retention, dedup window %s, AckWait %s",
-		s.Name, copies, s.Retention, s.Duplicates, s.AckWait)
+	leaves := s.Retention + " retention"
+	if s.PurgeAcked {
+		leaves = "a message purged once every consumer acked it"
+	}
+	return fmt.Sprintf("%s: %s, %s, dedup window %s, AckWait %s",
+		s.Name, copies, leaves, s.Duplicates, s.AckWait)
 }

@@ -62,8 +62,16 @@ type Config struct {
 	// all of them, not only this broker's: one synced write per purge. A
 	// message goes a moment after its last ack instead of at it, and a
 	// stream with no consumer keeps what it holds (interest retention drops
-	// it). Off by default: a deployment has interest retention.
+	// it). A stream an earlier run made with interest retention is changed
+	// to limits in place, every message kept; Subscribe purges what its
+	// consumers acked before. serve --broker and live turn it on; off by
+	// default (interest retention).
 	PurgeAcked bool
+	// CountByID keeps Stats.PublishesByID and DuplicatesByID, a count per
+	// event id: a test's oracle. They grow with every message published and
+	// forget none, so a broker that runs for long (a deployment) leaves it
+	// off and they stay nil; Published and Duplicates count either way.
+	CountByID bool
 }
 
 // Broker is NATS JetStream behind the engine's Publisher and Subscriber:
@@ -116,7 +124,8 @@ type Stats struct {
 	// Purges counts the purges of acked messages (Config.PurgeAcked).
 	Purges int
 	// PublishesByID counts stored publishes per event id (> 1: the window
-	// had passed when it came again); DuplicatesByID the dropped ones.
+	// had passed when it came again); DuplicatesByID the dropped ones. Nil
+	// unless Config.CountByID.
 	PublishesByID, DuplicatesByID map[uuid.UUID]int
 }
 
@@ -162,7 +171,9 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	token := subjectToken(cfg.Pipeline)
 	b := &Broker{cfg: cfg, nc: nc, js: js, stream: "OUTBOXLAB_" + strings.ToUpper(token), subject: "outboxlab." + token,
 		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}}
-	b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	if cfg.CountByID {
+		b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
+	}
 	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
 	defer cancel()
 	if cfg.Fresh {
@@ -194,7 +205,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		return nil, err
 	}
 	b.cfg.Replicas = max(si.Config.Replicas, 1)
-	b.settings = settingsOf(si, cfg.AckWait)
+	b.settings = settingsOf(si, b.cfg)
 	b.atomic = si.Config.AllowAtomicPublish
 	return b, nil
 }
@@ -251,10 +262,13 @@ func (b *Broker) Subscribe(ctx context.Context, topic, name string) error {
 		return brokerErr("subscribe "+name, err)
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	if _, ok := b.subs[name]; !ok {
 		b.subs[name] = &subscription{name: name, topic: topic, consumer: c}
 	}
+	b.mu.Unlock()
+	// What every consumer acked before this start (a crash between the last
+	// acks and their purge) goes now, not at the next ack.
+	b.purgeAckedSoon()
 	return nil
 }
 
@@ -296,13 +310,7 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		return PubAck{}, brokerErr(what, err)
 	}
 	b.mu.Lock()
-	if ack.Duplicate {
-		b.stats.Duplicates++
-		b.stats.DuplicatesByID[msg.ID]++
-	} else {
-		b.stats.Published++
-		b.stats.PublishesByID[msg.ID]++
-	}
+	b.stats.countPublish(msg.ID, ack.Duplicate)
 	b.mu.Unlock()
 	if !ack.Duplicate {
 		// Stored now: a consumer woken by the plain subscription (see
@@ -310,6 +318,22 @@ func (b *Broker) PublishAck(ctx context.Context, msg engine.Message) (PubAck, er
 		b.signal()
 	}
 	return PubAck{Stream: ack.Stream, Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// countPublish counts a publish JetStream stored, or dropped as a
+// duplicate; per id only when the maps exist (Config.CountByID). b.mu is held.
+func (st *Stats) countPublish(id uuid.UUID, duplicate bool) {
+	if duplicate {
+		st.Duplicates++
+		if st.DuplicatesByID != nil {
+			st.DuplicatesByID[id]++
+		}
+		return
+	}
+	st.Published++
+	if st.PublishesByID != nil {
+		st.PublishesByID[id]++
+	}
 }
 
 // Stats returns a copy of the broker's counters.
@@ -340,13 +364,18 @@ func (b *Broker) Pending(ctx context.Context, name string) (waiting, unacked int
 }
 
 // Info is what JetStream holds for the pipeline, asked of the server: the
-// stream's messages (with interest retention, those some consumer has not
-// acked yet) and, per subscription, its backlog.
+// stream's messages (those some consumer has not acked yet: interest
+// retention removes the others at their last ack, PurgeAcked a moment
+// after) and, per subscription, its backlog.
 type Info struct {
-	Stream    string
-	Messages  uint64 // messages in the stream
-	Bytes     uint64
-	Consumers map[string]ConsumerInfo
+	Stream   string
+	Messages uint64 // messages in the stream
+	Bytes    uint64
+	// FirstSeq and LastSeq are the stream's first message held and last
+	// one stored: LastSeq counts every message the stream ever stored
+	// (duplicates dropped inside the window are not stored).
+	FirstSeq, LastSeq uint64
+	Consumers         map[string]ConsumerInfo
 }
 
 // ConsumerInfo is one durable consumer's backlog, as JetStream counts it.
@@ -369,7 +398,8 @@ func (b *Broker) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, brokerErr("stream info "+b.stream, err)
 	}
-	out := Info{Stream: b.stream, Messages: si.State.Msgs, Bytes: si.State.Bytes, Consumers: map[string]ConsumerInfo{}}
+	out := Info{Stream: b.stream, Messages: si.State.Msgs, Bytes: si.State.Bytes, FirstSeq: si.State.FirstSeq, LastSeq: si.State.LastSeq,
+		Consumers: map[string]ConsumerInfo{}}
 	b.mu.Lock()
 	subs := make([]*subscription, 0, len(b.subs))
 	for _, s := range b.subs {

@@ -213,16 +213,13 @@ func (b *Broker) countPublished(msgs []engine.Message, out []engine.PublishResul
 	stored := 0
 	b.mu.Lock()
 	for i, r := range out {
-		switch {
-		case r.Err != nil:
-		case r.Duplicate:
-			b.stats.Duplicates++
-			b.stats.DuplicatesByID[msgs[i].ID]++
-		default:
-			stored++
-			b.stats.Published++
-			b.stats.PublishesByID[msgs[i].ID]++
+		if r.Err != nil {
+			continue
 		}
+		if !r.Duplicate {
+			stored++
+		}
+		b.stats.countPublish(msgs[i].ID, r.Duplicate)
 	}
 	b.mu.Unlock()
 	if stored > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -19,7 +20,13 @@ func retention(purgeAcked bool) jetstream.RetentionPolicy {
 
 // purger runs one purge at a time in the background; a purge asked for
 // while one runs makes it go round once more, so the last acks are purged
-// too. It needs no timer: acks are what move the floors.
+// too, at most one round every purgeEvery: acks come in batches many times
+// a second, and each round is three JetStream API requests (stream info,
+// the consumers' list with their infos, the purge) whose JSON the server
+// and the client build and parse: unpaced, under load, they were most of
+// serve --broker nats's allocations, and so of its heap's growth between
+// collections (issue 24). A purge that waits a little is as big as the
+// acks it waited for: one synced write all the same.
 type purger struct {
 	mu      sync.Mutex
 	running bool
@@ -60,9 +67,14 @@ func (b *Broker) purgeAckedSoon() {
 					break
 				}
 			}
+			time.Sleep(purgeEvery)
 		}
 	})
 }
+
+// purgeEvery paces the purges: a message acked by every consumer leaves
+// the stream within about this long (and two round trips).
+const purgeEvery = 100 * time.Millisecond
 
 // wait waits for a purge that runs.
 func (p *purger) wait() { p.wg.Wait() }

@@ -38,11 +38,17 @@ func ClusterSize(nc *nats.Conn) int {
 // them: what the live screen states (its dedup window, retention, the
 // consumers' AckWait, and on a cluster its replicas and leader).
 type StreamSettings struct {
-	Name      string
-	Subjects  []string
-	Replicas  int
-	Retention string // "interest": a message goes once every consumer has acked it
-	Storage   string // "file"
+	Name     string
+	Subjects []string
+	Replicas int
+	// Retention is the server's policy: "interest" (a message goes at the
+	// last ack of the consumers it was for) or "limits" (it stays until
+	// something removes it: with PurgeAcked, this broker's purge).
+	Retention string
+	// PurgeAcked says the broker purges what every consumer acked
+	// (Config.PurgeAcked): a message goes a moment after its last ack.
+	PurgeAcked bool
+	Storage    string // "file"
 	// Duplicates is the dedup window: a publish whose Nats-Msg-Id the
 	// stream took within it is acked as a duplicate and dropped.
 	Duplicates time.Duration
@@ -72,13 +78,14 @@ func (b *Broker) StreamInfo(ctx context.Context) (StreamSettings, error) {
 	if err != nil {
 		return StreamSettings{}, brokerErr("stream info "+b.stream, err)
 	}
-	return settingsOf(si, b.cfg.AckWait), nil
+	return settingsOf(si, b.cfg), nil
 }
 
-func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings {
+func settingsOf(si *jetstream.StreamInfo, cfg Config) StreamSettings {
 	s := StreamSettings{Name: si.Config.Name, Subjects: si.Config.Subjects, Replicas: si.Config.Replicas,
 		Retention: strings.ToLower(si.Config.Retention.String()), Storage: strings.ToLower(si.Config.Storage.String()),
-		Duplicates: si.Config.Duplicates, AckWait: ackWait}
+		Duplicates: si.Config.Duplicates, AckWait: cfg.AckWait,
+		PurgeAcked: cfg.PurgeAcked && si.Config.Retention == jetstream.LimitsPolicy}
 	if c := si.Cluster; c != nil {
 		s.Cluster, s.Leader = c.Name, c.Leader
 		for _, p := range c.Replicas {
@@ -91,7 +98,10 @@ func settingsOf(si *jetstream.StreamInfo, ackWait time.Duration) StreamSettings 
 // ensureStream makes the pipeline's stream hold want: created if missing,
 // updated in place if it differs in what this broker manages (subjects,
 // storage, retention, dedup window, replicas, atomic batches), left as it
-// is otherwise. It never deletes it: a stream that exists holds messages
+// is otherwise. Retention changes in place between interest and limits
+// (nats-server 2.10 and later): to limits every message stays, to interest
+// those every consumer acked go (and all of them with no consumer, which
+// it refuses). It never deletes it: a stream that exists holds messages
 // published and not consumed yet, which a restart must carry on with.
 // Settings a user set by hand that this broker does not manage are kept
 // (a server older than 2.12 does not keep AllowAtomicPublish: its stream
@@ -121,6 +131,13 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	if slices.Equal(have.Subjects, want.Subjects) && have.Storage == want.Storage && have.Retention == want.Retention &&
 		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish {
 		return si, nil
+	}
+	if have.Retention == jetstream.LimitsPolicy && want.Retention == jetstream.InterestPolicy && si.State.Consumers == 0 && si.State.Msgs > 0 {
+		// The server would drop every message: interest retention with no
+		// consumer keeps nothing. They are owed; a broker that purges its
+		// acked messages (PurgeAcked) opens it as it is.
+		return nil, fmt.Errorf("stream %s holds %d messages and no consumer: changing its retention from limits to interest would drop them all; open it with PurgeAcked",
+			want.Name, si.State.Msgs)
 	}
 	cfg := have
 	cfg.Subjects, cfg.Storage, cfg.Retention, cfg.Duplicates, cfg.Replicas = want.Subjects, want.Storage, want.Retention, want.Duplicates, want.Replicas
