@@ -144,4 +144,3 @@ func TestServerNamespaceDecidesWhoseDatabases(t *testing.T) {
 		})
 	}
 }
-
