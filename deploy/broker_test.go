@@ -34,14 +34,7 @@ func TestOpenJetStreamKeepsWhatTheStreamHolds(t *testing.T) {
 		return in.Messages
 	}
 	j := open(false)
-	for range 5 {
-		id := uuid.New()
-		msg := engine.Message{Envelope: engine.Envelope{ID: id, AggregateType: "payment", AggregateID: id.String(), Type: "payment.created",
-			SchemaVersion: 1, Payload: []byte(`{}`)}, Topic: engine.TopicPayments}
-		if err := j.Publish(ctx, msg); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishPayments(t, j, 5)
 	j.Close()
 	j = open(false)
 	if n := messages(j); n != 5 {
@@ -69,14 +62,7 @@ func TestOpenJetStreamTakesOverAnInterestStreamKeepingWhatItOwes(t *testing.T) {
 	if r := j.Settings().Retention; r != "interest" {
 		t.Fatalf("retention %q, want interest, as an earlier run made it", r)
 	}
-	for range 4 {
-		id := uuid.New()
-		msg := engine.Message{Envelope: engine.Envelope{ID: id, AggregateType: "payment", AggregateID: id.String(), Type: "payment.created",
-			SchemaVersion: 1, Payload: []byte(`{}`)}, Topic: engine.TopicPayments}
-		if err := j.Publish(ctx, msg); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishPayments(t, j, 4)
 	j.Close()
 	j, err = OpenJetStream(ctx, BrokerChoice{Kind: BrokerNATS}, dir, jetstream.Config{Pipeline: "upgrade", PurgeAcked: true})
 	if err != nil {
@@ -93,6 +79,20 @@ func TestOpenJetStreamTakesOverAnInterestStreamKeepingWhatItOwes(t *testing.T) {
 	for _, name := range Consumers {
 		if c := in.Consumers[name]; c.Waiting != 4 {
 			t.Errorf("%s: %d waiting, want the 4 it is owed", name, c.Waiting)
+		}
+	}
+}
+
+// publishPayments publishes n payment events, as a relay would, each its
+// own id.
+func publishPayments(t *testing.T, j *JetStream, n int) {
+	t.Helper()
+	for range n {
+		id := uuid.New()
+		msg := engine.Message{Envelope: engine.Envelope{ID: id, AggregateType: "payment", AggregateID: id.String(), Type: "payment.created",
+			SchemaVersion: 1, Payload: []byte(`{}`)}, Topic: engine.TopicPayments}
+		if err := j.Publish(context.Background(), msg); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
