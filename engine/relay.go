@@ -243,7 +243,12 @@ func (r *Relay) Step(ctx context.Context) (RelayStepResult, error) {
 		if err := r.reportHeldBack(ctx, c, sent); err != nil {
 			return res, err
 		}
-		return res, r.settleMarks(ctx, &res)
+		err := r.settleMarks(ctx, &res)
+		// An idle claim reaches no checkpoint of its own, so nothing takes
+		// what it ran: kept, a relay polling an empty outbox would hold a
+		// statement per poll for as long as it stays idle.
+		r.ran = nil
+		return res, err
 	}
 	if err := r.reportClaimed(ctx, msgs, leaseUntil, &res); err != nil {
 		return res, err
