@@ -67,7 +67,12 @@ func (b *Broker) purgeAckedSoon() {
 					break
 				}
 			}
-			time.Sleep(purgeEvery)
+			// The pace is a wait against the network, like the purge's
+			// own, so a context deadline and not the Clock (which stamps
+			// messages and may be a test's, standing still).
+			pace, cancel := context.WithTimeout(context.Background(), purgeEvery)
+			<-pace.Done()
+			cancel()
 		}
 	})
 }
