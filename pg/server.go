@@ -335,6 +335,13 @@ func (s *Server) initdb(ctx context.Context) error {
 	return s.writeConf()
 }
 
+// settingSince names the settings an older supported PostgreSQL does not
+// know, with the major version that added them: a server refuses to start on
+// a config line it does not recognise, and a machine's own PostgreSQL 15 is
+// one outboxlab runs on. Such a setting is only a saving (the tests'
+// scram_iterations), so an older server goes without it.
+var settingSince = map[string]int{"scram_iterations": 16}
+
 // writeConf keeps outboxlab's settings in a file of its own, included from
 // postgresql.conf, so they are reapplied identically on every warm boot.
 func (s *Server) writeConf() error {
@@ -346,6 +353,9 @@ func (s *Server) writeConf() error {
 	b.WriteString("unix_socket_directories = ''\n")
 	b.WriteString("password_encryption = 'scram-sha-256'\n")
 	for k, v := range s.settings {
+		if since, ok := settingSince[k]; ok && s.Binaries.Major < since {
+			continue
+		}
 		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(v, "'", "''"))
 	}
 	conf := filepath.Join(s.PGData, confFile)

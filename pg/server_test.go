@@ -251,7 +251,9 @@ func TestSystemBinariesFallback(t *testing.T) {
 	if !strings.HasPrefix(bins.Source, "system ") {
 		t.Fatalf("with no flag, cache or download the source is %q, want a system installation", bins.Source)
 	}
-	srv := boot(t, Options{DataDir: tempDataDir(t), BinDir: bins.Dir, NoDownload: true})
+	// The tests' settings include one PostgreSQL 16 added (Debian 12's own
+	// is 15): a server too old for it boots without it.
+	srv := boot(t, Options{DataDir: tempDataDir(t), BinDir: bins.Dir, NoDownload: true, Settings: map[string]string{"scram_iterations": "1"}})
 	var ver string
 	if err := connect(t, srv).QueryRow(context.Background(), `SHOW server_version`).Scan(&ver); err != nil {
 		t.Fatal(err)
@@ -262,6 +264,12 @@ func TestSystemBinariesFallback(t *testing.T) {
 	var lvl string
 	if err := connect(t, srv).QueryRow(context.Background(), `SHOW wal_level`).Scan(&lvl); err != nil || lvl != "logical" {
 		t.Errorf("system binaries: wal_level %q (%v), want logical (the CDC relay needs it)", lvl, err)
+	}
+	if bins.Major >= 16 {
+		var iters string
+		if err := connect(t, srv).QueryRow(context.Background(), `SHOW scram_iterations`).Scan(&iters); err != nil || iters != "1" {
+			t.Errorf("PostgreSQL %d: scram_iterations %q (%v), want the setting applied", bins.Major, iters, err)
+		}
 	}
 }
 
