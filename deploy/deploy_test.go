@@ -61,7 +61,13 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 
 	postFault(t, base, "/faults/broker/stop", http.StatusAccepted)
 	down := post(t, base, clients) // the API needs only PostgreSQL
-	time.Sleep(300 * time.Millisecond)
+	// Not a fixed sleep: the relay has tried the publish while the broker
+	// was down, failed it and scheduled a retry, before the broker is back.
+	if st := poll(t, base, clients, down, "a failed publish while the broker is down", func(st status) bool {
+		return len(st.Events) == 1 && st.Events[0].LastError != ""
+	}); st.Events[0].State == "published" {
+		t.Fatalf("payment %d published with the broker down: %+v", clients, st)
+	}
 	postFault(t, base, "/faults/broker/start", http.StatusAccepted)
 	carried(t, base, clients, down)
 
@@ -109,6 +115,7 @@ type status struct {
 	Events []struct {
 		State     string            `json:"state"`
 		Attempts  int               `json:"attempts"`
+		LastError string            `json:"last_error"`
 		AppliedBy []json.RawMessage `json:"applied_by"`
 	} `json:"events"`
 }
@@ -116,6 +123,14 @@ type status struct {
 // carried waits until GET says the payment's event is published and
 // applied by both consumers.
 func carried(t *testing.T, base string, i int, id string) status {
+	t.Helper()
+	return poll(t, base, i, id, "published and applied by both consumers", func(st status) bool {
+		return len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2
+	})
+}
+
+// poll GETs the payment until its status satisfies ok, for at most 20 s.
+func poll(t *testing.T, base string, i int, id, want string, ok func(status) bool) status {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -126,11 +141,11 @@ func carried(t *testing.T, base string, i int, id string) status {
 		var st status
 		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		if err == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2 {
+		if err == nil && ok(st) {
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("payment %d (%s) not published and applied by both consumers: %+v", i, id, st)
+			t.Fatalf("payment %d (%s) not %s: %+v", i, id, want, st)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
