@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/internal/testdir"
 )
 
 // Each test here boots servers of its own on temporary data directories:
@@ -45,18 +46,16 @@ func tempDataDir(t *testing.T) string {
 	return filepath.Join(tempParent(t), "data")
 }
 
-// tempParent makes a world-searchable directory under /tmp, removed when the
-// test ends.
+// tempParent makes a world-searchable directory where test clusters go
+// (testdir: a RAM file system when there is one with room), removed when
+// the test ends.
 func tempParent(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "outboxlab-pgtest-")
+	dir, err := testdir.Make("outboxlab-pgtest-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	return dir
 }
 

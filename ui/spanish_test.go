@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/testdir"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -105,14 +106,11 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 func TestBootFailureSpeaksSpanish(t *testing.T) {
 	// A folder every account can reach (the test may run as root, whose
 	// server runs as another account).
-	dir, err := os.MkdirTemp("", "outboxlab-boot-")
+	dir, err := testdir.Make("outboxlab-boot-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(dir, "a-file")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/internal/testdir"
 	"github.com/outboxlab/outboxlab/pg"
 )
 
@@ -131,14 +132,11 @@ func (sh *shared) get(t testing.TB) *pg.Server {
 			sh.server, sh.bootErr = pg.Boot(context.Background(), pg.Options{DatabaseURL: url})
 			return
 		}
-		sh.dataDir, sh.bootErr = os.MkdirTemp("", "outboxlab-test-")
-		if sh.bootErr != nil {
-			return
-		}
 		// The data directory is one Boot creates inside this one: outboxlab
 		// gives only what it made to the server's account, and as root that
-		// account must pass through here (MkdirTemp makes it 0700).
-		if sh.bootErr = os.Chmod(sh.dataDir, 0o755); sh.bootErr != nil {
+		// account must pass through here (testdir makes it 0755).
+		sh.dataDir, sh.bootErr = testdir.Make("outboxlab-test-")
+		if sh.bootErr != nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -195,17 +193,15 @@ func sanitize(name string) string {
 // DataDir is a data directory path for a test that boots a server of its
 // own: it does not exist yet (outboxlab creates it), inside a directory the
 // server's account can pass through (as root the server runs as another
-// account, and t.TempDir's parents are private), removed when the test ends.
+// account, and t.TempDir's parents are private), on a RAM file system when
+// there is one with room (testdir), removed when the test ends.
 func DataDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "outboxlab-test-")
+	dir, err := testdir.Make("outboxlab-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	return filepath.Join(dir, "data")
 }
 
