@@ -164,6 +164,8 @@ type lessonPane struct {
 	task   []string // the task, rendered (pinned above the checks)
 	offset int
 	follow bool // keep the end of the text in view after the next render
+
+	rendered *markdownCache // Markdown already rendered, by text and width
 }
 
 // langOf is the language a printer speaks ("en", "es"): the catalog says
@@ -172,7 +174,7 @@ type lessonPane struct {
 func langOf(w *catalog.Printer) string { return w.Word("en") }
 
 func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
-	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words)}
+	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words), rendered: newMarkdownCache()}
 }
 
 // SetSize sizes the pane and renders its text at the new width.
@@ -394,8 +396,13 @@ func (l lessonPane) markdown(md string) []string {
 	return l.markdownAt(md, l.textWidth())
 }
 
-// markdownAt renders Markdown wrapped to width.
+// markdownAt renders Markdown wrapped to width (once per text, width and
+// style: l.rendered).
 func (l lessonPane) markdownAt(md string, width int) []string {
+	return l.rendered.lines(markdownKey{&l.st.Markdown, width, md}, func() []string { return l.renderMarkdown(md, width) })
+}
+
+func (l lessonPane) renderMarkdown(md string, width int) []string {
 	md = fitCode(md, width-l.codeOffset())
 	md = keepCodeWhole(md)
 	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(width))
