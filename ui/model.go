@@ -158,6 +158,13 @@ func (m *Model) buildSim() tea.Cmd {
 	m.settings, script = m.page.prepare(m.pageCtx())
 	cfg := sim.Config{Server: m.srv, Settings: m.settings, Seed: m.opts.Seed, DBPrefix: m.opts.DBPrefix, Tracing: m.tracing.sim()}
 	old := m.sim
+	// The session the next scene renews, keeping its databases and
+	// connections: only one no action is running on (an action in flight
+	// would apply to the renewed run); such a session is closed instead.
+	var renew *sim.Session
+	if !m.busy {
+		renew = m.session
+	}
 	if m.http != nil {
 		// Requests queued in the old simulation die with it.
 		m.http.Simulating(nil, nil, "")
@@ -182,7 +189,7 @@ func (m *Model) buildSim() tea.Cmd {
 		m.compareView = false
 	}
 	m.updateKeys()
-	return newSimCmd(m.ctx, m.res, old, m.simID, cfg, script)
+	return newSimCmd(m.ctx, m.res, old, renew, m.simID, cfg, script)
 }
 
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
