@@ -59,6 +59,25 @@ func (m tmuxTerm) waitFor(what string, re *regexp.Regexp, timeout time.Duration,
 	}
 }
 
+// downTo presses Down until re matches the screen, at most max times. Each
+// press is seen on screen before the next is decided: a screen read while
+// the program still draws the last press would press once too often (on a
+// busy CI machine the lesson dedup opened instead of crash-after-publish).
+func (m tmuxTerm) downTo(re *regexp.Regexp, max int) {
+	m.t.Helper()
+	for i := 0; i < max; i++ {
+		before := m.screen()
+		if re.MatchString(before) {
+			return
+		}
+		m.keys("Down")
+		// The last entry does not move: a few seconds, then read again.
+		for deadline := time.Now().Add(3 * time.Second); m.screen() == before && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 var (
 	buildOnce sync.Once
 	buildDir  string
@@ -121,10 +140,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	term.waitFor("the lesson and scene picker", regexp.MustCompile(`lessons and scenes`), 30*time.Second)
 	term.keys("p", "u", "b", "l", "i", "s", "h", "Enter") // typing after / filters at once
 	// The list marks the selected scene with a bar; move it to ours.
-	selected := regexp.MustCompile(`│ crash-after-publish`)
-	for i := 0; i < 16 && !selected.MatchString(term.screen()); i++ {
-		term.keys("Down")
-	}
+	term.downTo(regexp.MustCompile(`│ crash-after-publish`), 16)
 	term.keys("Enter")
 	term.waitFor("crash-after-publish opened", regexp.MustCompile(`scene crash-after-publish`), 60*time.Second)
 	// Keys that do not apply yet are disabled (and absent from the help line)
@@ -136,14 +152,10 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 	term.keys("c")
 	term.waitFor("the crash chooser", regexp.MustCompile(`crash which actor\?`), 10*time.Second)
 	// Move down to relay-1, whatever its place in the list.
-	for i := 0; i < 6 && !regexp.MustCompile(`▸ [0-9] relay-1`).MatchString(term.screen()); i++ {
-		term.keys("Down")
-	}
+	term.downTo(regexp.MustCompile(`▸ [0-9] relay-1`), 6)
 	term.keys("Enter")
 	term.waitFor("the when chooser", regexp.MustCompile(`crash relay-1 when\?`), 10*time.Second)
-	for i := 0; i < 8 && !regexp.MustCompile(`▸ [0-9] at relay\.published`).MatchString(term.screen()); i++ {
-		term.keys("Down")
-	}
+	term.downTo(regexp.MustCompile(`▸ [0-9] at relay\.published`), 8)
 	term.keys("Enter")
 	term.waitFor("relay-1 crashed at relay.published", regexp.MustCompile(`CRASH@published|crashed at relay\.published`), 60*time.Second, "n")
 	term.keys("t")

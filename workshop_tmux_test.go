@@ -74,9 +74,7 @@ func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
 
 	room.keys("l")
 	room.waitFor("the lesson picker", regexp.MustCompile(`Enviar a ana a:`), 10*time.Second)
-	for i := 0; i < 25 && !regexp.MustCompile(`▸ 13 trace`).MatchString(room.screen()); i++ {
-		room.keys("Down")
-	}
+	room.downTo(regexp.MustCompile(`▸ 13 trace`), 25)
 	room.keys("Enter")
 	// Working, not starting: its simulation is built and keys act.
 	room.waitFor("ana on trace, ready", regexp.MustCompile(`ana +trace +1/2 .*trabajando`), 60*time.Second)
