@@ -9,8 +9,8 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/internal/testdir"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -104,18 +104,14 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 // Why PostgreSQL did not start is said in the learner's language where pg
 // keeps its words: here a --data-dir that is a file, through the real Boot.
 func TestBootFailureSpeaksSpanish(t *testing.T) {
-	// A folder every account can reach (the test may run as root, whose
-	// server runs as another account).
-	dir, err := testdir.Make("outboxlab-boot-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	file := filepath.Join(dir, "a-file")
+	// In a folder every account can reach (the test may run as root, whose
+	// server runs as another account): a test data directory's path, made
+	// a file.
+	file := pgtest.DataDir(t)
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = pg.Boot(t.Context(), pg.Options{DataDir: file})
+	_, err := pg.Boot(t.Context(), pg.Options{DataDir: file})
 	if err == nil {
 		t.Fatal("a file as data directory booted")
 	}
