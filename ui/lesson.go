@@ -165,7 +165,7 @@ type lessonPane struct {
 	offset int
 	follow bool // keep the end of the text in view after the next render
 
-	rendered *markdownCache // Markdown already rendered, by text and width
+	rendered *memo[markdownKey] // Markdown already rendered, by text, width and style
 }
 
 // langOf is the language a printer speaks ("en", "es"): the catalog says
@@ -174,7 +174,7 @@ type lessonPane struct {
 func langOf(w *catalog.Printer) string { return w.Word("en") }
 
 func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
-	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words), rendered: newMarkdownCache()}
+	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words), rendered: newMemo[markdownKey](markdownMemoSize)}
 }
 
 // SetSize sizes the pane and renders its text at the new width.

@@ -2,8 +2,6 @@ package ui
 
 import (
 	"regexp"
-	"slices"
-	"sync"
 
 	"github.com/outboxlab/outboxlab/lessons"
 )
@@ -38,36 +36,21 @@ func namedColumns(l *lessons.Lesson, step int) []string {
 	if step == 0 {
 		text = l.Intro + "\n" + text
 	}
-	namedMu.Lock()
-	out, ok := namedIn[text]
-	namedMu.Unlock()
-	if ok {
-		return slices.Clone(out)
-	}
-	for _, c := range columnNames {
-		if c.named.MatchString(text) {
-			out = append(out, c.column)
+	return namedIn.lines(text, func() []string {
+		var out []string
+		for _, c := range columnNames {
+			if c.named.MatchString(text) {
+				out = append(out, c.column)
+			}
 		}
-	}
-	namedMu.Lock()
-	if len(namedIn) >= namedInSize {
-		clear(namedIn)
-	}
-	namedIn[text] = out
-	namedMu.Unlock()
-	return slices.Clone(out)
+		return out
+	})
 }
 
 // namedIn keeps namedColumns' answer by text: the root asks on every
 // resize, which every action makes, and its seven regexps over a step's
 // text were a sixth of the test process's CPU in a profile of ui's tests,
 // which play every lesson by keys (in a workshop, one process serves every
-// learner's keys). Bounded by namedInSize,
-// the steps of both languages' course with room to spare; full, it starts
-// again.
-var (
-	namedMu sync.Mutex
-	namedIn = map[string][]string{}
-)
-
-const namedInSize = 512
+// learner's keys). 512: the steps of both languages' course with room to
+// spare.
+var namedIn = newMemo[string](512)
