@@ -4,7 +4,7 @@
 //
 // Why: the suite makes and drops thousands of files a minute (CREATE and
 // DROP DATABASE copy and remove a few hundred files each, TRUNCATE makes
-// new ones). On ext4 without a journal, as on the 2-core CI machines,
+// new ones). On ext4 without a journal, as on this project's 2-core machine,
 // every file made looks past each inode freed in the last minute
 // (ext4's recently_deleted): a profile of the sim package's tests found
 // 10% of PostgreSQL's CPU there, and the package on /dev/shm took 111 s
