@@ -731,9 +731,9 @@ func (l lessonPane) deadLines() []string {
 	if l.lesson == nil || l.stage != stageStep || l.dead == nil {
 		return nil
 	}
-	say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Source)
+	say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Text())
 	if from := l.restartsFrom(); from != l.step {
-		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Source, from+1)
+		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Text(), from+1)
 	}
 	return wrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
 }

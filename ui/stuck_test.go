@@ -320,12 +320,13 @@ func TestFullHelpSaysWhatOActsOn(t *testing.T) {
 
 // In duplicate's first step a payment run before the crash is armed is
 // published and marked: published == 0 can never hold again, and the pane
-// says so, with r; h shows r with every hint.
+// says so, with r, naming the check as its line above does (in Spanish in
+// Spanish); h shows r with every hint.
 func TestAStepThatCannotPassSaysSo(t *testing.T) {
 	t.Parallel()
 	for lang, want := range map[string][2]string{
 		"en": {"this step cannot pass any more (oracle: published == 0): r starts it again", "`r` starts this step again"},
-		"es": {"este paso ya no puede superarse (oracle: published == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},
+		"es": {"este paso ya no puede superarse (oráculo: publicadas == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},
 	} {
 		d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 		d.press("h")
