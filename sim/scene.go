@@ -77,6 +77,33 @@ func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOpt
 		return nil, err
 	}
 	defer s.Close()
+	return runOn(ctx, s, sc, set, opts)
+}
+
+// RunSceneOn is RunScene on s, renewed for the scene (Sim.Renew: its
+// databases emptied in place, its actors' connections kept) instead of a
+// new simulation: a fraction of the cost of new databases and a connection
+// per actor, for one scene after another. The run is the one RunScene makes,
+// the same timeline and figures (TestRunSceneOnARenewedSimIsRunScene).
+// opts.DBPrefix is s's, whatever opts says.
+func RunSceneOn(ctx context.Context, s *Sim, sc *scenes.Scene, opts RunOptions) (*Result, error) {
+	set, err := opts.Settings(sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckScene(sc, set, s.srv.External()); err != nil {
+		return nil, err
+	}
+	if err := s.Renew(ctx, set, opts.Seed); err != nil {
+		return nil, err
+	}
+	return runOn(ctx, s, sc, set, opts)
+}
+
+// runOn runs sc on s, built or renewed for it, to its end and checks its
+// expected outcome against the oracle.
+func runOn(ctx context.Context, s *Sim, sc *scenes.Scene, set scenes.Settings, opts RunOptions) (*Result, error) {
+	var err error
 	seen := 0
 	emit := func() {
 		if opts.OnEntry == nil {

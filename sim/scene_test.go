@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
@@ -46,17 +47,54 @@ func run(t *testing.T, sc *scenes.Scene, opts RunOptions) *Result {
 		set = v
 	}
 	srv := serverFor(t, set, sc.Steps)
-	opts.DBPrefix = prefix()
 	start := time.Now()
-	res, err := RunScene(context.Background(), srv, sc, opts)
+	var res *Result
+	var err error
+	if srv == pgtest.Server(t) {
+		res, err = runPooled(sc, opts, srv)
+	} else {
+		// A quiet server is the test's alone: nothing stays on it after.
+		opts.DBPrefix = prefix()
+		res, err = RunScene(context.Background(), srv, sc, opts)
+		t.Cleanup(func() { _ = pg.OwnNamespace(opts.DBPrefix).DropAll(context.Background(), srv) })
+	}
 	if err != nil {
 		t.Fatalf("run %s: %v", sc.Name, err)
 	}
 	t.Logf("%s (%s) ran in %v", sc.Name, opts.Variant, time.Since(start).Round(time.Millisecond))
-	t.Cleanup(func() {
-		_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, res.Settings.Pipelines()...)
-	})
 	return res
+}
+
+// sims are simulations on the shared server that a scene's run left,
+// parked, each on databases of its own: the next run renews one
+// (RunSceneOn) instead of building new databases and a connection per
+// actor. TestRunSceneOnARenewedSimIsRunScene holds the two to one run.
+var sims = pgtest.NewPool(func(s *Sim) {
+	s.Close()
+	_ = pg.OwnNamespace(s.dbPrefix).DropAll(context.Background(), s.srv)
+})
+
+// runPooled runs sc on a simulation of sims, or a new one it then keeps.
+func runPooled(sc *scenes.Scene, opts RunOptions, srv *pg.Server) (*Result, error) {
+	ctx := context.Background()
+	s, ok := sims.Take()
+	if !ok {
+		set, err := opts.Settings(sc)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = New(ctx, Config{Server: srv, Settings: set, Seed: opts.Seed, DBPrefix: prefix()}); err != nil {
+			return nil, err
+		}
+	}
+	res, err := RunSceneOn(ctx, s, sc, opts)
+	if err != nil {
+		sims.Discard(s)
+		return nil, err
+	}
+	s.Park()
+	sims.Give(s)
+	return res, nil
 }
 
 // builtinRuns are the built-in scenes' runs, each made once for the tests
@@ -230,4 +268,69 @@ func golden(t *testing.T, scene, variant string, tl []Entry) {
 		WriteEntry(&b, e)
 	}
 	goldenfile.Check(t, path, b.String(), firstDiff)
+}
+
+// A scene run on a simulation renewed from other runs, each parked after
+// it, is the run RunScene makes on new databases: the same timeline and
+// figures, whatever ran before (a stalled relay, the other mode, more
+// relays). A parked simulation holds nothing open on the server.
+func TestRunSceneOnARenewedSimIsRunScene(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := pgtest.Server(t)
+	all, err := scenes.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ctx, Config{Server: srv, DBPrefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sims.Discard(s) })
+	admin, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// A run that ends with a consumer stalled inside its transaction,
+	// which Park must end.
+	stalled := parseScene(t, "stalled", `title: stalled in its transaction
+teaches: what Park ends
+mode: outbox
+request
+finish api
+finish relay-1
+stall accounting at consumer.effect_applied
+finish accounting
+expect outbox published == 1
+`)
+	for _, name := range []string{"lease-expired", "stalled", "dual-write-crash", "zombie-relay", "stalled", "lease-expired"} {
+		sc := stalled
+		if name != sc.Name {
+			if sc, err = scenes.Find(all, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		renewed, err := RunSceneOn(ctx, s, sc, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Park()
+		var open int
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname LIKE $1 || '%' AND state <> 'idle'`, s.dbPrefix).Scan(&open); err != nil {
+			t.Fatal(err)
+		}
+		if open != 0 {
+			t.Errorf("%s parked: %d of its sessions are not idle", name, open)
+		}
+		p := prefix()
+		t.Cleanup(func() { _ = pg.OwnNamespace(p).DropAll(context.Background(), srv) })
+		fresh, err := RunScene(ctx, srv, sc, RunOptions{DBPrefix: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := explainFailure(renewed), explainFailure(fresh); got != want {
+			t.Errorf("%s renewed:\n%s\nnew:\n%s", name, got, want)
+		}
+	}
 }

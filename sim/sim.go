@@ -136,6 +136,23 @@ func (s *Sim) Close() {
 	s.dbs = map[string]*database{}
 }
 
+// Park ends the run where it stands, for a Renew to come: every actor
+// stopped and its connection taken back, one left inside a transaction
+// (a stalled actor's) closed, so nothing of the run stays open or locked on
+// the server while the simulation waits; its databases and idle
+// connections are kept. What was read (Timeline, Oracles) stays true; the
+// run takes no more steps.
+func (s *Sim) Park() {
+	s.op.Lock()
+	defer s.op.Unlock()
+	s.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, d := range s.dbs {
+		d.reclaim(ctx)
+	}
+}
+
 // Reset puts the simulation back where New left it: every actor stopped,
 // each pipeline's database reset, the clock, the seeded source and the
 // timeline at their start. The databases are emptied in place and the

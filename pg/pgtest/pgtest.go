@@ -69,6 +69,11 @@ var testSettings = map[string]string{"fsync": "off", "full_page_writes": "off", 
 // Main runs the tests, then stops the shared servers and removes their data.
 func Main(m *testing.M) {
 	code := m.Run()
+	poolsMu.Lock()
+	for _, p := range pools {
+		p.closeAll()
+	}
+	poolsMu.Unlock()
 	for _, sh := range append([]*shared{&first}, all...) {
 		if sh.server != nil {
 			if err := sh.server.Stop(); err != nil {
