@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -59,7 +58,7 @@ type Step struct {
 	// Variant is the step's "variant:" line, if any: the step then starts on
 	// a fresh simulator running that variant of the scene ("none": the scene
 	// as written). Fresh is true for the first step too: the UI builds a new
-	// simulator (Lesson.NewSim) when it enters a Fresh step and keeps the
+	// simulator for its Settings when it enters a Fresh step and keeps the
 	// previous one otherwise.
 	Variant  string
 	Fresh    bool
@@ -166,21 +165,6 @@ func Find(all []*Lesson, name string) (*Lesson, error) {
 		names[i] = l.Name
 	}
 	return nil, fmt.Errorf("unknown lesson %q (known: %s)", name, strings.Join(names, ", "))
-}
-
-// NewSim builds the simulator step i starts on: the settings of the
-// lesson's scene (or of the step's variant), with none of the scene's
-// scripted commands, on fresh databases named dbPrefix_outbox and
-// dbPrefix_naive. The caller closes it.
-func (l *Lesson) NewSim(ctx context.Context, srv *pg.Server, dbPrefix string, step int) (*sim.Sim, error) {
-	if step < 0 || step >= len(l.Steps) {
-		return nil, fmt.Errorf("lesson %s has no step %d", l.Name, step+1)
-	}
-	s, err := sim.New(ctx, sim.Config{Server: srv, Settings: l.Steps[step].Settings, DBPrefix: dbPrefix})
-	if err != nil {
-		return nil, fmt.Errorf("lesson %s: %w", l.Name, err)
-	}
-	return s, nil
 }
 
 // Solve performs the step's task on s, one solution command at a time.

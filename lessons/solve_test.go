@@ -5,32 +5,20 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/sim/simtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-var prefixes atomic.Int64
-
-// newSim builds step i's simulator on a unique prefix, dropped at the end.
+// newSim is step i's simulator, on its settings, from the package's
+// shared simulations (simtest): the test's until it ends.
 func newSim(t *testing.T, l *Lesson, i int) *sim.Sim {
 	t.Helper()
-	srv := pgtest.Server(t)
-	prefix := fmt.Sprintf("lessontest%d_%d", os.Getpid(), prefixes.Add(1))
-	s, err := l.NewSim(context.Background(), srv, prefix, i)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.Close()
-		_ = pg.OwnNamespace(prefix).Drop(context.Background(), srv, l.Steps[i].Settings.Pipelines()...)
-	})
-	return s
+	return simtest.Sim(t, l.Steps[i].Settings, 0)
 }
 
 // timelineText is the timeline as `outboxlab run` prints it, for failures.

@@ -138,18 +138,21 @@ func (s *Sim) Close() {
 
 // Park ends the run where it stands, for a Renew to come: every actor
 // stopped and its connection taken back, one left inside a transaction
-// (a stalled actor's) closed, so nothing of the run stays open or locked on
-// the server while the simulation waits; its databases and idle
-// connections are kept. What was read (Timeline, Oracles) stays true; the
-// run takes no more steps.
+// (a stalled actor's) closed, and a CDC relay's replication slot dropped, so
+// nothing of the run stays open, locked or held (WAL) on the server while
+// the simulation waits; its databases and idle connections are kept. Read
+// what the run came to (Timeline, Oracles) before: the run takes no more
+// steps.
 func (s *Sim) Park() {
 	s.op.Lock()
 	defer s.op.Unlock()
 	s.stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for _, d := range s.dbs {
 		d.reclaim(ctx)
+		// A slot left behind is dropped by the next reset, as here.
+		_ = pg.DropSlots(ctx, d.pool, d.name)
 	}
 }
 

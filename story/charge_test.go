@@ -1,14 +1,12 @@
 package story
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/sim/simtest"
 )
 
 // S19: a consumer's call to the card provider is an arrow to a provider
@@ -35,7 +33,7 @@ func TestChargeStory(t *testing.T) {
 		{"second-outbox", scenes.Sender, 2, 1, "the card provider charged it once (2 calls)"},
 	} {
 		t.Run("variant "+tc.variant, func(t *testing.T) {
-			res, err := sim.RunScene(context.Background(), pgtest.Server(t), sc, sim.RunOptions{Variant: tc.variant, DBPrefix: fmt.Sprintf("storytest%d", prefixes.Add(1))})
+			res, err := simtest.Run(t, sc, sim.RunOptions{Variant: tc.variant})
 			if err != nil {
 				t.Fatal(err)
 			}

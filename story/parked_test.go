@@ -1,13 +1,11 @@
 package story
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/sim/simtest"
 )
 
 // ordering-lanes, variant park (S20): the capture that reached the consumers
@@ -23,8 +21,7 @@ func TestParkedStory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.RunScene(context.Background(), pgtest.Server(t), sc,
-		sim.RunOptions{Variant: "park", DBPrefix: fmt.Sprintf("storytest%d", prefixes.Add(1))})
+	res, err := simtest.Run(t, sc, sim.RunOptions{Variant: "park"})
 	if err != nil {
 		t.Fatal(err)
 	}

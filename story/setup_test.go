@@ -1,24 +1,20 @@
 package story
 
 import (
-	"context"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/sim/simtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 var (
-	prefixes atomic.Int64
-	runsMu   sync.Mutex
-	runs     = map[string]*sim.Result{}
+	runsMu sync.Mutex
+	runs   = map[string]*sim.Result{}
 )
 
 // timeline runs a built-in scene once per test binary (in a mode, "" for the
@@ -39,13 +35,10 @@ func timeline(t *testing.T, scene, mode string) []sim.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := pgtest.Server(t)
-	opts := sim.RunOptions{Mode: mode, DBPrefix: fmt.Sprintf("storytest%d", prefixes.Add(1))}
-	res, err := sim.RunScene(context.Background(), srv, sc, opts)
+	res, err := simtest.Run(t, sc, sim.RunOptions{Mode: mode})
 	if err != nil {
 		t.Fatalf("run %s: %v", scene, err)
 	}
-	_ = pg.OwnNamespace(opts.DBPrefix).Drop(context.Background(), srv, res.Settings.Pipelines()...)
 	runs[key] = res
 	return res.Timeline
 }

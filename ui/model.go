@@ -151,7 +151,7 @@ func (m Model) psqlCommands() []string {
 }
 
 // buildSim replaces the simulation with a fresh one for the current scene,
-// or for the lesson's current step (Lesson.NewSim's settings).
+// or for the lesson's current step (the step's Settings).
 func (m *Model) buildSim() tea.Cmd {
 	m.simID++
 	var script []scenes.Step

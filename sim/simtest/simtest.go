@@ -1,0 +1,95 @@
+// Package simtest gives a package's tests simulations on pgtest's shared
+// server that they share: a test's simulation is parked when it is done
+// with it (sim.Sim.Park) and the next test renews it (Sim.Renew,
+// sim.RunSceneOn) instead of building new databases and a backend per
+// actor, tens of milliseconds of server CPU each. A renewed run is the run
+// a new simulation makes (sim's TestRunSceneOnARenewedSimIsRunScene).
+//
+// The package's TestMain must be pgtest.Main, which closes and drops them.
+package simtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/sim"
+)
+
+// kept is a parked simulation and what names its databases.
+type kept struct {
+	s      *sim.Sim
+	srv    *pg.Server
+	prefix string
+}
+
+var (
+	pool = pgtest.NewPool(func(k kept) {
+		k.s.Close()
+		_ = pg.OwnNamespace(k.prefix).DropAll(context.Background(), k.srv)
+	})
+	prefixes atomic.Int64
+)
+
+// take is a simulation of the pool, as its last run left it (pooled), or a
+// new one for set and seed.
+func take(ctx context.Context, t testing.TB, set scenes.Settings, seed uint64) (k kept, pooled bool, err error) {
+	srv := pgtest.Server(t)
+	if k, ok := pool.Take(); ok {
+		return k, true, nil
+	}
+	k = kept{srv: srv, prefix: fmt.Sprintf("simtest%d_%d", os.Getpid(), prefixes.Add(1))}
+	k.s, err = sim.New(ctx, sim.Config{Server: srv, Settings: set, Seed: seed, DBPrefix: k.prefix})
+	return k, false, err
+}
+
+// give parks k and keeps it for the next test.
+func give(k kept) {
+	k.s.Park()
+	pool.Give(k)
+}
+
+// Sim is a simulation for set and seed (0: the settings' own), as sim.New
+// builds one, the test's until it ends.
+func Sim(t testing.TB, set scenes.Settings, seed uint64) *sim.Sim {
+	t.Helper()
+	ctx := context.Background()
+	k, pooled, err := take(ctx, t, set, seed)
+	if err == nil && pooled {
+		if err = k.s.Renew(ctx, set, seed); err != nil {
+			pool.Discard(k)
+		}
+	}
+	if err != nil {
+		t.Fatalf("simulation: %v", err)
+	}
+	t.Cleanup(func() { give(k) })
+	return k.s
+}
+
+// Run runs sc to its end as sim.RunScene does (opts.DBPrefix aside: the
+// pool's simulations have their own) and returns what it came to.
+func Run(t testing.TB, sc *scenes.Scene, opts sim.RunOptions) (*sim.Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	set, err := opts.Settings(sc)
+	if err != nil {
+		return nil, err
+	}
+	k, _, err := take(ctx, t, set, opts.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sim.RunSceneOn(ctx, k.s, sc, opts)
+	if err != nil {
+		pool.Discard(k)
+		return nil, err
+	}
+	give(k)
+	return res, nil
+}
