@@ -39,11 +39,7 @@ func TestPlayingAScriptEndsWhereItsRunEnds(t *testing.T) {
 	}
 	for _, sc := range all {
 		t.Run(sc.Name, func(t *testing.T) {
-			se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer se.Close()
+			se := sessionFor(t, sc)
 			se.SetScript(sc.Steps)
 			units := playAll(t, se)
 			if len(units) < len(sc.Steps) {
@@ -72,11 +68,7 @@ func TestRewindPutsTheScriptBack(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	sc := builtin(t, "crash-after-publish")
-	se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer se.Close()
+	se := sessionFor(t, sc)
 	se.SetScript(sc.Steps)
 	var positions []Position
 	for range 6 {

@@ -74,6 +74,45 @@ var sims = pgtest.NewPool(func(s *Sim) {
 	_ = pg.OwnNamespace(s.dbPrefix).DropAll(context.Background(), s.srv)
 })
 
+// sessionFor is a session on sc's settings (none of its steps done), the
+// test's until it ends: on the shared server over a simulation of sims,
+// renewed, else new on the quiet server.
+func sessionFor(t *testing.T, sc *scenes.Scene) *Session {
+	t.Helper()
+	ctx := context.Background()
+	srv := serverFor(t, sc.Settings, sc.Steps)
+	if srv != pgtest.Server(t) {
+		p := prefix()
+		se, err := NewSession(ctx, Config{Server: srv, Settings: sc.Settings, DBPrefix: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			se.Close()
+			_ = pg.OwnNamespace(p).DropAll(context.Background(), srv)
+		})
+		return se
+	}
+	s, ok := sims.Take()
+	var err error
+	if ok {
+		err = s.Renew(ctx, sc.Settings, 0)
+	} else {
+		s, err = New(ctx, Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix()})
+	}
+	if err != nil {
+		if s != nil {
+			sims.Discard(s)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Park()
+		sims.Give(s)
+	})
+	return &Session{sim: s, forked: -1}
+}
+
 // runPooled runs sc on a simulation of sims, or a new one it then keeps.
 func runPooled(sc *scenes.Scene, opts RunOptions, srv *pg.Server) (*Result, error) {
 	ctx := context.Background()

@@ -55,12 +55,7 @@ func timelineJSON(t testing.TB, tl []Entry) string {
 // log), everything else as its command.
 func session(t *testing.T, sc *scenes.Scene) *Session {
 	t.Helper()
-	ctx := context.Background()
-	se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(se.Close)
+	se := sessionFor(t, sc)
 	playSteps(t, se, sc.Steps)
 	return se
 }
@@ -107,11 +102,7 @@ func TestRewindToEveryPointMatchesTheStraightRun(t *testing.T) {
 			if n < 3 {
 				t.Fatalf("only %d points", n)
 			}
-			se, err := NewSession(ctx, Config{Server: serverFor(t, sc.Settings, sc.Steps), Settings: sc.Settings, DBPrefix: prefix()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer se.Close()
+			se := sessionFor(t, sc)
 			want := []string{state(t, se.Sim())}
 			for _, st := range straight.Log() {
 				if _, err := se.Do(ctx, st); err != nil {
