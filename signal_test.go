@@ -2,17 +2,15 @@ package main
 
 import (
 	"bufio"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 )
 
@@ -25,15 +23,10 @@ func TestMain(m *testing.M) {
 		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	// Most of this package's tests wait on processes of their own (the
-	// program under tmux, a server killed -9 and restarted, signals), not
-	// on the CPU: alone they took 131 s of CPU in 132 s at -parallel 2
-	// (GOMAXPROCS here) and 103 s at 4. A -parallel given still wins.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
-	}
+	// program under tmux, a server killed -9 and restarted, signals): alone
+	// they took 131 s of CPU in 132 s at -parallel 2 (GOMAXPROCS here) and
+	// 103 s at 4.
+	testrun.WaitMostly()
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
