@@ -62,14 +62,21 @@ func (o RunOptions) Settings(sc *scenes.Scene) (scenes.Settings, error) {
 	return set, nil
 }
 
+// runnable are the settings sc runs with under o (Settings), refused when
+// the scene cannot run as written on srv (CheckScene).
+func (o RunOptions) runnable(sc *scenes.Scene, srv *pg.Server) (scenes.Settings, error) {
+	set, err := o.Settings(sc)
+	if err != nil {
+		return set, err
+	}
+	return set, CheckScene(sc, set, srv.External())
+}
+
 // RunScene runs a scene from start to end on fresh databases and checks its
 // expected outcome against the oracle.
 func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOptions) (*Result, error) {
-	set, err := opts.Settings(sc)
+	set, err := opts.runnable(sc, srv)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckScene(sc, set, srv.External()); err != nil {
 		return nil, err
 	}
 	s, err := New(ctx, Config{Server: srv, Settings: set, Seed: opts.Seed, DBPrefix: opts.DBPrefix})
@@ -87,11 +94,8 @@ func RunScene(ctx context.Context, srv *pg.Server, sc *scenes.Scene, opts RunOpt
 // the same timeline and figures (TestRunSceneOnARenewedSimIsRunScene).
 // opts.DBPrefix is s's, whatever opts says.
 func RunSceneOn(ctx context.Context, s *Sim, sc *scenes.Scene, opts RunOptions) (*Result, error) {
-	set, err := opts.Settings(sc)
+	set, err := opts.runnable(sc, s.srv)
 	if err != nil {
-		return nil, err
-	}
-	if err := CheckScene(sc, set, s.srv.External()); err != nil {
 		return nil, err
 	}
 	if err := s.Renew(ctx, set, opts.Seed); err != nil {
