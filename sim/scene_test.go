@@ -93,17 +93,8 @@ func sessionFor(t *testing.T, sc *scenes.Scene) *Session {
 		})
 		return se
 	}
-	s, ok := sims.Take()
-	var err error
-	if ok {
-		err = s.Renew(ctx, sc.Settings, 0)
-	} else {
-		s, err = New(ctx, Config{Server: srv, Settings: sc.Settings, DBPrefix: prefix()})
-	}
+	s, err := takeSim(ctx, srv, sc.Settings, 0, true)
 	if err != nil {
-		if s != nil {
-			sims.Discard(s)
-		}
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -113,18 +104,33 @@ func sessionFor(t *testing.T, sc *scenes.Scene) *Session {
 	return &Session{sim: s, forked: -1}
 }
 
+// takeSim is a simulation of sims for set and seed, renewed for them when
+// renew says so (RunSceneOn renews by itself), or a new one on srv; one
+// that fails to renew is discarded.
+func takeSim(ctx context.Context, srv *pg.Server, set scenes.Settings, seed uint64, renew bool) (*Sim, error) {
+	s, ok := sims.Take()
+	if !ok {
+		return New(ctx, Config{Server: srv, Settings: set, Seed: seed, DBPrefix: prefix()})
+	}
+	if renew {
+		if err := s.Renew(ctx, set, seed); err != nil {
+			sims.Discard(s)
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 // runPooled runs sc on a simulation of sims, or a new one it then keeps.
 func runPooled(sc *scenes.Scene, opts RunOptions, srv *pg.Server) (*Result, error) {
 	ctx := context.Background()
-	s, ok := sims.Take()
-	if !ok {
-		set, err := opts.Settings(sc)
-		if err != nil {
-			return nil, err
-		}
-		if s, err = New(ctx, Config{Server: srv, Settings: set, Seed: opts.Seed, DBPrefix: prefix()}); err != nil {
-			return nil, err
-		}
+	set, err := opts.Settings(sc)
+	if err != nil {
+		return nil, err
+	}
+	s, err := takeSim(ctx, srv, set, opts.Seed, false)
+	if err != nil {
+		return nil, err
 	}
 	res, err := RunSceneOn(ctx, s, sc, opts)
 	if err != nil {

@@ -36,16 +36,25 @@ var (
 	prefixes atomic.Int64
 )
 
-// take is a simulation of the pool, as its last run left it (pooled), or a
-// new one for set and seed.
-func take(ctx context.Context, t testing.TB, set scenes.Settings, seed uint64) (k kept, pooled bool, err error) {
+// take is a simulation of the pool for set and seed, renewed for them when
+// renew says so (sim.RunSceneOn renews by itself), or a new one; one that
+// fails to renew is discarded.
+func take(ctx context.Context, t testing.TB, set scenes.Settings, seed uint64, renew bool) (kept, error) {
 	srv := pgtest.Server(t)
-	if k, ok := pool.Take(); ok {
-		return k, true, nil
+	k, ok := pool.Take()
+	if !ok {
+		k = kept{srv: srv, prefix: fmt.Sprintf("simtest%d_%d", os.Getpid(), prefixes.Add(1))}
+		var err error
+		k.s, err = sim.New(ctx, sim.Config{Server: srv, Settings: set, Seed: seed, DBPrefix: k.prefix})
+		return k, err
 	}
-	k = kept{srv: srv, prefix: fmt.Sprintf("simtest%d_%d", os.Getpid(), prefixes.Add(1))}
-	k.s, err = sim.New(ctx, sim.Config{Server: srv, Settings: set, Seed: seed, DBPrefix: k.prefix})
-	return k, false, err
+	if renew {
+		if err := k.s.Renew(ctx, set, seed); err != nil {
+			pool.Discard(k)
+			return kept{}, err
+		}
+	}
+	return k, nil
 }
 
 // give parks k and keeps it for the next test.
@@ -58,13 +67,7 @@ func give(k kept) {
 // builds one, the test's until it ends.
 func Sim(t testing.TB, set scenes.Settings, seed uint64) *sim.Sim {
 	t.Helper()
-	ctx := context.Background()
-	k, pooled, err := take(ctx, t, set, seed)
-	if err == nil && pooled {
-		if err = k.s.Renew(ctx, set, seed); err != nil {
-			pool.Discard(k)
-		}
-	}
+	k, err := take(context.Background(), t, set, seed, true)
 	if err != nil {
 		t.Fatalf("simulation: %v", err)
 	}
@@ -81,7 +84,7 @@ func Run(t testing.TB, sc *scenes.Scene, opts sim.RunOptions) (*sim.Result, erro
 	if err != nil {
 		return nil, err
 	}
-	k, _, err := take(ctx, t, set, opts.Seed)
+	k, err := take(ctx, t, set, opts.Seed, false)
 	if err != nil {
 		return nil, err
 	}
