@@ -117,6 +117,35 @@ func (s *Server) Alive(ctx context.Context) error {
 	return nil
 }
 
+// AliveVia is Alive asked through a connection the caller already holds:
+// when our postmaster is there and that connection answers, the server
+// does, and no backend was started to learn it (a new one costs PostgreSQL
+// milliseconds of CPU, and a connection of a learner's budget). When it does
+// not answer, Alive is asked, and says why.
+//
+// The postmaster is looked for first because a backend outlives a
+// postmaster killed under it for a while, and answers meanwhile.
+func (s *Server) AliveVia(ctx context.Context, q Querier) error {
+	if s.external == "" {
+		s.mu.Lock()
+		running := s.running
+		_, up := s.postmaster()
+		s.mu.Unlock()
+		if !running || !up {
+			return s.Alive(ctx)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, aliveTimeout)
+	defer cancel()
+	if _, err := q.Exec(cctx, "SELECT 1"); err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return s.Alive(ctx)
+}
+
 // gone describes a postmaster that died under us.
 func (s *Server) gone(pid int) *downError {
 	e := &downError{stopped: true, format: "postmaster.pid is gone (killed, or crashed)"}

@@ -37,8 +37,43 @@ func TestKilledPostmasterIsReportedAndRestarted(t *testing.T) {
 	if _, err := connect(t, srv).Exec(ctx, `CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)`); err != nil {
 		t.Fatal(err)
 	}
+	// Alive starts a backend to ask; AliveVia asks through one held open
+	// and starts none. pg_stat_database counts a session when it ends.
+	held := connect(t, srv)
+	sessions := func() (n int64) {
+		t.Helper()
+		if err := held.QueryRow(ctx, `SELECT sum(sessions) FROM pg_stat_database`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	counted := func(want int64) int64 {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for n := sessions(); ; n = sessions() {
+			if n >= want || time.Now().After(deadline) {
+				return n
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	before := sessions()
 	if err := srv.Alive(ctx); err != nil {
 		t.Fatalf("Alive on a running server: %v", err)
+	}
+	if n := counted(before + 1); n != before+1 {
+		t.Fatalf("sessions after Alive: %d, want %d", n, before+1)
+	}
+	if err := srv.AliveVia(ctx, held); err != nil {
+		t.Fatalf("AliveVia on a running server: %v", err)
+	}
+	// One Alive more: had AliveVia started a backend, it ended before
+	// this one began, and both are counted.
+	if err := srv.Alive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted(before + 2); n != before+2 {
+		t.Errorf("sessions after AliveVia and Alive: %d, want %d: AliveVia started a backend", n, before+2)
 	}
 
 	pid := postmasterPID(t, srv)
@@ -79,8 +114,19 @@ func TestKilledPostmasterIsReportedAndRestarted(t *testing.T) {
 		t.Errorf("committed row after kill -9 and restart: %d, %v; want 7", x, err)
 	}
 
-	if err := syscall.Kill(postmasterPID(t, srv), syscall.SIGKILL); err != nil {
+	// Killed again, asked through a connection held open: a backend
+	// outlives its postmaster for a moment and may still answer on it, but
+	// AliveVia says the postmaster is gone, as Alive does.
+	pid = postmasterPID(t, srv)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
+	}
+	err = nil
+	for deadline := time.Now().Add(10 * time.Second); err == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		err = srv.AliveVia(ctx, conn)
+	}
+	if !errors.Is(err, ErrDown) || !strings.Contains(err.Error(), fmt.Sprintf("postmaster pid %d is gone", pid)) {
+		t.Fatalf("AliveVia after a second kill -9: %v, want ErrDown saying pid %d is gone", err, pid)
 	}
 	if err := waitDown(t, srv); err == nil {
 		t.Fatal("Alive after a second kill -9: nil")

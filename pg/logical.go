@@ -58,7 +58,8 @@ const (
 	sqlDropAllSlots = `SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE ` + slotname.Ours + ` AND NOT active`
 )
 
-// Querier is what DropSlots runs its statements on: a connection or a pool.
+// Querier is a connection or a pool: what DropSlots runs its statements on,
+// and what AliveVia asks through.
 type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row

@@ -79,7 +79,7 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	if errors.As(cause, &script) || errors.Is(cause, ErrPostgresDown) || ctx.Err() != nil {
 		return cause
 	}
-	why := s.srv.Alive(ctx)
+	why := s.alive(ctx, cause)
 	if why == nil || !errors.Is(why, pg.ErrDown) {
 		return cause
 	}
@@ -97,6 +97,23 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 	}
 	s.record(Entry{Actor: "postgres", Kind: KindDown}.with(said))
 	return err
+}
+
+// alive asks the server whether it answers after cause. It asks through the
+// simulator's own pool, so no backend starts for the question: in a chaos
+// run an actor fails on purpose every other schedule, and each question
+// used to cost a connection. A connection refused because every one allowed
+// is taken (a learner's budget) is asked about on a new connection, as
+// before: meeting that refusal is how Alive says so.
+func (s *Sim) alive(ctx context.Context, cause error) error {
+	if !pg.TooManyConnections(cause) {
+		for _, kind := range s.settings.Pipelines() {
+			if d := s.dbs[kind]; d != nil {
+				return s.srv.AliveVia(ctx, d.pool)
+			}
+		}
+	}
+	return s.srv.Alive(ctx)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
