@@ -84,3 +84,35 @@ SELECT gen_random_uuid(), 'payment', p.id::text, 1, 'payment.created', '{}', '20
 		}
 	}
 }
+
+// BenchmarkCreateDatabase measures CreateDatabase and DropDatabase of a
+// database, as a test or a simulation makes and drops one, on a server
+// with fsync on (a user's) and off (the tests'): each takes the strategy
+// createStrategy gives it. The -short pass of CI runs the fsync-off arm.
+func BenchmarkCreateDatabase(b *testing.B) {
+	arms := []struct {
+		name     string
+		settings map[string]string
+	}{{"fsync=off", map[string]string{"fsync": "off"}}, {"fsync=on", nil}}
+	for _, arm := range arms {
+		b.Run(arm.name, func(b *testing.B) {
+			if testing.Short() && arm.settings == nil {
+				b.Skip("a second cold boot; the strategy of a user's server is timed without -short")
+			}
+			srv, err := Boot(context.Background(), Options{DataDir: benchDataDir(b), Settings: arm.settings})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Stop()
+			ctx := context.Background()
+			for b.Loop() {
+				if err := srv.CreateDatabase(ctx, "bench_create"); err != nil {
+					b.Fatal(err)
+				}
+				if err := srv.DropDatabase(ctx, "bench_create"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
