@@ -2,7 +2,9 @@ package pg
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,6 +54,18 @@ func SchemaVersion() int {
 		return 0
 	}
 	return ms[len(ms)-1].version
+}
+
+// SchemaDigest is a digest of every embedded migration, names and text: it
+// changes when a migration is added or edited (pgtest keys the cluster it
+// copies for test servers on it).
+func SchemaDigest() string {
+	ms, _ := migrations()
+	h := sha256.New()
+	for _, m := range ms {
+		fmt.Fprintf(h, "%d %s %d\n%s", m.version, m.name, len(m.sql), m.sql)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 const (

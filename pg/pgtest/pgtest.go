@@ -146,7 +146,12 @@ func (sh *shared) get(t testing.TB) *pg.Server {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		sh.server, sh.bootErr = pg.Boot(ctx, pg.Options{DataDir: filepath.Join(sh.dataDir, "data"), Settings: testSettings})
+		data := filepath.Join(sh.dataDir, "data")
+		var seeded bool
+		if sh.server, seeded, sh.bootErr = bootSeeded(ctx, data); seeded {
+			return
+		}
+		sh.server, sh.bootErr = pg.Boot(ctx, pg.Options{DataDir: data, Settings: testSettings})
 		if sh.bootErr == nil {
 			sh.bootErr = cheapVerifier(ctx, sh.server)
 		}

@@ -1,0 +1,82 @@
+package pgtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/internal/testdir"
+	"github.com/outboxlab/outboxlab/pg"
+)
+
+// Test servers boot from copies of one seed cluster: the first test server
+// makes it, every one (the first too) boots warm on a copy of its own, up
+// to date and apart from the others; a seed that no longer boots is made
+// again.
+func TestTestServersBootFromASeedCluster(t *testing.T) {
+	root, err := testdir.Make("outboxlab-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	t.Setenv(testdir.EnvRoot, root)
+	ctx := context.Background()
+	seed, _ := seedDir()
+
+	boot := func(what string) (*pg.Server, *pgx.Conn) {
+		t.Helper()
+		dir, err := testdir.Make("outboxlab-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, seeded, err := bootSeeded(ctx, filepath.Join(dir, "data"))
+		if err != nil || !seeded {
+			t.Fatalf("%s: seeded %v, %v", what, seeded, err)
+		}
+		t.Cleanup(func() { _ = srv.Stop() })
+		if srv.Cold {
+			t.Errorf("%s booted cold: want a warm boot on a copy", what)
+		}
+		conn, err := pgx.Connect(ctx, srv.URL())
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Cleanup(func() { conn.Close(ctx) })
+		if !pg.UpToDate(ctx, conn) {
+			t.Errorf("%s: the schema is not up to date", what)
+		}
+		if err := srv.CreateDatabase(ctx, "from_the_template"); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		return srv, conn
+	}
+
+	_, first := boot("the first server")
+	if _, err := os.Stat(filepath.Join(seed, "ready")); err != nil {
+		t.Fatalf("no seed cluster after the first server: %v", err)
+	}
+	_, second := boot("the second server")
+	if _, err := first.Exec(ctx, `CREATE TABLE only_in_the_first (x int)`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := second.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE relname = 'only_in_the_first'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the second server sees the first's table (%d, %v): the copies are one cluster", n, err)
+	}
+
+	// As if the seed had been made by binaries of another major version.
+	version := filepath.Join(seed, "data", "pgdata", "PG_VERSION")
+	was, err := os.ReadFile(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(version, []byte("9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	boot("a server after the seed broke")
+	if now, err := os.ReadFile(version); err != nil || string(now) != string(was) {
+		t.Errorf("the broken seed was not made again: PG_VERSION %q, %v; want %q", now, err, was)
+	}
+}
