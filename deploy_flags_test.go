@@ -60,7 +60,7 @@ func TestServeHTTPPrintsThePaymentsDatabase(t *testing.T) {
 		t.Skip("boots PostgreSQL")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"=serve --http 127.0.0.1:0 --data-dir "+tempDataDir(t))
+	cmd.Env = append(os.Environ(), childArgsEnv+"=serve --http 127.0.0.1:0 --data-dir "+seededDataDir(t))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

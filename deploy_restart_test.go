@@ -185,7 +185,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots PostgreSQL three times")
 	}
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	s := startServeNATS(t, dir)
 	if !strings.Contains(s.out, "database live_outbox made") {
 		t.Errorf("first start does not say it made the database:\n%s", s.out)
@@ -296,7 +296,7 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 		t.Skip("boots PostgreSQL and a 3-node NATS cluster")
 	}
 	ctx := context.Background()
-	host, err := pg.Boot(ctx, pg.Options{DataDir: tempDataDir(t)})
+	host, err := pg.Boot(ctx, pg.Options{DataDir: seededDataDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ type liveScreenDriver struct {
 // opens the live screen on it at w×h.
 func newLiveScreenDriver(t *testing.T, w, h int) *liveScreenDriver {
 	t.Helper()
-	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: pgtest.DataDir(t)})
+	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: pgtest.SeededDataDir(t, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

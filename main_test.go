@@ -17,9 +17,18 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
+// tempDataDir is a new data directory: outboxlab boots cold there, as on a
+// user's first run (or refuses bad input before it boots anything).
 func tempDataDir(t *testing.T) string {
 	t.Helper()
 	return pgtest.DataDir(t)
+}
+
+// seededDataDir is a data directory as a first run leaves it, which
+// outboxlab boots warm: for tests about what comes after the boot.
+func seededDataDir(t *testing.T) string {
+	t.Helper()
+	return pgtest.SeededDataDir(t, nil)
 }
 
 func TestDoctorReportsAndSaysOK(t *testing.T) {
@@ -99,7 +108,7 @@ func TestScenesListsEveryBuiltin(t *testing.T) {
 func TestRunJSONEndsWithSummaries(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
-	code := run([]string{"run", "dual-write-crash", "--json", "--data-dir", tempDataDir(t)}, &out, &errb)
+	code := run([]string{"run", "dual-write-crash", "--json", "--data-dir", seededDataDir(t)}, &out, &errb)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -186,7 +195,7 @@ func TestRunExitsOneWhenExpectationFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	code := run([]string{"run", "wrong", "--scenes", dir, "--data-dir", tempDataDir(t)}, &out, &errb)
+	code := run([]string{"run", "wrong", "--scenes", dir, "--data-dir", seededDataDir(t)}, &out, &errb)
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d; stderr %s", code, exitFail, errb.String())
 	}
@@ -232,7 +241,7 @@ func TestRunScriptMistakesAndVacuousRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data := tempDataDir(t)
+	data := seededDataDir(t)
 	cases := []struct {
 		args []string
 		code int
@@ -301,7 +310,7 @@ func ownerOf(fi os.FileInfo) string {
 // `run` and `doctor` on the same data directory use its server instead of
 // refusing, and leave it running.
 func TestRunBesideAnotherOutboxlab(t *testing.T) {
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	owner, err := pg.Boot(context.Background(), pg.Options{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +336,7 @@ func TestStory(t *testing.T) {
 	// English unless --lang says otherwise, whatever the machine's locale.
 	t.Setenv("LC_ALL", "")
 	t.Setenv("LANG", "C.UTF-8")
-	data := tempDataDir(t)
+	data := seededDataDir(t)
 	cases := []struct {
 		name string
 		args []string
@@ -399,7 +408,7 @@ func TestStory(t *testing.T) {
 // finds a loss, writes the shrunk scene and `run` replays it failing.
 func TestChaos(t *testing.T) {
 	t.Parallel()
-	data := tempDataDir(t)
+	data := seededDataDir(t)
 	for _, tc := range []struct {
 		args []string
 		say  string

@@ -227,7 +227,7 @@ func TestPlayRecordsCrashAfterPublish(t *testing.T) {
 	t.Parallel()
 	cast := filepath.Join(t.TempDir(), "play.cast")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"=play crash-after-publish --speed 40 --record "+cast+" --data-dir "+tempDataDir(t))
+	cmd.Env = append(os.Environ(), childArgsEnv+"=play crash-after-publish --speed 40 --record "+cast+" --data-dir "+seededDataDir(t))
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
 	done := make(chan error, 1)
@@ -274,7 +274,7 @@ func TestDemoTapesRun(t *testing.T) {
 			// outboxlab on PATH, on a data directory of the tape's own.
 			bin := t.TempDir()
 			wrapper := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\nplay|run) exec %s \"$@\" --data-dir %s ;;\n*) exec %s \"$@\" ;;\nesac\n",
-				built, tempDataDir(t), built)
+				built, seededDataDir(t), built)
 			if err := os.WriteFile(filepath.Join(bin, "outboxlab"), []byte(wrapper), 0o755); err != nil {
 				t.Fatal(err)
 			}

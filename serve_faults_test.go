@@ -29,7 +29,7 @@ func TestServeTakesTheREADMEsFaults(t *testing.T) {
 		{"deployment", " --broker nats", []string{"/faults/crash/accounting-2", "/faults/stall/accounting-2?for=1s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := startServeArgs(t, "serve --http 127.0.0.1:0 --data-dir "+tempDataDir(t)+tc.args)
+			base := startServeArgs(t, "serve --http 127.0.0.1:0 --data-dir "+seededDataDir(t)+tc.args)
 			for _, p := range append(readme, tc.extra...) {
 				resp, err := http.Post(base+p, "", nil)
 				if err != nil {

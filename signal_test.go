@@ -40,7 +40,7 @@ func TestServeStopsServerOnSignals(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dir := tempDataDir(t)
+			dir := seededDataDir(t)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), childArgsEnv+"=serve --data-dir "+dir)
 			out, err := cmd.StdoutPipe()

@@ -103,9 +103,22 @@ func builtOutboxlab(t *testing.T) string {
 }
 
 // startTUI builds outboxlab and starts it in a tmux terminal of 120×40 with
-// args (env sets variables for it), on a data directory of its own; the
-// session ends with the test. The data directory is returned too.
+// args (env sets variables for it), on a data directory of its own as a
+// first run leaves it; the session ends with the test. The data directory is
+// returned too.
 func startTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
+	t.Helper()
+	return startTUIOn(t, seededDataDir(t), name, env, args)
+}
+
+// startFirstTUI is startTUI on a new data directory: outboxlab's first run,
+// a cold boot.
+func startFirstTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
+	t.Helper()
+	return startTUIOn(t, tempDataDir(t), name, env, args)
+}
+
+func startTUIOn(t *testing.T, dir, name, env, args string) (tmuxTerm, string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -114,7 +127,6 @@ func startTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
 		t.Skip("tmux is not installed (apt-get install tmux) — the end-to-end terminal test needs it")
 	}
 	bin := builtOutboxlab(t)
-	dir := tempDataDir(t)
 	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-%s-%d", name, os.Getpid())}
 	sub := "" // a command (live) goes before the flags
 	if first, rest, _ := strings.Cut(args, " "); first != "" && !strings.HasPrefix(first, "-") {
@@ -133,7 +145,7 @@ func startTUI(t *testing.T, name, env, args string) (tmuxTerm, string) {
 // the inbox on screen; then quit and leave no server behind.
 func TestTUIEndToEndInTmux(t *testing.T) {
 	t.Parallel()
-	term, dir := startTUI(t, "e2e", "", "--scene dual-write-crash")
+	term, dir := startFirstTUI(t, "e2e", "", "--scene dual-write-crash")
 	term.waitFor("the main screen", regexp.MustCompile(`scene dual-write-crash`), 90*time.Second)
 	term.waitFor("the first scene ready", regexp.MustCompile(`p payment`), 90*time.Second)
 	term.keys("/")

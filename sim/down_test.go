@@ -17,7 +17,7 @@ import (
 // privateServer boots a server of this test's own, for a test that kills it.
 func privateServer(t *testing.T) *pg.Server {
 	t.Helper()
-	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: pgtest.DataDir(t)})
+	srv, err := pg.Boot(context.Background(), pg.Options{DataDir: pgtest.SeededDataDir(t, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,8 @@ func startRoom(t *testing.T, cfg Config) *Room {
 		t.Skip("boots PostgreSQL")
 	}
 	cfg.SSH = "127.0.0.1:0"
-	cfg.PG = pg.Options{DataDir: pgtest.DataDir(t), Settings: map[string]string{"fsync": "off"}}
+	fsyncOff := map[string]string{"fsync": "off"}
+	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +474,8 @@ func TestRoomRaisesAClusterMadeSmaller(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}
-	opts := pg.Options{DataDir: pgtest.DataDir(t), Settings: map[string]string{"fsync": "off"}}
+	fsyncOff := map[string]string{"fsync": "off"}
+	opts := pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
 	srv, err := pg.Boot(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)

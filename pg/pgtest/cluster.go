@@ -3,9 +3,12 @@ package pgtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/outboxlab/outboxlab/internal/testdir"
@@ -37,20 +40,39 @@ import (
 // the key does not see.
 const clusterFormat = 1
 
-// seedDir is where the cluster to copy is kept, and its lock file.
-func seedDir() (dir, lock string) {
-	key := fmt.Sprintf("%d-%.16s-%x", clusterFormat, pg.SchemaDigest(), fnv(os.Getenv(pg.EnvBinDir)))
+// A seed is one kind of cluster to copy: a test server's (testSettings, and
+// the superuser's cheaper verifier), or what a first run leaves with the
+// settings a test boots its own server with (none, as a user's).
+type seed struct {
+	name     string
+	settings map[string]string
+}
+
+var serverSeed = seed{"server", testSettings}
+
+// firstRun is the seed of a first run with these settings.
+func firstRun(settings map[string]string) seed {
+	keys := slices.Sorted(maps.Keys(settings))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, settings[k])
+	}
+	return seed{fmt.Sprintf("firstrun%x", fnv(b.String())), settings}
+}
+
+// dir is where the seed is kept, and its lock file.
+func (sd seed) dir() (dir, lock string) {
+	key := fmt.Sprintf("%d-%s-%.16s-%x", clusterFormat, sd.name, pg.SchemaDigest(), fnv(os.Getenv(pg.EnvBinDir)))
 	dir = filepath.Join(testdir.Root(), "outboxlab-testcluster-"+key)
 	return dir, dir + ".lock"
 }
 
 // bootSeeded boots a test server on dataDir (which does not exist yet) from
-// a copy of the seed cluster. ok is false when no copy could be made: the
+// a copy of the server seed. ok is false when no copy could be made: the
 // caller boots cold.
 func bootSeeded(ctx context.Context, dataDir string) (srv *pg.Server, ok bool, err error) {
-	dir, lockPath := seedDir()
 	for attempt := 0; attempt < 2; attempt++ {
-		if !copySeed(dir, lockPath, dataDir, attempt > 0) {
+		if !serverSeed.copyTo(dataDir, attempt > 0) {
 			return nil, false, nil
 		}
 		srv, err = pg.Boot(ctx, pg.Options{DataDir: dataDir, Settings: testSettings})
@@ -65,10 +87,11 @@ func bootSeeded(ctx context.Context, dataDir string) (srv *pg.Server, ok bool, e
 	return nil, true, err
 }
 
-// copySeed copies the seed cluster to dataDir, making it first if there is
-// none (or, remake, if the last copy did not boot). It reports whether
-// dataDir now holds a copy.
-func copySeed(dir, lockPath, dataDir string, remake bool) bool {
+// copyTo copies the seed to dataDir, making it first if there is none (or,
+// remake, if the last copy did not boot). It reports whether dataDir now
+// holds a copy.
+func (sd seed) copyTo(dataDir string, remake bool) bool {
+	dir, lockPath := sd.dir()
 	lock, err := openLock(lockPath)
 	if err != nil {
 		return false
@@ -89,17 +112,17 @@ func copySeed(dir, lockPath, dataDir string, remake bool) bool {
 		return false
 	}
 	if _, err := os.Stat(ready); err != nil || remake {
-		if err := makeSeed(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "pgtest: no seed cluster, booting cold:", err)
+		if err := sd.make(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: no %s seed cluster, booting cold: %v\n", sd.name, err)
 			return false
 		}
 	}
 	return cpA(filepath.Join(dir, "data"), dataDir) == nil
 }
 
-// makeSeed boots a cluster cold in dir/data as a test server would, stops
-// it, and marks it ready.
-func makeSeed(dir string) error {
+// make boots a cluster cold in dir/data as a test server (or a user's first
+// run) would, stops it, and marks it ready.
+func (sd seed) make(dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -113,11 +136,13 @@ func makeSeed(dir string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	data := filepath.Join(dir, "data")
-	srv, err := pg.Boot(ctx, pg.Options{DataDir: data, Settings: testSettings})
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: data, Settings: sd.settings})
 	if err != nil {
 		return err
 	}
-	err = cheapVerifier(ctx, srv)
+	if sd.name == serverSeed.name {
+		err = cheapVerifier(ctx, srv)
+	}
 	if stopErr := srv.Stop(); err == nil {
 		err = stopErr
 	}

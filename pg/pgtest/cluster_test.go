@@ -23,7 +23,7 @@ func TestTestServersBootFromASeedCluster(t *testing.T) {
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	t.Setenv(testdir.EnvRoot, root)
 	ctx := context.Background()
-	seed, _ := seedDir()
+	seed, _ := serverSeed.dir()
 
 	boot := func(what string) (*pg.Server, *pgx.Conn) {
 		t.Helper()
@@ -78,5 +78,37 @@ func TestTestServersBootFromASeedCluster(t *testing.T) {
 	boot("a server after the seed broke")
 	if now, err := os.ReadFile(version); err != nil || string(now) != string(was) {
 		t.Errorf("the broken seed was not made again: PG_VERSION %q, %v; want %q", now, err, was)
+	}
+}
+
+// A seeded data directory is what a user's first run leaves: outboxlab
+// boots it warm, with none of the test servers' settings.
+func TestASeededDataDirIsAFirstRunsDataDir(t *testing.T) {
+	root, err := testdir.Make("outboxlab-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	t.Setenv(testdir.EnvRoot, root)
+	ctx := context.Background()
+	srv, err := pg.Boot(ctx, pg.Options{DataDir: SeededDataDir(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	if srv.Cold {
+		t.Error("a seeded data directory booted cold")
+	}
+	conn, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var fsync string
+	if err := conn.QueryRow(ctx, `SHOW fsync`).Scan(&fsync); err != nil || fsync != "on" {
+		t.Errorf("fsync %q (%v): want on, as a user's server has it", fsync, err)
+	}
+	if !pg.UpToDate(ctx, conn) {
+		t.Error("the schema is not up to date")
 	}
 }
