@@ -110,7 +110,7 @@ func (d *driver) settle() {
 	d.t.Helper()
 	for {
 		d.waitFor("idle", func(m Model) bool {
-			return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty
+			return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && m.tables.reading == 0
 		})
 		select {
 		case msg := <-d.msgs:

@@ -182,7 +182,9 @@ func (m *Model) resize() tea.Cmd {
 	m.setFocus()
 	m.updateKeys()
 	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
-		return fetchCmd(m.sim, m.simID, 0, m.tables.request())
+		var cmd tea.Cmd
+		m.tables, cmd = m.tables.fetch()
+		return cmd
 	}
 	return nil
 }

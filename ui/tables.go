@@ -69,6 +69,9 @@ type tablesPane struct {
 	named   []string
 	seen    map[string]bool // keys seen before the latest change
 	changed map[string]bool // keys new in the latest change
+	// reading counts the pane's own reads in flight (a switch, a scroll):
+	// until they answer, data is not yet the window asked for.
+	reading int
 }
 
 // tableMsg is a window of a table read for the pane.
@@ -78,6 +81,7 @@ type tableMsg struct {
 	pipeline string
 	table    sim.Table
 	err      error
+	read     bool // answers one of the pane's own reads (fetch), not a snapshot
 }
 
 // tableReq is what the pane wants to show.
@@ -93,6 +97,7 @@ func newTablesPane(st *Styles) tablesPane {
 // reset points the pane at a new simulation.
 func (t *tablesPane) reset(src tableSource, simID int, pipelines []string) {
 	t.src, t.simID, t.pipelines = src, simID, pipelines
+	t.reading = 0 // reads of the simulation before are dropped unread
 	if t.pipe >= len(pipelines) {
 		t.pipe = 0
 	}
@@ -141,13 +146,25 @@ func fetchCmd(src tableSource, simID, gen int, r tableReq) tea.Cmd {
 	}
 	return func() tea.Msg {
 		tb, err := src.Table(context.Background(), r.pipeline, r.name, r.offset, r.limit)
-		return tableMsg{simID: simID, gen: gen, pipeline: r.pipeline, table: tb, err: err}
+		return tableMsg{simID: simID, gen: gen, pipeline: r.pipeline, table: tb, err: err, read: true}
 	}
+}
+
+// fetch reads the window the pane asks for now, counted in reading.
+func (t tablesPane) fetch() (tablesPane, tea.Cmd) {
+	cmd := fetchCmd(t.src, t.simID, 0, t.request())
+	if cmd != nil {
+		t.reading++
+	}
+	return t, cmd
 }
 
 func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tableMsg:
+		if msg.read && t.reading > 0 {
+			t.reading--
+		}
 		if msg.simID != t.simID || msg.pipeline != t.pipeline() || msg.table.Name != sim.TableNames[t.table] && msg.err == nil {
 			return t, nil
 		}
@@ -175,7 +192,7 @@ func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
 		}
 		// Following, the total may have grown since the request: read again.
 		if t.follow && msg.table.Offset != max(0, msg.table.Total-t.visible()) {
-			return t, fetchCmd(t.src, t.simID, 0, t.request())
+			return t.fetch()
 		}
 		return t, nil
 	case tea.MouseWheelMsg:
@@ -197,10 +214,10 @@ func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
 			return t.scroll(t.visible())
 		case key.Matches(msg, t.keys.Top):
 			t.follow, t.offset = false, 0
-			return t, fetchCmd(t.src, t.simID, 0, t.request())
+			return t.fetch()
 		case key.Matches(msg, t.keys.Bottom):
 			t.follow = true
-			return t, fetchCmd(t.src, t.simID, 0, t.request())
+			return t.fetch()
 		case key.Matches(msg, t.keys.NextTable):
 			return t.switchTo(t.pipe, (t.table+1)%len(sim.TableNames))
 		case key.Matches(msg, t.keys.PrevTable):
@@ -218,7 +235,7 @@ func (t tablesPane) switchTo(pipe, table int) (tablesPane, tea.Cmd) {
 	t.data = sim.Table{Name: sim.TableNames[table]}
 	t.seen, t.changed = map[string]bool{}, map[string]bool{}
 	t.gen = 0
-	return t, fetchCmd(t.src, t.simID, 0, t.request())
+	return t.fetch()
 }
 
 func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
@@ -233,7 +250,7 @@ func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
 	if off == t.data.Offset {
 		return t, nil
 	}
-	return t, fetchCmd(t.src, t.simID, 0, t.request())
+	return t.fetch()
 }
 
 func (t tablesPane) View() string {
