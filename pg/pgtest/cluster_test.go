@@ -11,17 +11,24 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 )
 
-// Test servers boot from copies of one seed cluster: the first test server
-// makes it, every one (the first too) boots warm on a copy of its own, up
-// to date and apart from the others; a seed that no longer boots is made
-// again.
-func TestTestServersBootFromASeedCluster(t *testing.T) {
+// seedsOfItsOwn points testdir's Root at a directory of the test's own, so
+// its seed clusters are made by it and removed after it.
+func seedsOfItsOwn(t *testing.T) {
+	t.Helper()
 	root, err := testdir.Make("outboxlab-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	t.Setenv(testdir.EnvRoot, root)
+}
+
+// Test servers boot from copies of one seed cluster: the first test server
+// makes it, every one (the first too) boots warm on a copy of its own, up
+// to date and apart from the others; a seed that no longer boots is made
+// again.
+func TestTestServersBootFromASeedCluster(t *testing.T) {
+	seedsOfItsOwn(t)
 	ctx := context.Background()
 	seed, _ := serverSeed.dir()
 
@@ -84,12 +91,7 @@ func TestTestServersBootFromASeedCluster(t *testing.T) {
 // A seeded data directory is what a user's first run leaves: outboxlab
 // boots it warm, with none of the test servers' settings.
 func TestASeededDataDirIsAFirstRunsDataDir(t *testing.T) {
-	root, err := testdir.Make("outboxlab-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	t.Setenv(testdir.EnvRoot, root)
+	seedsOfItsOwn(t)
 	ctx := context.Background()
 	srv, err := pg.Boot(ctx, pg.Options{DataDir: SeededDataDir(t, nil)})
 	if err != nil {
