@@ -40,24 +40,8 @@ func TestKilledPostmasterIsReportedAndRestarted(t *testing.T) {
 	// Alive starts a backend to ask; AliveVia asks through one held open
 	// and starts none. pg_stat_database counts a session when it ends.
 	held := connect(t, srv)
-	sessions := func() (n int64) {
-		t.Helper()
-		if err := held.QueryRow(ctx, `SELECT sum(sessions) FROM pg_stat_database`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	counted := func(want int64) int64 {
-		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for n := sessions(); ; n = sessions() {
-			if n >= want || time.Now().After(deadline) {
-				return n
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	before := sessions()
+	counted := func(want int64) int64 { t.Helper(); return sessionsEnded(t, held, want) }
+	before := counted(0)
 	if err := srv.Alive(ctx); err != nil {
 		t.Fatalf("Alive on a running server: %v", err)
 	}

@@ -85,6 +85,24 @@ func connect(t *testing.T, srv *Server) *pgx.Conn {
 	return conn
 }
 
+// sessionsEnded is how many sessions the server has seen end, read on conn
+// (pg_stat_database counts a session when it ends); it waits up to 5 s for
+// at least want.
+func sessionsEnded(t *testing.T, conn *pgx.Conn, want int64) int64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var n int64
+		if err := conn.QueryRow(context.Background(), `SELECT sum(sessions) FROM pg_stat_database`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestColdThenWarmBootKeepsData(t *testing.T) {
 	t.Parallel()
 	dir := tempDataDir(t)
@@ -610,8 +628,21 @@ func TestResetDatabase(t *testing.T) {
 	t.Parallel()
 	srv := boot(t, Options{DataDir: tempDataDir(t)})
 	ctx := context.Background()
+	// A missing database is made on the connection that found it missing:
+	// one session, no more (each is a backend PostgreSQL starts).
+	watcher := connect(t, srv)
+	before := sessionsEnded(t, watcher, 0)
 	if err := srv.ResetDatabase(ctx, "scene_r"); err != nil {
 		t.Fatalf("reset of a missing database: %v", err)
+	}
+	// One session more, the control: it starts after the reset's ended.
+	ctl, err := pgx.Connect(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Close(ctx)
+	if n := sessionsEnded(t, watcher, before+2); n != before+2 {
+		t.Errorf("reset of a missing database: %d sessions, want 1", n-before-1)
 	}
 	holder, err := pgx.Connect(ctx, srv.DatabaseURL("scene_r"))
 	if err != nil {
