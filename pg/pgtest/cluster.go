@@ -48,16 +48,20 @@ type seed struct {
 	settings map[string]string
 }
 
-var serverSeed = seed{"server", testSettings}
+// A warm boot keeps the settings written at initdb, so each seed is one
+// set of settings: its name says which.
+var serverSeed = seedOf("server", testSettings)
 
 // firstRun is the seed of a first run with these settings.
-func firstRun(settings map[string]string) seed {
+func firstRun(settings map[string]string) seed { return seedOf("firstrun", settings) }
+
+func seedOf(kind string, settings map[string]string) seed {
 	keys := slices.Sorted(maps.Keys(settings))
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s=%s\n", k, settings[k])
 	}
-	return seed{fmt.Sprintf("firstrun%x", fnv(b.String())), settings}
+	return seed{fmt.Sprintf("%s%x", kind, fnv(b.String())), settings}
 }
 
 // dir is where the seed is kept, and its lock file.
@@ -140,7 +144,7 @@ func (sd seed) make(dir string) error {
 	if err != nil {
 		return err
 	}
-	if sd.name == serverSeed.name {
+	if sd.name == serverSeed.name { // the test servers' cheaper verifier
 		err = cheapVerifier(ctx, srv)
 	}
 	if stopErr := srv.Stop(); err == nil {

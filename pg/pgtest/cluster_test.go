@@ -114,3 +114,22 @@ func TestASeededDataDirIsAFirstRunsDataDir(t *testing.T) {
 		t.Error("the schema is not up to date")
 	}
 }
+
+// A warm boot keeps the settings written at initdb: a seed made with other
+// settings is another seed (a changed testSettings makes a new one).
+func TestASeedIsOneSetOfSettings(t *testing.T) {
+	dir := func(settings map[string]string) string {
+		d, _ := seedOf("server", settings).dir()
+		return d
+	}
+	a := dir(map[string]string{"fsync": "off", "max_connections": "200"})
+	if b := dir(map[string]string{"max_connections": "200", "fsync": "off"}); a != b {
+		t.Errorf("the same settings in another order are another seed: %s, %s", a, b)
+	}
+	if c := dir(map[string]string{"fsync": "off", "max_connections": "300"}); a == c {
+		t.Errorf("other settings share the seed %s", a)
+	}
+	if d, _ := firstRun(map[string]string{"fsync": "off", "max_connections": "200"}).dir(); a == d {
+		t.Errorf("a test server's seed and a first run's share %s", a)
+	}
+}
