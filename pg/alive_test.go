@@ -31,7 +31,7 @@ func waitDown(t *testing.T, srv *Server) error {
 // was committed; killed again, Stop takes it as stopped.
 func TestKilledPostmasterIsReportedAndRestarted(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t), NoDownload: true})
+	srv := boot(t, Options{DataDir: seededDataDir(t), NoDownload: true})
 	ctx := context.Background()
 	url := srv.URL()
 	if _, err := connect(t, srv).Exec(ctx, `CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)`); err != nil {

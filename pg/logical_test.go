@@ -20,7 +20,7 @@ import (
 // server, and the session streaming from it, survive a reset and a boot.
 func TestLogicalReplicationAndSlotsEndWithTheirDatabase(t *testing.T) {
 	t.Parallel()
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	ctx := context.Background()
 	srv, err := Boot(ctx, Options{DataDir: dir})
 	if err != nil {

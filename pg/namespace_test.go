@@ -42,7 +42,7 @@ func TestNamespaceNames(t *testing.T) {
 // whose name starts the same.
 func TestServerNamespaceDecidesWhoseDatabases(t *testing.T) {
 	t.Parallel()
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	here := boot(t, Options{DataDir: dir})
 	ctx := context.Background()
 	shared, err := Boot(ctx, Options{DataDir: dir})

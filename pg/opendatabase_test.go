@@ -12,7 +12,7 @@ import (
 // is refused untouched.
 func TestOpenDatabaseKeepsWhatItHolds(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	created, err := srv.OpenDatabase(ctx, "deploy_a")
 	if err != nil || !created {

@@ -85,6 +85,28 @@ func connect(t *testing.T, srv *Server) *pgx.Conn {
 	return conn
 }
 
+// seededDataDir is tempDataDir holding what a first run leaves in a data
+// directory, which Boot takes warm: a copy of the seed pgtest's
+// SeededDataDir(t, nil) copies too (the same name). For the tests whose
+// subject is not the first boot; those of the first boot take tempDataDir.
+func seededDataDir(t *testing.T) string {
+	t.Helper()
+	dir := tempDataDir(t)
+	firstRunSeed.CopyTo(dir, false)
+	return dir
+}
+
+var firstRunSeed = testdir.Seed{
+	Name: testdir.SeedName("firstrun", nil, SchemaDigest(), os.Getenv(EnvBinDir)),
+	Make: func(data string) error {
+		srv, err := Boot(context.Background(), Options{DataDir: data})
+		if err != nil {
+			return err
+		}
+		return srv.Stop()
+	},
+}
+
 // sessionsEnded is how many sessions the server has seen end, read on conn
 // (pg_stat_database counts a session when it ends); it waits up to 5 s for
 // at least want.
@@ -174,7 +196,7 @@ func TestFreshStartsFromInitdb(t *testing.T) {
 // runs as that user.
 func TestServerNeverRunsAsRoot(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	pid := postmasterPID(t, srv)
 	uid := processUID(t, pid)
 	if uid == 0 {
@@ -199,7 +221,7 @@ func TestServerNeverRunsAsRoot(t *testing.T) {
 
 func TestListensOnLoopbackOnly(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	conn := connect(t, srv)
 	var listen, sockets string
@@ -240,8 +262,8 @@ func TestListensOnLoopbackOnly(t *testing.T) {
 
 func TestTwoInstancesSideBySide(t *testing.T) {
 	t.Parallel()
-	a := boot(t, Options{DataDir: tempDataDir(t)})
-	b := boot(t, Options{DataDir: tempDataDir(t)})
+	a := boot(t, Options{DataDir: seededDataDir(t)})
+	b := boot(t, Options{DataDir: seededDataDir(t)})
 	if a.Port == b.Port {
 		t.Fatalf("both servers on port %d", a.Port)
 	}
@@ -332,7 +354,7 @@ func TestDataDirMadeByAnotherMajorIsRefused(t *testing.T) {
 // data directory recovers by itself and ends with exactly one server.
 func TestRecoversFromKilledParent(t *testing.T) {
 	t.Parallel()
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+dir)
 	out, err := cmd.StdoutPipe()
@@ -402,7 +424,7 @@ func TestStalePIDFileIsRemoved(t *testing.T) {
 
 func TestCrashAndRestartKeepCommittedData(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL())
 	if err != nil {
@@ -453,7 +475,7 @@ func TestCrashAndRestartKeepCommittedData(t *testing.T) {
 
 func TestMigrateIsIdempotent(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	conn := connect(t, srv)
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
@@ -469,7 +491,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 
 func TestCreateDatabaseAndReset(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	if err := srv.CreateDatabase(ctx, "scene_a"); err != nil {
 		t.Fatal(err)
@@ -534,7 +556,7 @@ func postmastersOn(t *testing.T, pgdata string) []int {
 // migrated there, and Stop leaves that server alone.
 func TestExternalDatabaseURL(t *testing.T) {
 	t.Parallel()
-	host := boot(t, Options{DataDir: tempDataDir(t)})
+	host := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	if err := host.CreateDatabase(ctx, "external_app"); err != nil {
 		t.Fatal(err)
@@ -626,7 +648,7 @@ func TestSecondFreshBootOnSameDataDirIsRefused(t *testing.T) {
 // missing one.
 func TestResetDatabase(t *testing.T) {
 	t.Parallel()
-	srv := boot(t, Options{DataDir: tempDataDir(t)})
+	srv := boot(t, Options{DataDir: seededDataDir(t)})
 	ctx := context.Background()
 	// A missing database is made on the connection that found it missing:
 	// one session, no more (each is a backend PostgreSQL starts).
@@ -691,7 +713,7 @@ func TestResetDatabase(t *testing.T) {
 // left as it was.
 func TestDataDirMigratedByAnotherBuild(t *testing.T) {
 	t.Parallel()
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	ctx := context.Background()
 	// Another build's history: 004 was the provider, 005 and 006 not there.
 	rewrite := func(t *testing.T, url string) {

@@ -13,7 +13,7 @@ import (
 // and its Stop leaves the owner's server running. With --fresh (which would
 // delete the owner's cluster) it is still refused.
 func TestSecondOutboxlabSharesTheOwnersServer(t *testing.T) {
-	dir := tempDataDir(t)
+	dir := seededDataDir(t)
 	owner := boot(t, Options{DataDir: dir})
 	ctx := context.Background()
 

@@ -30,7 +30,7 @@ func seedsOfItsOwn(t *testing.T) {
 func TestTestServersBootFromASeedCluster(t *testing.T) {
 	seedsOfItsOwn(t)
 	ctx := context.Background()
-	seed, _ := serverSeed.dir()
+	seed, _ := serverSeed.Dir()
 
 	boot := func(what string) (*pg.Server, *pgx.Conn) {
 		t.Helper()
@@ -119,7 +119,7 @@ func TestASeededDataDirIsAFirstRunsDataDir(t *testing.T) {
 // settings is another seed (a changed testSettings makes a new one).
 func TestASeedIsOneSetOfSettings(t *testing.T) {
 	dir := func(settings map[string]string) string {
-		d, _ := seedOf("server", settings).dir()
+		d, _ := seedOf(serverKind, settings).Dir()
 		return d
 	}
 	a := dir(map[string]string{"fsync": "off", "max_connections": "200"})
@@ -129,7 +129,7 @@ func TestASeedIsOneSetOfSettings(t *testing.T) {
 	if c := dir(map[string]string{"fsync": "off", "max_connections": "300"}); a == c {
 		t.Errorf("other settings share the seed %s", a)
 	}
-	if d, _ := firstRun(map[string]string{"fsync": "off", "max_connections": "200"}).dir(); a == d {
+	if d, _ := firstRun(map[string]string{"fsync": "off", "max_connections": "200"}).Dir(); a == d {
 		t.Errorf("a test server's seed and a first run's share %s", a)
 	}
 }

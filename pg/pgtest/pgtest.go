@@ -225,7 +225,7 @@ func DataDir(t testing.TB) string {
 func SeededDataDir(t testing.TB, settings map[string]string) string {
 	t.Helper()
 	dir := DataDir(t)
-	firstRun(settings).copyTo(dir, false)
+	firstRun(settings).CopyTo(dir, false)
 	return dir
 }
 
