@@ -523,10 +523,10 @@ var messages = []struct{ en, es string }{
 	{"%s; last log lines: %s", "%s; últimas líneas del log: %s"},
 	{"outboxlab stopped it (Restart starts it again)", "outboxlab lo detuvo (Restart lo arranca de nuevo)"},
 	{"connect to --database-url %s: %v", "conectar a --database-url %s: %v"},
-	{"its postmaster runs but a connection to 127.0.0.1:%d failed: %v", "su postmaster sigue vivo, pero una conexión a 127.0.0.1:%d falló: %v"},
+	{"its postmaster runs but a connection to 127.0.0.1:%s failed: %v", "su postmaster sigue vivo, pero una conexión a 127.0.0.1:%s falló: %v"},
 	{"every connection allowed is in use (%v): close one (a psql session of yours) and it goes on", "todas las conexiones permitidas están en uso (%v): cierra una (una sesión de psql tuya) y sigue"},
 	{"postmaster.pid is gone (killed, or crashed)", "postmaster.pid ha desaparecido (lo mataron, o se cayó)"},
-	{"postmaster pid %d is gone (killed, or crashed)", "el postmaster (pid %d) ha desaparecido (lo mataron, o se cayó)"},
+	{"postmaster pid %s is gone (killed, or crashed)", "el postmaster (pid %s) ha desaparecido (lo mataron, o se cayó)"},
 	// The language's own code: the screen finds a scene's title.es: and
 	// teaches.es: by it (ui's langOf).
 	{"en", "es"},

@@ -111,7 +111,7 @@ func (s *Server) Alive(ctx context.Context) error {
 				break
 			}
 		}
-		return &downError{format: "its postmaster runs but a connection to 127.0.0.1:%d failed: %v", args: []any{s.Port, err}}
+		return &downError{format: "its postmaster runs but a connection to 127.0.0.1:%s failed: %v", args: []any{strconv.Itoa(s.Port), err}}
 	}
 	_ = conn.Close(ctx)
 	return nil
@@ -150,7 +150,9 @@ func (s *Server) AliveVia(ctx context.Context, q Querier) error {
 func (s *Server) gone(pid int) *downError {
 	e := &downError{stopped: true, format: "postmaster.pid is gone (killed, or crashed)"}
 	if pid > 0 {
-		e.format, e.args = "postmaster pid %d is gone (killed, or crashed)", []any{pid}
+		// A pid and a port as strings: the catalog's printer groups an
+		// integer's digits as the language does (28,979; 28.979).
+		e.format, e.args = "postmaster pid %s is gone (killed, or crashed)", []any{strconv.Itoa(pid)}
 	}
 	e.log = logTail(filepath.Join(s.DataDir, logFile), 5)
 	return e

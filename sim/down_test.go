@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -27,19 +28,20 @@ func privateServer(t *testing.T) *pg.Server {
 
 // kill9 kills the postmaster behind the simulator's back, as a user with
 // `kill -9` (or the OOM killer) would.
-func kill9(t *testing.T, srv *pg.Server) {
+func kill9(t *testing.T, srv *pg.Server) (pid int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(srv.PGData, "postmaster.pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	pid, err = strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	return pid
 }
 
 // PostgreSQL killed under a run: the run stops at once with one message
@@ -56,7 +58,7 @@ func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
 	}
 	defer s.Close()
 	doAll(t, s, sc.Steps)
-	kill9(t, srv)
+	pid := kill9(t, srv)
 
 	ctx := context.Background()
 	if err := s.Do(ctx, sc.Steps[0]); err != nil { // a request only queues
@@ -65,6 +67,16 @@ func TestPostgresKilledIsSaidAndRestartable(t *testing.T) {
 	err = s.Do(ctx, parseScene(t, "d", "title: t\nteaches: t\ndrain\nexpect outbox payments == 1\n").Steps[0])
 	if !errors.Is(err, ErrPostgresDown) {
 		t.Fatalf("drain after the kill: %v, want PostgreSQL stopped", err)
+	}
+	// The pid as ps shows it, in each language: not grouped as a number
+	// (28,979 in English, 28.979 in Spanish).
+	var down *PostgresDownError
+	if errors.As(err, &down) {
+		for _, lang := range []string{"en", "es"} {
+			if said := down.Why.In(catalog.For(lang)); !strings.Contains(said, "pid "+strconv.Itoa(pid)) {
+				t.Errorf("%s: the dead postmaster is not named by its pid %d: %s", lang, pid, said)
+			}
+		}
 	}
 	// The actor that met the dead server says so, then the cause, once:
 	// not one error per step of every actor.

@@ -51,8 +51,8 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	mm.notice = mm.stuckNotice()
 	views = append(views, mm.statusView(160))
 	mm = m
-	mm.err = &sim.PostgresDownError{Reason: "postmaster pid 7 is gone (killed, or crashed)",
-		Why: sim.Text{Key: "postmaster pid %d is gone (killed, or crashed)", Args: []any{7}}}
+	mm.err = &sim.PostgresDownError{Reason: "postmaster pid 28979 is gone (killed, or crashed)",
+		Why: sim.Text{Key: "postmaster pid %s is gone (killed, or crashed)", Args: []any{"28979"}}}
 	views = append(views, mm.statusView(200))
 	mm.err = fmt.Errorf("restart relay-1: %w", &sim.ScriptError{Reason: "relay-1 is not crashed", Say: sim.Text{Key: "%s is not crashed", Args: []any{"relay-1"}}})
 	views = append(views, mm.statusView(200))
@@ -94,7 +94,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 		t.Error("the timeline shows the English Explain instead of the catalog sentence")
 	}
 	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
-		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 7) ha desaparecido", "buscando los binarios", "PostgreSQL no arrancó", "relay-1 no está caído"} {
+		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 28979) ha desaparecido", "buscando los binarios", "PostgreSQL no arrancó", "relay-1 no está caído"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)
 		}
