@@ -2,12 +2,12 @@ package testdir
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // A Seed is a data directory made once and copied for many tests: a
@@ -34,16 +34,15 @@ const seedFormat = "1"
 // warm boot keeps what initdb and the first boot wrote, so a change to any of
 // them is another seed.
 func SeedName(kind string, settings map[string]string, parts ...string) string {
-	parts = append([]string{seedFormat}, parts...)
-	var b strings.Builder
+	h := fnv.New32a()
+	fmt.Fprintf(h, "format %s\n", seedFormat)
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
-		fmt.Fprintf(&b, "%s=%s\n", k, settings[k])
+		fmt.Fprintf(h, "setting %q=%q\n", k, settings[k])
 	}
-	key := fnv(b.String())
 	for _, p := range parts {
-		key = key*31 + fnv(p)
+		fmt.Fprintf(h, "part %q\n", p)
 	}
-	return fmt.Sprintf("%s-%08x", kind, key)
+	return fmt.Sprintf("%s-%08x", kind, h.Sum32())
 }
 
 // Dir is where the seed is kept, and its lock file.
@@ -116,13 +115,4 @@ func cpA(from, to string) error {
 		return fmt.Errorf("cp -a %s %s: %v: %s", from, to, err, out)
 	}
 	return nil
-}
-
-// fnv is FNV-1a of s.
-func fnv(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint32(s[i])) * 16777619
-	}
-	return h
 }

@@ -23,9 +23,10 @@ import (
 // again, once. Where no copy can be made (no cp, no flock) a test server
 // boots cold, as before.
 //
-// pg's own tests of the first boot boot cold: that is their subject. A warm boot on a cluster an older build made is what a user's
-// data directory gets after every upgrade, so a copy made before the last
-// change to pg's boot code is still a server tests may rely on.
+// pg's own tests of the first boot boot cold: that is their subject. A
+// warm boot on a cluster an older build made is what a user's data
+// directory gets after every upgrade, so a copy made before the last change
+// to pg's boot code is still a server tests may rely on.
 
 // seedOf is the seed of kind made with settings (a warm boot keeps those
 // written at initdb, so each set of settings is a seed of its own): the test
