@@ -33,10 +33,42 @@ func (s *Server) createOn(ctx context.Context, conn *pgx.Conn, name string) erro
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+id+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()+s.createStrategy()); err != nil {
+	_, err := conn.Exec(ctx, "CREATE DATABASE "+id+" TEMPLATE "+pgx.Identifier{templateDB}.Sanitize()+s.createStrategy())
+	if s.external != "" && noSuchDatabase(err) {
+		// A --database-url server outboxlab did not boot has no template
+		// of ours to clone: the database is made empty and migrated, as
+		// OpenDatabase makes one. (A workshop's learners, external to
+		// themselves, do clone the room's template.)
+		return s.createMigrated(ctx, conn, name)
+	}
+	if err != nil {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
+}
+
+// createMigrated makes name empty on conn and migrates it.
+func (s *Server) createMigrated(ctx context.Context, conn *pgx.Conn, name string) error {
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	db, err := pgx.Connect(ctx, s.DatabaseURL(name))
+	if err != nil {
+		return fmt.Errorf("create database %s: connect: %w", name, err)
+	}
+	defer db.Close(ctx)
+	if err := Migrate(ctx, db); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// noSuchDatabase reports whether err is PostgreSQL naming a database that
+// does not exist (SQLSTATE 3D000), as CREATE DATABASE does of a missing
+// template.
+func noSuchDatabase(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "3D000"
 }
 
 // createStrategy is how CREATE DATABASE copies the template. WAL_LOG, the
