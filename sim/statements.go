@@ -42,7 +42,7 @@ var (
 	sqlPendingIDs          = statement("pending_ids")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
-	sqlTableSizes          = statement("table_sizes")
+	sqlIdentitySequences   = statement("identity_sequences")
 	sqlProgress            = statement("progress")
 	sqlOrdering            = statement("ordering")
 	sqlParkedWaiting       = statement("parked_waiting")
