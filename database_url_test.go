@@ -72,7 +72,7 @@ func TestRunAndChaosOnAUsersServer(t *testing.T) {
 		t.Errorf("run's databases on the user's server: %q, want run_naive run_outbox", got)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"chaos", "--runs", "4", "--database-url", url}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "outbox chain   0 of 4 runs broke a guarantee") {
+	if code := run([]string{"chaos", "--runs", "4", "--parallel", "1", "--database-url", url}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "outbox chain   0 of 4 runs broke a guarantee") {
 		t.Fatalf("chaos on the user's server: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if left := databases(t, admin, "chaos"); len(left) > 0 {
