@@ -52,12 +52,7 @@ func (s *Server) createMigrated(ctx context.Context, conn *pgx.Conn, name string
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
-	db, err := pgx.Connect(ctx, s.DatabaseURL(name))
-	if err != nil {
-		return fmt.Errorf("create database %s: connect: %w", name, err)
-	}
-	defer db.Close(ctx)
-	if err := Migrate(ctx, db); err != nil {
+	if err := s.migrateOne(ctx, name); err != nil {
 		return fmt.Errorf("create database %s: %w", name, err)
 	}
 	return nil
