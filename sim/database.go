@@ -173,14 +173,7 @@ const truncateEvery = 64
 // (the relays re-sort what a claim returns; the timeline orders marks as
 // published); TestAWorkerRunsAsAFreshSessionDoes compares renewed runs with
 // runs on a session of their own, entry for entry.
-//
-// A run with a CDC relay (cdc) gets truncated tables all the same: a query
-// that reads a page of deleted rows may prune it, which writes WAL, and the
-// slot's figure (slot_retained_bytes) counts every byte written after the
-// relay's last confirm. With deleted rows, a played CDC scene ended with
-// 48 bytes where its run on new tables had 0 (TestPlayingAScriptEndsWhereItsRunEnds,
-// three times in three with the chaos package's tests running beside it).
-func (d *database) reset(ctx context.Context, cdc bool) error {
+func (d *database) reset(ctx context.Context) error {
 	d.mu.Lock()
 	keep := make([]int32, 0, len(d.idle))
 	for _, c := range d.idle {
@@ -191,7 +184,7 @@ func (d *database) reset(ctx context.Context, cdc bool) error {
 		return fmt.Errorf("reset database %s: end sessions: %w", d.name, err)
 	}
 	empty := d.empty
-	if d.resets++; d.resets%truncateEvery == 0 || cdc {
+	if d.resets++; d.resets%truncateEvery == 0 {
 		empty = "TRUNCATE " + strings.Join(d.tables(), ", ") + " RESTART IDENTITY"
 	}
 	if _, err := d.pool.Exec(ctx, empty); err != nil {

@@ -223,7 +223,7 @@ func (s *Sim) build(ctx context.Context) error {
 // ResetDatabase makes ready.
 func (s *Sim) database(ctx context.Context, kind string) (*database, error) {
 	if d := s.dbs[kind]; d != nil {
-		err := d.reset(ctx, s.settings.CDC)
+		err := d.reset(ctx)
 		if err == nil {
 			return d, nil
 		}
