@@ -34,11 +34,8 @@ type database struct {
 	url      string
 	kind     string
 	pool     *pgxpool.Pool
-	poolName string // the pool's application_name, this database's own
-	// empty is the statement that empties every table (emptyStatement);
-	// resets counts the resets, every truncateEvery-th a TRUNCATE.
-	empty  string
-	resets int
+	poolName string           // the pool's application_name, this database's own
+	empty    map[string]int64 // each table's size on disk (with its indexes) when empty
 
 	// provider is the card provider of this database's world (S19), on a
 	// loopback port of its own with its store in the provider schema:
@@ -89,9 +86,14 @@ func openDatabase(ctx context.Context, srv *pg.Server, name, kind string) (*data
 			return nil, fmt.Errorf("install the lease witness: %w", err)
 		}
 	}
-	if d.empty, err = d.emptyStatement(ctx); err != nil {
+	sizes, err := d.sizes(ctx)
+	if err != nil {
 		d.close()
 		return nil, err
+	}
+	d.empty = map[string]int64{}
+	for _, t := range sizes {
+		d.empty[t.name] = t.size
 	}
 	return d, nil
 }
@@ -107,73 +109,54 @@ func (d *database) tables() []string {
 	return t
 }
 
-// emptyStatement is what reset runs to empty the tables: every table's
-// rows deleted and its identity restarted, in one transaction and one round
-// trip (no arguments: the simple protocol, nothing prepared and cached). It
-// first takes a lock that waits for every other transaction that wrote to
-// them, as TRUNCATE's would: a backend still rolling back a crashed actor's
-// INSERT would otherwise keep its row's key locked into the next run.
-func (d *database) emptyStatement(ctx context.Context) (string, error) {
-	rows, err := d.pool.Query(ctx, sqlIdentitySequences, d.tables())
-	if err != nil {
-		return "", fmt.Errorf("identities in %s: %w", d.name, err)
-	}
-	type sequence struct {
-		name  string
-		start int64
-	}
-	seqs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (q sequence, err error) {
-		return q, row.Scan(&q.name, &q.start)
-	})
-	if err != nil {
-		return "", fmt.Errorf("identities in %s: %w", d.name, err)
-	}
-	tables := d.tables()
-	var b strings.Builder
-	b.WriteString("BEGIN; LOCK TABLE " + strings.Join(tables, ", ") + " IN EXCLUSIVE MODE;")
-	for _, t := range tables {
-		b.WriteString(" DELETE FROM " + t + ";")
-	}
-	if len(seqs) > 0 {
-		restarts := make([]string, len(seqs))
-		for i, q := range seqs {
-			restarts[i] = fmt.Sprintf("setval(%s, %d, false)", quote(q.name), q.start)
-		}
-		b.WriteString(" SELECT " + strings.Join(restarts, ", ") + ";")
-	}
-	b.WriteString(" COMMIT")
-	return b.String(), nil
+// tableSize is a table's size on disk with its indexes and TOAST, and
+// whether a sequence it owns (an identity) was drawn from.
+type tableSize struct {
+	name  string
+	size  int64
+	drawn bool
 }
 
-// truncateEvery is how many resets delete rows before one truncates the
-// tables: the dead rows DELETE leaves (until autovacuum comes) are bounded
-// to what that many runs wrote.
-const truncateEvery = 64
+func (d *database) sizes(ctx context.Context) ([]tableSize, error) {
+	rows, err := d.pool.Query(ctx, sqlTableSizes, d.tables())
+	if err != nil {
+		return nil, fmt.Errorf("table sizes in %s: %w", d.name, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (t tableSize, err error) {
+		return t, row.Scan(&t.name, &t.size, &t.drawn)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table sizes in %s: %w", d.name, err)
+	}
+	return out, nil
+}
 
 // reset empties the database in place: every session that is not the
 // simulator's own and may hold a lock is ended (a learner's psql inside a
 // transaction, an actor's backend of another simulation, anything not
-// idle); an idle session holds no lock the reset waits for, and is left
+// idle); an idle session holds no lock a TRUNCATE waits for, and is left
 // alone (a learner's psql between two queries, the user's own sessions on
-// a --database-url server); then every table's rows are deleted and its
-// identity restarted (emptyStatement).
-//
-// DELETE, not TRUNCATE, but every truncateEvery resets. A TRUNCATE gives
-// each table, index and TOAST new files, which costs PostgreSQL about a
-// millisecond of CPU a table, and changes the tables' catalog rows: every
-// backend on the database then rebuilds its cache of them and plans each
-// prepared statement that reads them again. DELETE of a few rows changes
-// no catalog row, so the actors' connections, kept across runs, keep their
-// plans. BenchmarkChaos at parallel=1, 400 schedules, three runs each on
-// this project's 2-core machine: 149–175 ms of CPU a schedule (median 166)
-// with TRUNCATE, 115–130 ms (median 129) with DELETE, 6.6 against 8.6
-// schedules a second; the build phase 18 ms against 7. A run reads the same
-// either way: rows a later run inserts after the dead ones may sit
-// elsewhere on disk, and every query whose order matters says ORDER BY
-// (the relays re-sort what a claim returns; the timeline orders marks as
-// published); TestAWorkerRunsAsAFreshSessionDoes compares renewed runs with
-// runs on a session of their own, entry for entry.
+// a --database-url server); then
+// the tables a run wrote are truncated, identities restarted (a TRUNCATE
+// waits for the locks of a backend still exiting). TRUNCATE, not DELETE:
+// the tables are new files again, so rows go where they went in the first
+// run, and a replay reads them in the same order. A table is left alone
+// only if nothing was ever written to it: its size on disk, indexes
+// included, is what it was empty (a row inserted, even rolled back, grows
+// it) and its identity was not drawn from. A TRUNCATE costs a few
+// milliseconds of CPU a table (new files for it, its indexes and TOAST),
+// and the naive pipeline's database never has outbox rows nor keys.
 func (d *database) reset(ctx context.Context) error {
+	sizes, err := d.sizes(ctx)
+	if err != nil {
+		return fmt.Errorf("reset database %s: %w", d.name, err)
+	}
+	var written []string
+	for _, t := range sizes {
+		if empty, ok := d.empty[t.name]; !ok || t.size != empty || t.drawn {
+			written = append(written, t.name)
+		}
+	}
 	d.mu.Lock()
 	keep := make([]int32, 0, len(d.idle))
 	for _, c := range d.idle {
@@ -183,15 +166,15 @@ func (d *database) reset(ctx context.Context) error {
 	if _, err := d.pool.Exec(ctx, pg.SQLEndSessions, d.name, []string{d.poolName}, keep); err != nil {
 		return fmt.Errorf("reset database %s: end sessions: %w", d.name, err)
 	}
-	empty := d.empty
-	if d.resets++; d.resets%truncateEvery == 0 {
-		empty = "TRUNCATE " + strings.Join(d.tables(), ", ") + " RESTART IDENTITY"
-	}
-	if _, err := d.pool.Exec(ctx, empty); err != nil {
-		return fmt.Errorf("reset database %s: %w", d.name, err)
+	if len(written) > 0 {
+		// No arguments: the simple protocol, so the TRUNCATE of each set
+		// of tables is not prepared and cached on the connection.
+		if _, err := d.pool.Exec(ctx, "TRUNCATE "+strings.Join(written, ", ")+" RESTART IDENTITY"); err != nil {
+			return fmt.Errorf("reset database %s: %w", d.name, err)
+		}
 	}
 	// A CDC relay's slot would resume at what the last run confirmed and
-	// stream rows the reset removed; and it holds WAL while it exists.
+	// stream rows the TRUNCATE removed; and it holds WAL while it exists.
 	if err := pg.DropSlots(ctx, d.pool, d.name); err != nil {
 		return fmt.Errorf("reset database %s: %w", d.name, err)
 	}

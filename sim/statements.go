@@ -42,7 +42,7 @@ var (
 	sqlPendingIDs          = statement("pending_ids")
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
-	sqlIdentitySequences   = statement("identity_sequences")
+	sqlTableSizes          = statement("table_sizes")
 	sqlProgress            = statement("progress")
 	sqlOrdering            = statement("ordering")
 	sqlParkedWaiting       = statement("parked_waiting")
