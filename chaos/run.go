@@ -96,8 +96,11 @@ func (w *Worker) session(ctx context.Context, sc *scenes.Scene) (*sim.Session, e
 	return se, nil
 }
 
+// config is a worker's session's: its resets delete rows rather than
+// truncate tables (sim.ResetDelete), since it is renewed run after run on
+// databases nothing else reads.
 func (w *Worker) config(sc *scenes.Scene) sim.Config {
-	return sim.Config{Server: w.srv, Settings: sc.Settings, DBPrefix: w.prefix}
+	return sim.Config{Server: w.srv, Settings: sc.Settings, DBPrefix: w.prefix, Reset: sim.ResetDelete}
 }
 
 // Run runs a scene as RunOne does, on the worker's databases.

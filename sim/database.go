@@ -36,6 +36,11 @@ type database struct {
 	pool     *pgxpool.Pool
 	poolName string           // the pool's application_name, this database's own
 	empty    map[string]int64 // each table's size on disk (with its indexes) when empty
+	// deletion is the statement a reset by DELETE runs (deleteStatement),
+	// made at the first; resets counts the resets, and a reset by DELETE
+	// that is a truncateEvery-th truncates instead.
+	deletion string
+	resets   int
 
 	// provider is the card provider of this database's world (S19), on a
 	// loopback port of its own with its store in the provider schema:
@@ -134,29 +139,11 @@ func (d *database) sizes(ctx context.Context) ([]tableSize, error) {
 // reset empties the database in place: every session that is not the
 // simulator's own and may hold a lock is ended (a learner's psql inside a
 // transaction, an actor's backend of another simulation, anything not
-// idle); an idle session holds no lock a TRUNCATE waits for, and is left
+// idle); an idle session holds no lock the emptying waits for, and is left
 // alone (a learner's psql between two queries, the user's own sessions on
-// a --database-url server); then
-// the tables a run wrote are truncated, identities restarted (a TRUNCATE
-// waits for the locks of a backend still exiting). TRUNCATE, not DELETE:
-// the tables are new files again, so rows go where they went in the first
-// run, and a replay reads them in the same order. A table is left alone
-// only if nothing was ever written to it: its size on disk, indexes
-// included, is what it was empty (a row inserted, even rolled back, grows
-// it) and its identity was not drawn from. A TRUNCATE costs a few
-// milliseconds of CPU a table (new files for it, its indexes and TOAST),
-// and the naive pipeline's database never has outbox rows nor keys.
-func (d *database) reset(ctx context.Context) error {
-	sizes, err := d.sizes(ctx)
-	if err != nil {
-		return fmt.Errorf("reset database %s: %w", d.name, err)
-	}
-	var written []string
-	for _, t := range sizes {
-		if empty, ok := d.empty[t.name]; !ok || t.size != empty || t.drawn {
-			written = append(written, t.name)
-		}
-	}
+// a --database-url server); then the tables are emptied, identities
+// restarted: by DELETE when byDelete says so (ResetDelete), else truncated.
+func (d *database) reset(ctx context.Context, byDelete bool) error {
 	d.mu.Lock()
 	keep := make([]int32, 0, len(d.idle))
 	for _, c := range d.idle {
@@ -166,19 +153,120 @@ func (d *database) reset(ctx context.Context) error {
 	if _, err := d.pool.Exec(ctx, pg.SQLEndSessions, d.name, []string{d.poolName}, keep); err != nil {
 		return fmt.Errorf("reset database %s: end sessions: %w", d.name, err)
 	}
-	if len(written) > 0 {
-		// No arguments: the simple protocol, so the TRUNCATE of each set
-		// of tables is not prepared and cached on the connection.
-		if _, err := d.pool.Exec(ctx, "TRUNCATE "+strings.Join(written, ", ")+" RESTART IDENTITY"); err != nil {
-			return fmt.Errorf("reset database %s: %w", d.name, err)
-		}
+	var err error
+	if d.resets++; byDelete && d.resets%truncateEvery != 0 {
+		err = d.deleteRows(ctx)
+	} else {
+		err = d.truncate(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("reset database %s: %w", d.name, err)
 	}
 	// A CDC relay's slot would resume at what the last run confirmed and
-	// stream rows the TRUNCATE removed; and it holds WAL while it exists.
+	// stream rows the reset removed; and it holds WAL while it exists.
 	if err := pg.DropSlots(ctx, d.pool, d.name); err != nil {
 		return fmt.Errorf("reset database %s: %w", d.name, err)
 	}
 	return nil
+}
+
+// truncate truncates the tables a run wrote, identities restarted (a
+// TRUNCATE waits for the locks of a backend still exiting). The tables are
+// new files again, so rows go where they went in the first run and no dead
+// row is left for a later read to prune: pruning writes WAL, and the CDC
+// relay's figure slot_retained_bytes counts every byte the server writes
+// (a played CDC scene read 48 where its run read 0 when resets deleted). A
+// table is left alone only if nothing was ever written to it: its size on
+// disk, indexes included, is what it was empty (a row inserted, even rolled
+// back, grows it) and its identity was not drawn from. A TRUNCATE costs a
+// few milliseconds of CPU a table (new files for it, its indexes and
+// TOAST), and the naive pipeline's database never has outbox rows nor keys.
+func (d *database) truncate(ctx context.Context) error {
+	sizes, err := d.sizes(ctx)
+	if err != nil {
+		return err
+	}
+	var written []string
+	for _, t := range sizes {
+		if empty, ok := d.empty[t.name]; !ok || t.size != empty || t.drawn {
+			written = append(written, t.name)
+		}
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	// No arguments: the simple protocol, so the TRUNCATE of each set of
+	// tables is not prepared and cached on the connection.
+	_, err = d.pool.Exec(ctx, "TRUNCATE "+strings.Join(written, ", ")+" RESTART IDENTITY")
+	return err
+}
+
+// truncateEvery is how many resets by DELETE there are to one TRUNCATE:
+// the dead rows DELETE leaves (until autovacuum comes) are bounded to what
+// that many runs wrote.
+const truncateEvery = 64
+
+// deleteRows deletes every table's rows and restarts its identity, in one
+// transaction and one round trip (deleteStatement). A TRUNCATE gives each
+// table, index and TOAST new files, about a millisecond of the server's
+// CPU a table, and changes the tables' catalog rows: every backend on the
+// database then rebuilds its cache of them and plans each prepared
+// statement that reads them again. A DELETE of a few rows changes no
+// catalog row, so the actors' connections, kept from run to run, keep
+// their plans. A run reads the same either way: rows a later run inserts
+// may sit elsewhere on disk than after a TRUNCATE, and every query whose
+// order matters says ORDER BY (the relays sort what a claim returns; the
+// timeline orders marks as published); chaos's
+// TestAWorkerRunsAsAFreshSessionDoes compares renewed runs with runs on a
+// session of their own, entry for entry.
+func (d *database) deleteRows(ctx context.Context) error {
+	if d.deletion == "" {
+		stmt, err := d.deleteStatement(ctx)
+		if err != nil {
+			return err
+		}
+		d.deletion = stmt
+	}
+	_, err := d.pool.Exec(ctx, d.deletion)
+	return err
+}
+
+// deleteStatement is what deleteRows runs: every table's rows deleted and
+// its identity restarted, in one transaction (no arguments: the simple
+// protocol, nothing prepared and cached). It first takes a lock that waits
+// for every other transaction that wrote to the tables, as TRUNCATE's
+// would: a backend still rolling back a crashed actor's INSERT would
+// otherwise keep its row's key locked into the next run.
+func (d *database) deleteStatement(ctx context.Context) (string, error) {
+	rows, err := d.pool.Query(ctx, sqlIdentitySequences, d.tables())
+	if err != nil {
+		return "", fmt.Errorf("identities: %w", err)
+	}
+	type sequence struct {
+		name  string
+		start int64
+	}
+	seqs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (q sequence, err error) {
+		return q, row.Scan(&q.name, &q.start)
+	})
+	if err != nil {
+		return "", fmt.Errorf("identities: %w", err)
+	}
+	tables := d.tables()
+	var b strings.Builder
+	b.WriteString("BEGIN; LOCK TABLE " + strings.Join(tables, ", ") + " IN EXCLUSIVE MODE;")
+	for _, t := range tables {
+		b.WriteString(" DELETE FROM " + t + ";")
+	}
+	if len(seqs) > 0 {
+		restarts := make([]string, len(seqs))
+		for i, q := range seqs {
+			restarts[i] = fmt.Sprintf("setval(%s, %d, false)", quote(q.name), q.start)
+		}
+		b.WriteString(" SELECT " + strings.Join(restarts, ", ") + ";")
+	}
+	b.WriteString(" COMMIT")
+	return b.String(), nil
 }
 
 // lend gives an actor a connection of its own, named after it: an idle one

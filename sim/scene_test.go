@@ -321,13 +321,24 @@ func golden(t *testing.T, scene, variant string, tl []Entry) {
 // relays). A parked simulation holds nothing open on the server.
 func TestRunSceneOnARenewedSimIsRunScene(t *testing.T) {
 	t.Parallel()
+	// Whichever way a reset empties the tables: truncated (the default)
+	// or deleted (a chaos worker's), identities restarted either way.
+	for _, reset := range []ResetKind{ResetTruncate, ResetDelete} {
+		t.Run(fmt.Sprint(reset), func(t *testing.T) {
+			t.Parallel()
+			renewedIsNew(t, reset)
+		})
+	}
+}
+
+func renewedIsNew(t *testing.T, reset ResetKind) {
 	ctx := context.Background()
 	srv := pgtest.Server(t)
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ctx, Config{Server: srv, DBPrefix: prefix()})
+	s, err := New(ctx, Config{Server: srv, DBPrefix: prefix(), Reset: reset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +373,13 @@ expect outbox published == 1
 		}
 		s.Park()
 		var open int
-		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname LIKE $1 || '%' AND state <> 'idle'`, s.dbPrefix).Scan(&open); err != nil {
+		// Its own databases by name: a prefix of this one's names another
+		// subtest's (sim1, sim12).
+		var names []string
+		for _, kind := range pg.PipelineKinds() {
+			names = append(names, pg.NamespaceOf(s.dbPrefix).Database(kind))
+		}
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = ANY($1) AND state <> 'idle'`, names).Scan(&open); err != nil {
 			t.Fatal(err)
 		}
 		if open != 0 {
@@ -376,6 +393,27 @@ expect outbox published == 1
 		}
 		if got, want := explainFailure(renewed), explainFailure(fresh); got != want {
 			t.Errorf("%s renewed:\n%s\nnew:\n%s", name, got, want)
+		}
+	}
+	// Renewed, every identity starts over, as TRUNCATE ... RESTART
+	// IDENTITY makes it: no sequence has a value drawn.
+	if err := s.Renew(ctx, scenes.Settings{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range pg.PipelineKinds() {
+		db := pg.NamespaceOf(s.dbPrefix).Database(kind)
+		conn, err := pgx.Connect(ctx, srv.DatabaseURL(db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var drawn []string
+		err = conn.QueryRow(ctx, `SELECT coalesce(array_agg(schemaname || '.' || sequencename), '{}') FROM pg_sequences WHERE last_value IS NOT NULL`).Scan(&drawn)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(drawn) > 0 {
+			t.Errorf("%s renewed: sequences %v keep the last run's values", db, drawn)
 		}
 	}
 }

@@ -40,6 +40,32 @@ type Config struct {
 	// live mode (serve --http) gives the wall time it starts at, so the
 	// times it stores (created_at, published_at) read as a deployment's.
 	Start time.Time
+	// Reset is how a reset empties the tables for the next run (Renew,
+	// Reset, a rewind's replay): truncated, the default, or deleted.
+	Reset ResetKind
+}
+
+// ResetKind is how a reset empties a simulation's tables.
+type ResetKind int
+
+const (
+	// ResetTruncate truncates the tables a run wrote: new files, so a run
+	// leaves no dead row behind for a later read to prune (pruning writes
+	// WAL, which the CDC relay's slot figure counts, every database's).
+	ResetTruncate ResetKind = iota
+	// ResetDelete deletes the rows and restarts the identities, and
+	// truncates every truncateEvery-th reset and before a run with the CDC
+	// relay: for a simulation renewed run after run on databases of its
+	// own (a chaos worker), where TRUNCATE's new files and catalog rows
+	// cost each kept connection its caches and plans (database.reset).
+	ResetDelete
+)
+
+func (k ResetKind) String() string {
+	if k == ResetDelete {
+		return "delete"
+	}
+	return "truncate"
 }
 
 // Tracing hands every actor one OpenTelemetry TracerProvider. Restart is
@@ -69,10 +95,12 @@ type Sim struct {
 	settings scenes.Settings
 	seed     uint64
 	dbPrefix string
-	dbs      map[string]*database // by pipeline kind, kept across resets
-	clock    *Clock
-	rng      *rand.Rand
-	pipes    []*Pipeline
+	// resetKind is how a reset empties the tables (Config.Reset).
+	resetKind ResetKind
+	dbs       map[string]*database // by pipeline kind, kept across resets
+	clock     *Clock
+	rng       *rand.Rand
+	pipes     []*Pipeline
 
 	actors     sync.WaitGroup // every actor's goroutine
 	restarters map[string]func()
@@ -103,7 +131,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	sctx, cancel := context.WithCancel(context.Background())
 	s := &Sim{
 		tracing: cfg.Tracing,
-		ctx:     sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix,
+		ctx:     sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix, resetKind: cfg.Reset,
 		dbs: map[string]*database{}, clock: newClockAt(cfg.Start), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
@@ -223,7 +251,7 @@ func (s *Sim) build(ctx context.Context) error {
 // ResetDatabase makes ready.
 func (s *Sim) database(ctx context.Context, kind string) (*database, error) {
 	if d := s.dbs[kind]; d != nil {
-		err := d.reset(ctx)
+		err := d.reset(ctx, s.resetKind == ResetDelete && !s.settings.CDC)
 		if err == nil {
 			return d, nil
 		}

@@ -43,6 +43,7 @@ var (
 	sqlBackends            = statement("backends")
 	sqlBackendsOf          = statement("backends_of")
 	sqlTableSizes          = statement("table_sizes")
+	sqlIdentitySequences   = statement("identity_sequences")
 	sqlProgress            = statement("progress")
 	sqlOrdering            = statement("ordering")
 	sqlParkedWaiting       = statement("parked_waiting")
