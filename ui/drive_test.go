@@ -25,6 +25,9 @@ type driver struct {
 	quit bool
 	// url is a pipeline's database ("outbox", "naive"), for what psql shows.
 	url func(pipeline string) string
+	// started counts the commands run: a key that started none has
+	// nothing of its own to wait for (press).
+	started int
 }
 
 var prefixes atomic.Int64
@@ -61,6 +64,7 @@ func (d *driver) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
+	d.started++
 	go func() {
 		if msg := cmd(); msg != nil {
 			d.msgs <- msg
@@ -104,14 +108,18 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 	}
 }
 
+// quiet says the model has nothing under way: no operation, none queued, no
+// read of the simulation.
+func quiet(m Model) bool {
+	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && m.tables.reading == 0
+}
+
 // settle handles messages until the model is idle and nothing arrives for a
 // moment (a change notice can trail the operation that caused it).
 func (d *driver) settle() {
 	d.t.Helper()
 	for {
-		d.waitFor("idle", func(m Model) bool {
-			return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && m.tables.reading == 0
-		})
+		d.waitFor("idle", quiet)
 		select {
 		case msg := <-d.msgs:
 			d.handle(msg)
@@ -121,10 +129,19 @@ func (d *driver) settle() {
 	}
 }
 
+// press presses each key and settles after it. A key that started no
+// command, on a model left idle with no message waiting, changed only the
+// model: the settle before it waited out what an earlier key started, so
+// nothing can trail this one (a quiz's answer, a hint, a pane's scroll),
+// and the next key goes at once.
 func (d *driver) press(keys ...string) {
 	d.t.Helper()
 	for _, k := range keys {
+		before := d.started
 		d.handle(keyPress(k))
+		if d.started == before && quiet(d.m) && len(d.msgs) == 0 {
+			continue
+		}
 		d.settle()
 	}
 }
