@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	// program under tmux, a server killed -9 and restarted, signals): alone
 	// they took 131 s of CPU in 132 s at -parallel 2 (GOMAXPROCS here) and
 	// 103 s at 4.
-	testrun.WaitMostly()
+	testrun.WaitMostly(2)
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)

@@ -23,8 +23,11 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("NO_COLOR")
 	// A lesson played by keys waits for each key's quiet moment more than
 	// it computes: alone the package took 182 s at -parallel 2 and 153 s
-	// at 4.
-	testrun.WaitMostly()
+	// at 4. Its longest test, TestEveryLessonByKeysAlone, then waited
+	// 18-21 s for a slot; at 16 (two cores) every test starts at once:
+	// 77 s -> 64-66 s of wall, 117 s -> 110-114 s of CPU (lessons eight
+	// at a time either way).
+	testrun.WaitMostly(8)
 	pgtest.Main(m)
 }
 

@@ -328,29 +328,40 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 		"en": {"this step cannot pass any more (oracle: published == 0): r starts it again", "`r` starts this step again"},
 		"es": {"este paso ya no puede superarse (oráculo: publicadas == 0): r lo empieza de nuevo", "`r` vuelve a empezar este paso"},
 	} {
-		d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
-		d.press("h")
-		if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(plain(h), strings.Trim(want[1], "`")[2:]) {
-			t.Errorf("%s: the hint does not show r:\n%s", lang, plain(h))
-		}
-		d.press("p", "space")
-		d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			stepCannotPass(t, lang, want)
+		})
+	}
+}
+
+// stepCannotPass is TestAStepThatCannotPassSaysSo in one language: want is
+// what the footer says, then what the hint says of r.
+func stepCannotPass(t *testing.T, lang string, want [2]string) {
+	d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
+	d.press("h")
+	if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(plain(h), strings.Trim(want[1], "`")[2:]) {
+		t.Errorf("%s: the hint does not show r:\n%s", lang, plain(h))
+	}
+	// The fastest autoplay (16 steps a second), as the lessons by keys
+	// play: the default 2 a second spent seconds waiting.
+	d.press("+", "+", "+", "p", "space")
+	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+	d.settle()
+	if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
+	}
+	for _, size := range clipSizes {
+		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
-			t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
+		if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
 		}
-		for _, size := range clipSizes {
-			d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-			d.settle()
-			if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
-				t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
-			}
-		}
-		d.press("r")
-		d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
-		d.settle()
-		if d.m.lesson.dead != nil {
-			t.Errorf("%s: after r the step is still said unpassable", lang)
-		}
+	}
+	d.press("r")
+	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
+	d.settle()
+	if d.m.lesson.dead != nil {
+		t.Errorf("%s: after r the step is still said unpassable", lang)
 	}
 }
