@@ -5,13 +5,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 )
 
 // Under the simulator's screen the driver takes no faults (its keys are
 // the faults): /faults/… is a 404 that says which commands serve them,
 // not the API's "no such resource".
 func TestFaultsUnderTheScreenSayWhereTheyAre(t *testing.T) {
-	e := listen(t, true)
+	e := listen(t, true, deadline.Deadlines{})
 	for _, m := range []string{"POST", "GET"} {
 		req, _ := http.NewRequest(m, "http://"+e.Addr+"/faults/crash/relay-1", nil)
 		resp, err := http.DefaultClient.Do(req)

@@ -33,13 +33,14 @@ func (u unreached) Payment(context.Context, uuid.UUID) (engine.PaymentStatus, er
 
 // listen serves an edge on loopback the two ways outboxlab does: a
 // deployment's handler (serve --broker, live) or a simulation's (serve,
-// the TUI).
-func listen(t *testing.T, simulation bool) *Edge {
+// the TUI), with the deadlines d (zero: outboxlab's own).
+func listen(t *testing.T, simulation bool, d deadline.Deadlines) *Edge {
 	t.Helper()
 	e, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Listener.Deadlines = d
 	t.Cleanup(e.Close)
 	if simulation {
 		e.Serve(func(Request) { t.Error("a request reached the driver") }, nil)
@@ -77,18 +78,24 @@ func closedAfter(t *testing.T, addr, raw string, limit time.Duration) (time.Dura
 // headers at ReadHeaderTimeout. Before, nothing but ReadHeaderTimeout was
 // set: the short body held the connection for as long as the client liked
 // (the limit here ends it), on either kind of edge.
+//
+// The deadlines are shorter than outboxlab's (TestEveryEdgeServerHasDeadlines
+// holds an edge to those), so that waiting them out takes a second, not
+// fifteen: what is tested is that the server cuts at its deadline and says
+// so.
 func TestSlowClientsAreCut(t *testing.T) {
 	t.Parallel()
+	short := deadline.Deadlines{ReadHeader: 500 * time.Millisecond, Read: time.Second, Write: deadline.WriteTimeout, Idle: deadline.IdleTimeout}
 	for _, simulation := range []bool{false, true} {
 		name := map[bool]string{false: "deployment", true: "simulation"}[simulation]
 		t.Run(name+"/short body", func(t *testing.T) {
 			t.Parallel()
-			e := listen(t, simulation)
+			e := listen(t, simulation, short)
 			took, got := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+
-				"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"client_i", deadline.ReadTimeout+10*time.Second)
+				"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"client_i", short.Read+10*time.Second)
 			t.Logf("a body 90 bytes short: closed after %s", took.Round(time.Millisecond))
-			if took > deadline.ReadTimeout+time.Second {
-				t.Errorf("closed after %s, want within ReadTimeout (%s)", took, deadline.ReadTimeout)
+			if took > short.Read+time.Second {
+				t.Errorf("closed after %s, want within ReadTimeout (%s)", took, short.Read)
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(got)), nil)
 			if err != nil {
@@ -96,29 +103,34 @@ func TestSlowClientsAreCut(t *testing.T) {
 			}
 			body, _ := io.ReadAll(resp.Body)
 			if resp.StatusCode != http.StatusRequestTimeout || resp.Header.Get("Content-Type") != "application/problem+json" ||
-				!strings.Contains(string(body), "10 of the 100 bytes") {
+				!strings.Contains(string(body), "within "+short.Read.String()+": 10 of the 100 bytes") {
 				t.Errorf("answer %s %s: %s, want 408 problem+json saying how much came", resp.Status, resp.Header.Get("Content-Type"), body)
 			}
 		})
 		t.Run(name+"/headers never end", func(t *testing.T) {
 			t.Parallel()
-			e := listen(t, simulation)
-			took, _ := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+"\r\n", deadline.ReadHeaderTimeout+10*time.Second)
+			e := listen(t, simulation, short)
+			took, _ := closedAfter(t, e.Addr, "POST /payments HTTP/1.1\r\nHost: "+e.Addr+"\r\n", short.ReadHeader+10*time.Second)
 			t.Logf("headers never ended: closed after %s", took.Round(time.Millisecond))
-			if took > deadline.ReadHeaderTimeout+time.Second {
-				t.Errorf("closed after %s, want within ReadHeaderTimeout (%s)", took, deadline.ReadHeaderTimeout)
+			if took > short.ReadHeader+time.Second {
+				t.Errorf("closed after %s, want within ReadHeaderTimeout (%s)", took, short.ReadHeader)
 			}
 		})
 	}
 }
 
-// Every server an edge runs has the four deadlines.
+// Every server an edge runs has the four deadlines, outboxlab's own unless
+// it was given others.
 func TestEveryEdgeServerHasDeadlines(t *testing.T) {
+	want := deadline.Defaults()
 	for _, simulation := range []bool{false, true} {
-		s := listen(t, simulation).Server()
+		s := listen(t, simulation, deadline.Deadlines{}).Server()
 		if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
 			t.Errorf("simulation %v: ReadHeaderTimeout %s, ReadTimeout %s, WriteTimeout %s, IdleTimeout %s: want each set",
 				simulation, s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
+		}
+		if got := (deadline.Deadlines{ReadHeader: s.ReadHeaderTimeout, Read: s.ReadTimeout, Write: s.WriteTimeout, Idle: s.IdleTimeout}); got != want {
+			t.Errorf("simulation %v: deadlines %+v, want outboxlab's %+v", simulation, got, want)
 		}
 	}
 }

@@ -40,7 +40,12 @@ func (h *handler) createPayment(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > 0 {
 				came = fmt.Sprintf("%d of the %d bytes its Content-Length promised came", len(body), r.ContentLength)
 			}
-			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", deadline.ReadTimeout, came))
+			// The limit said is the server's own (the Listener's Deadlines).
+			within := deadline.ReadTimeout
+			if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.ReadTimeout > 0 {
+				within = srv.ReadTimeout
+			}
+			writeProblem(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: %s", within, came))
 			return
 		}
 		writeProblem(w, http.StatusBadRequest, "reading the body: "+err.Error())

@@ -17,9 +17,13 @@ import (
 // simulator's edge (package edge) and a deployment (package deploy) both
 // serve on one.
 type Listener struct {
-	Addr   string // where it listens, host:port
-	ln     net.Listener
-	server *http.Server
+	Addr string // where it listens, host:port
+	// Deadlines are the server's, set before Serve; zero is
+	// deadline.Defaults (a test sets shorter ones to see them cut a slow
+	// client in a second rather than ten).
+	Deadlines deadline.Deadlines
+	ln        net.Listener
+	server    *http.Server
 }
 
 // Listen opens the listener at once, so a port in use is said before
@@ -42,7 +46,11 @@ func Listen(addr string) (*Listener, error) {
 // Serve answers every request with h, on a server with the deadlines of
 // package deadline, until Close.
 func (l *Listener) Serve(h http.Handler) {
-	l.server = deadline.NewServer(h)
+	d := l.Deadlines
+	if d == (deadline.Deadlines{}) {
+		d = deadline.Defaults()
+	}
+	l.server = d.Server(h)
 	go func() { _ = l.server.Serve(l.ln) }()
 }
 

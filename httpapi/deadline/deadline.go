@@ -42,13 +42,26 @@ const (
 	IdleTimeout = 120 * time.Second
 )
 
-// NewServer is an http.Server for h with the deadlines above.
-func NewServer(h http.Handler) *http.Server {
+// Deadlines are a server's four timeouts, as http.Server names them.
+type Deadlines struct {
+	ReadHeader, Read, Write, Idle time.Duration
+}
+
+// Defaults are the deadlines above, every outboxlab server's.
+func Defaults() Deadlines {
+	return Deadlines{ReadHeader: ReadHeaderTimeout, Read: ReadTimeout, Write: WriteTimeout, Idle: IdleTimeout}
+}
+
+// Server is an http.Server for h with these deadlines.
+func (d Deadlines) Server(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		ReadTimeout:       ReadTimeout,
-		WriteTimeout:      WriteTimeout,
-		IdleTimeout:       IdleTimeout,
+		ReadHeaderTimeout: d.ReadHeader,
+		ReadTimeout:       d.Read,
+		WriteTimeout:      d.Write,
+		IdleTimeout:       d.Idle,
 	}
 }
+
+// NewServer is an http.Server for h with the deadlines above.
+func NewServer(h http.Handler) *http.Server { return Defaults().Server(h) }
