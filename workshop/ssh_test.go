@@ -253,6 +253,7 @@ func TestLearnerResumesTheirStepAndLeavesNothing(t *testing.T) {
 // payment: her outbox database has it, bea's has none; a third learner on
 // a room of two is told it is full, and the two go on.
 func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
+	t.Parallel() // a room of its own; the goroutine leak checks, sequential, run before it
 	r := startRoom(t, Config{MaxLearners: 2})
 	ana := connect(t, r, "ana", 120, 40, nil)
 	bea := connect(t, r, "bea", 120, 40, nil)
@@ -298,6 +299,7 @@ func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
 // postgres is refused with the reason; a pause shows on the learner's
 // screen until resumed.
 func TestRoomRefusesWhatItCannotServe(t *testing.T) {
+	t.Parallel() // a room of its own; the goroutine leak checks, sequential, run before it
 	r := startRoom(t, Config{})
 	c, err := gossh.Dial("tcp", r.sshLn.Addr().String(), clientConfig("ana", nil))
 	if err != nil {
@@ -471,6 +473,7 @@ func TestConfigRefusesAnOpenRoomOnTheNetwork(t *testing.T) {
 // default max_connections (the simulator's) is raised for the room and
 // restarted; the room's size then holds.
 func TestRoomRaisesAClusterMadeSmaller(t *testing.T) {
+	t.Parallel() // a room of its own; the goroutine leak checks, sequential, run before it
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}
