@@ -48,6 +48,11 @@ type Server struct {
 // the provider's database (its tables in the provider schema); clock nil is
 // the wall clock.
 func Start(pool *pgxpool.Pool, clock Clock) (*Server, error) {
+	return start(pool, clock, deadline.Defaults())
+}
+
+// start is Start with the server's deadlines d (a test's shorter ones).
+func start(pool *pgxpool.Pool, clock Clock, d deadline.Deadlines) (*Server, error) {
 	if clock == nil {
 		clock = systemClock{}
 	}
@@ -56,7 +61,7 @@ func Start(pool *pgxpool.Pool, clock Clock) (*Server, error) {
 		return nil, fmt.Errorf("provider: listen: %w", err)
 	}
 	s := &Server{pool: pool, clock: clock, ln: ln, done: make(chan error, 1)}
-	s.srv = deadline.NewServer(s.Handler()) // the API's deadlines: a call is one small JSON body
+	s.srv = d.Server(s.Handler()) // the API's deadlines: a call is one small JSON body
 	go func() {
 		err := s.srv.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
