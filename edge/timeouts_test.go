@@ -129,7 +129,7 @@ func TestEveryEdgeServerHasDeadlines(t *testing.T) {
 			t.Errorf("simulation %v: ReadHeaderTimeout %s, ReadTimeout %s, WriteTimeout %s, IdleTimeout %s: want each set",
 				simulation, s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
 		}
-		if got := (deadline.Deadlines{ReadHeader: s.ReadHeaderTimeout, Read: s.ReadTimeout, Write: s.WriteTimeout, Idle: s.IdleTimeout}); got != want {
+		if got := deadline.Of(s); got != want {
 			t.Errorf("simulation %v: deadlines %+v, want outboxlab's %+v", simulation, got, want)
 		}
 	}

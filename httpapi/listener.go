@@ -46,11 +46,7 @@ func Listen(addr string) (*Listener, error) {
 // Serve answers every request with h, on a server with the deadlines of
 // package deadline, until Close.
 func (l *Listener) Serve(h http.Handler) {
-	d := l.Deadlines
-	if d == (deadline.Deadlines{}) {
-		d = deadline.Defaults()
-	}
-	l.server = d.Server(h)
+	l.server = l.Deadlines.Server(h)
 	go func() { _ = l.server.Serve(l.ln) }()
 }
 

@@ -20,8 +20,7 @@ import (
 func TestProviderCutsAShortBody(t *testing.T) {
 	t.Parallel()
 	srv, pool := setup(t)
-	h := srv.HTTPServer()
-	if got := (deadline.Deadlines{ReadHeader: h.ReadHeaderTimeout, Read: h.ReadTimeout, Write: h.WriteTimeout, Idle: h.IdleTimeout}); got != deadline.Defaults() {
+	if got := deadline.Of(srv.HTTPServer()); got != deadline.Defaults() {
 		t.Errorf("the provider's deadlines %+v, want the API's %+v", got, deadline.Defaults())
 	}
 	short := deadline.Defaults()

@@ -52,8 +52,17 @@ func Defaults() Deadlines {
 	return Deadlines{ReadHeader: ReadHeaderTimeout, Read: ReadTimeout, Write: WriteTimeout, Idle: IdleTimeout}
 }
 
-// Server is an http.Server for h with these deadlines.
+// Of are the deadlines s runs with.
+func Of(s *http.Server) Deadlines {
+	return Deadlines{ReadHeader: s.ReadHeaderTimeout, Read: s.ReadTimeout, Write: s.WriteTimeout, Idle: s.IdleTimeout}
+}
+
+// Server is an http.Server for h with these deadlines; the zero Deadlines
+// are Defaults.
 func (d Deadlines) Server(h http.Handler) *http.Server {
+	if d == (Deadlines{}) {
+		d = Defaults()
+	}
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: d.ReadHeader,
@@ -64,4 +73,4 @@ func (d Deadlines) Server(h http.Handler) *http.Server {
 }
 
 // NewServer is an http.Server for h with the deadlines above.
-func NewServer(h http.Handler) *http.Server { return Defaults().Server(h) }
+func NewServer(h http.Handler) *http.Server { return Deadlines{}.Server(h) }
