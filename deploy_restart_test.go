@@ -186,17 +186,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 		t.Skip("boots PostgreSQL three times")
 	}
 	dir := seededDataDir(t)
-	// The deployment runs the actors of a scene of the default's settings
-	// (two-consumers: outbox mode, one relay, two consumers) but for a 2 s
-	// lease: the row the relay held when it was killed is claimed again
-	// once its lease ends, which at the default 30 s was most of this
-	// test's 35 s.
-	scenesDir := t.TempDir()
-	scene := "title: the default's actors, a 2 s lease\nteaches: t\nmode: outbox\nlease: 2s\n\nrequest amount=1250 client=acme\ndrain\n\nexpect outbox ledger_entries == 1\n"
-	if err := os.WriteFile(filepath.Join(scenesDir, "restart.scene"), []byte(scene), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := startServeNATS(t, dir, "--scenes", scenesDir, "--scene", "restart")
+	s := startServeNATS(t, dir)
 	if !strings.Contains(s.out, "database live_outbox made") {
 		t.Errorf("first start does not say it made the database:\n%s", s.out)
 	}
@@ -225,7 +215,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	}
 	_ = s.cmd.Wait()
 
-	s = startServeNATS(t, dir, "--scenes", scenesDir, "--scene", "restart")
+	s = startServeNATS(t, dir)
 	if !strings.Contains(s.out, "carrying on from the last run: 12 payments, 7 outbox rows to publish") {
 		t.Errorf("the restart does not say what it kept:\n%s", s.out)
 	}
