@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,6 +15,8 @@ var (
 	sqlClaim string
 	//go:embed sql/claim_holder.sql
 	sqlClaimHolder string
+	//go:embed sql/unclaim.sql
+	sqlUnclaim string
 	//go:embed sql/kept.sql
 	sqlKept string
 )
@@ -52,7 +55,16 @@ func Claim(ctx context.Context, databaseURL, who string) (release func(), err er
 		conn.Close(ctx)
 		return nil, fmt.Errorf("%w (%q, its session pid %d from %s): stop it first, or give this one another database", ErrClaimed, name, pid, addr)
 	}
-	return func() { conn.Close(context.Background()) }, nil
+	return func() {
+		// Unlocked while the session is open, so that the lock is free
+		// when release returns; closing alone leaves it to the backend's
+		// exit, which comes later. If the unlock fails, the close ends the
+		// lock all the same.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, sqlUnclaim, int64(claimKey))
+		conn.Close(ctx)
+	}, nil
 }
 
 // Kept counts what the deployment's database holds from its last run: its
