@@ -757,6 +757,19 @@ func TestRetryDelay(t *testing.T) {
 	}
 }
 
+// untilUnlocked waits until the outbox row id can be locked: no
+// transaction, a dead actor's still being rolled back, holds it.
+func (b *bundle) untilUnlocked(t *testing.T, id uuid.UUID) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.count(t, `SELECT count(*) FROM (SELECT 1 FROM outbox_messages WHERE id = $1 FOR UPDATE SKIP LOCKED) free`, id) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("row %s still locked 10s after its holder died", id)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // S8, the wrong way kept to be shown: a relay that holds its claim's
 // transaction open while publishing still republishes after a crash (the
 // broker is outside the transaction), and the crash rolls its claim back, so
@@ -778,7 +791,11 @@ func TestHoldTransactionStillDuplicatesAndLosesTheAttempt(t *testing.T) {
 	if got := b.broker.Stats().PublishesByID[id]; got != 1 {
 		t.Fatalf("published %d times before the crash, want 1", got)
 	}
-	// No lease to wait for: the next relay takes the row at once.
+	// No lease to wait for: the next relay takes the row once the server
+	// has seen the death. Until its backend reads the closed socket and
+	// rolls back, the dead claim's row lock stands and a claim (SKIP
+	// LOCKED) passes the row by.
+	b.untilUnlocked(t, id)
 	again := b.relay(t, "relay-2", nil)
 	again.cfg.HoldTransaction = true
 	res := must[RelayStepResult](t)(again.Step(ctx))
