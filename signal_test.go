@@ -20,7 +20,7 @@ const childArgsEnv = "OUTBOXLAB_MAIN_TEST_ARGS"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childArgsEnv); args != "" {
-		os.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
+		testrun.Exit(run(strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	// Most of this package's tests wait on processes of their own (the
 	// program under tmux, a server killed -9 and restarted, signals): alone
@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
-	os.Exit(code)
+	testrun.Exit(code)
 }
 
 // outboxlab serve stops its server on SIGINT, SIGTERM and SIGHUP: nothing is

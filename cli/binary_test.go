@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 var (
@@ -42,5 +44,5 @@ func TestMain(m *testing.M) {
 	if built != "" {
 		os.RemoveAll(filepath.Dir(built))
 	}
-	os.Exit(code)
+	testrun.Exit(code)
 }

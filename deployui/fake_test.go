@@ -16,12 +16,13 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 func TestMain(m *testing.M) {
 	// The screens compared are drawn in colour, as a terminal draws them.
 	os.Unsetenv("NO_COLOR")
-	os.Exit(m.Run())
+	testrun.Exit(m.Run())
 }
 
 // fakeActors are the actors the fake runs, in the screen's order.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/internal/testdir"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // Each test here boots servers of its own on temporary data directories:
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("ready %d\n", srv.Port)
 		select {}
 	}
-	os.Exit(m.Run())
+	testrun.Exit(m.Run())
 }
 
 // tempDataDir gives a data directory that does not exist yet, for Boot to

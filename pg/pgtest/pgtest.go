@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/internal/testdir"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 )
 
@@ -84,7 +85,7 @@ func Main(m *testing.M) {
 			_ = os.RemoveAll(sh.dataDir)
 		}
 	}
-	os.Exit(code)
+	testrun.Exit(code)
 }
 
 // Server returns the shared test server, booting it on first use.
