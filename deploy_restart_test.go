@@ -186,9 +186,25 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 		t.Skip("boots PostgreSQL three times")
 	}
 	dir := seededDataDir(t)
-	s := startServeNATS(t, dir)
+	// The deployment runs the actors of a scene of the default's settings
+	// (outbox mode, one relay, two consumers) but for a 2 s lease and a
+	// 2 s AckWait. After the kill, the row the relay held is claimed again
+	// once its lease ends, and a delivery left unacknowledged comes again
+	// once its AckWait ends (until then the stream keeps the messages the
+	// consumers acked only in part): at the default 30 s each, those waits
+	// were 30 of this test's 35 s.
+	scenesDir := t.TempDir()
+	scene := "title: the default's actors, 2 s lease and AckWait\nteaches: t\nmode: outbox\nlease: 2s\nack-timeout: 2s\n\nrequest amount=1250 client=acme\ndrain\n\nexpect outbox ledger_entries == 1\n"
+	if err := os.WriteFile(filepath.Join(scenesDir, "restart.scene"), []byte(scene), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onScene := []string{"--scenes", scenesDir, "--scene", "restart"}
+	s := startServeNATS(t, dir, onScene...)
 	if !strings.Contains(s.out, "database live_outbox made") {
 		t.Errorf("first start does not say it made the database:\n%s", s.out)
+	}
+	if !strings.Contains(s.out, "AckWait 2s") {
+		t.Errorf("the stream line does not give the scene's AckWait (2s):\n%s", s.out)
 	}
 	ids := map[int]string{}
 	for i := range 5 {
@@ -215,7 +231,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	}
 	_ = s.cmd.Wait()
 
-	s = startServeNATS(t, dir)
+	s = startServeNATS(t, dir, onScene...)
 	if !strings.Contains(s.out, "carrying on from the last run: 12 payments, 7 outbox rows to publish") {
 		t.Errorf("the restart does not say what it kept:\n%s", s.out)
 	}
@@ -269,7 +285,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	}
 	_ = s.cmd.Wait()
 
-	s = startServeNATS(t, dir, "--fresh")
+	s = startServeNATS(t, dir, append(onScene, "--fresh")...)
 	if !strings.Contains(s.out, "--fresh: database live_outbox and stream OUTBOXLAB_LIVE emptied on purpose") {
 		t.Errorf("--fresh does not say it emptied them:\n%s", s.out)
 	}
