@@ -26,6 +26,9 @@ import (
 // owed at the end. The outage, as the relays saw it (the longest gap
 // between two marks) and as the consumers saw it, is logged.
 func TestClusterLeaderKilledMidLoadLosesNothing(t *testing.T) {
+	// Beside the package's other tests: its waits are for the load's pace
+	// and an election, each bounded by a minute or more, not a moment.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a 3-node NATS cluster and posts 2000 payments")
 	}

@@ -13,10 +13,18 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// The package's tests wait on NATS servers, elections, AckWaits and
+	// deadlines more than they compute: at -parallel 2 (GOMAXPROCS here)
+	// most of them waited for a slot, and the package took 22 s of wall
+	// for 23 s of CPU.
+	testrun.WaitMostly(4)
+	pgtest.Main(m)
+}
 
 // serve --http --broker nats, over a real listener: payments posted at
 // once by several clients are each answered 201, and with the engine
