@@ -104,15 +104,18 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r = &Room{cfg: cfg, dir: dir, course: course, learners: map[string]*learner{}, changed: make(chan struct{}, 1)}
-	if r.srv, err = bootSized(ctx, cfg.PG, cfg.MaxLearners); err != nil {
+	srv, err := bootSized(ctx, cfg.PG, cfg.MaxLearners)
+	if err != nil {
 		return nil, err
 	}
+	// srv, not r.srv: a failure below returns r as nil before this runs
+	// (the room's --ssh port taken panicked here, the server left up).
 	defer func() {
 		if err != nil {
-			r.srv.Stop()
+			srv.Stop()
 		}
 	}()
+	r = &Room{cfg: cfg, dir: dir, course: course, learners: map[string]*learner{}, changed: make(chan struct{}, 1), srv: srv}
 	// After the boot: an empty data directory must be empty for it.
 	if err := os.MkdirAll(filepath.Join(dir, "learners"), 0o700); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
@@ -136,7 +139,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 		return nil, err
 	}
 	if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
-		return nil, badinput.Errorf("--ssh %s: %w", cfg.SSH, err)
+		return nil, badinput.Errorf("--ssh %s: %w; give another HOST:PORT (port 0 takes a free one, and the room's screen says which)", cfg.SSH, err)
 	}
 	return r, nil
 }

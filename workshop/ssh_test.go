@@ -503,3 +503,32 @@ func TestRoomRaisesAClusterMadeSmaller(t *testing.T) {
 		}
 	}
 }
+
+// A --ssh address another program listens on: the room says so, bad input
+// (exit 2), and stops the PostgreSQL it had booted. It panicked instead
+// (the cleanup read the room it was returning as nil), leaving the
+// server running.
+func TestRoomOnATakenPortSaysSoAndStopsItsServer(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("boots PostgreSQL")
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	fsyncOff := map[string]string{"fsync": "off"}
+	dir := pgtest.SeededDataDir(t, fsyncOff)
+	cfg := Config{SSH: taken.Addr().String(), PG: pg.Options{DataDir: dir, Settings: fsyncOff}}
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := open(context.Background(), cfg)
+	if r != nil || !badinput.Is(err) || !strings.Contains(err.Error(), "--ssh "+taken.Addr().String()) {
+		t.Fatalf("open on a taken port: room %v, error %v; want none, and bad input naming --ssh", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pgdata", "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the room's PostgreSQL is still running after the refusal (postmaster.pid: %v)", err)
+	}
+}
