@@ -34,6 +34,9 @@ func (m tmuxTerm) keys(keys ...string) {
 	}
 }
 
+// exited is what startTUIOn's command line prints when the program ends.
+var exited = regexp.MustCompile(`(?m)^EXITED [0-9]+\s*$`)
+
 func (m tmuxTerm) screen() string {
 	out, _ := m.tmux("capture-pane", "-p", "-t", "e2e")
 	return out
@@ -41,16 +44,28 @@ func (m tmuxTerm) screen() string {
 
 // waitFor polls the screen until re matches, pressing press (if any) between
 // polls, and returns the screen.
+//
+// The program ended (its command line echoes EXITED and its code, then
+// sleeps 30 s before tmux goes) fails the wait at once, with that screen:
+// waited out, the screen was gone with tmux ("no server running"), and
+// with it why the program had ended.
 func (m tmuxTerm) waitFor(what string, re *regexp.Regexp, timeout time.Duration, press ...string) string {
 	m.t.Helper()
 	deadline := time.Now().Add(timeout)
+	last := ""
 	for {
 		s := m.screen()
 		if re.MatchString(s) {
 			return s
 		}
+		if strings.TrimSpace(s) != "" {
+			last = s
+		}
+		if exited.MatchString(s) {
+			m.t.Fatalf("waiting for %s: the program ended first:\n%s", what, s)
+		}
 		if time.Now().After(deadline) {
-			m.t.Fatalf("waiting for %s: not on screen after %v:\n%s", what, timeout, s)
+			m.t.Fatalf("waiting for %s: not on screen after %v; the last screen read:\n%s", what, timeout, last)
 		}
 		if len(press) > 0 {
 			m.keys(press...)
