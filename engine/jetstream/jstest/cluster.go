@@ -34,8 +34,30 @@ func SyncAlways(o *server.Options) { o.SyncAlways = true }
 // StartCluster starts n servers (named n1…nN) on loopback ports chosen
 // free, each storing JetStream's files in a directory of t's, and waits
 // until JetStream has a meta leader. They are shut down at t's end.
+//
+// The route ports are found free before the servers start, since each
+// server's routes name the others' ports; one taken meanwhile (the tests
+// beside this one open connections by the thousand, each from an ephemeral
+// port) leaves its server without a route listener, never ready. Such a
+// start is shut down and made again on other ports, up to three times.
 func StartCluster(t testing.TB, n int, options ...Option) *Cluster {
 	t.Helper()
+	var err error
+	for try := 1; try <= 3; try++ {
+		var c *Cluster
+		if c, err = startCluster(t, n, options); err == nil {
+			t.Cleanup(c.Shutdown)
+			return c
+		}
+		t.Logf("cluster of %d, start %d: %v", n, try, err)
+	}
+	t.Fatalf("a cluster of %d did not start in three tries: %v", n, err)
+	return nil
+}
+
+// startCluster is one try of StartCluster; on an error it has shut down
+// whatever it started.
+func startCluster(t testing.TB, n int, options []Option) (*Cluster, error) {
 	c := &Cluster{Name: "outboxlab-test"}
 	routePorts := make([]int, n)
 	for i := range routePorts {
@@ -66,24 +88,26 @@ func StartCluster(t testing.TB, n int, options ...Option) *Cluster {
 		}
 		ns, err := server.NewServer(opts)
 		if err != nil {
-			t.Fatalf("server n%d: %v", i+1, err)
-		}
-		ns.Start()
-		if !ns.ReadyForConnections(10 * time.Second) {
-			t.Fatalf("server n%d: not ready after 10s", i+1)
+			c.Shutdown()
+			return nil, fmt.Errorf("server n%d: %w", i+1, err)
 		}
 		c.ns = append(c.ns, ns)
+		ns.Start()
+		if !ns.ReadyForConnections(10 * time.Second) {
+			c.Shutdown()
+			return nil, fmt.Errorf("server n%d not ready after 10s (its route port %d taken?)", i+1, routePorts[i])
+		}
 		c.urls = append(c.urls, ns.ClientURL())
 	}
-	t.Cleanup(c.Shutdown)
 	deadline := time.Now().Add(30 * time.Second)
 	for !c.ready(n) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the cluster of %d has no JetStream meta leader, or not every route, after 30s", n)
+			c.Shutdown()
+			return nil, fmt.Errorf("the cluster of %d has no JetStream meta leader, or not every route, after 30s", n)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return c
+	return c, nil
 }
 
 // ready says every server sees the others, JetStream has a meta leader,
