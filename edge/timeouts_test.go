@@ -164,8 +164,9 @@ func TestASimulationsPaymentOutwaitsWriteTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := deadline.NewServer(tc.h)
-		srv.WriteTimeout = 100 * time.Millisecond
+		d := deadline.Defaults()
+		d.Write = 100 * time.Millisecond
+		srv := d.Server(tc.h)
 		go func() { _ = srv.Serve(ln) }()
 		resp, err := http.Post("http://"+ln.Addr().String()+"/payments", "application/json",
 			strings.NewReader(`{"client_id":"acme","amount_cents":1250,"currency":"EUR"}`))

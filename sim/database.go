@@ -238,7 +238,8 @@ func (d *database) deleteRows(ctx context.Context) error {
 // would: a backend still rolling back a crashed actor's INSERT would
 // otherwise keep its row's key locked into the next run.
 func (d *database) deleteStatement(ctx context.Context) (string, error) {
-	rows, err := d.pool.Query(ctx, sqlIdentitySequences, d.tables())
+	tables := d.tables()
+	rows, err := d.pool.Query(ctx, sqlIdentitySequences, tables)
 	if err != nil {
 		return "", fmt.Errorf("identities: %w", err)
 	}
@@ -252,7 +253,6 @@ func (d *database) deleteStatement(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("identities: %w", err)
 	}
-	tables := d.tables()
 	var b strings.Builder
 	b.WriteString("BEGIN; LOCK TABLE " + strings.Join(tables, ", ") + " IN EXCLUSIVE MODE;")
 	for _, t := range tables {

@@ -1,7 +1,8 @@
 // Package deadline holds the deadlines of every HTTP server outboxlab runs
-// and the constructor that sets them. It imports nothing of outboxlab's, so
-// the provider (which the engine's tests use) and the API share one set
-// without the provider importing the API, and so the engine.
+// and what makes a server with them (Deadlines.Server). It imports nothing
+// of outboxlab's, so the provider (which the engine's tests use) and the
+// API share one set without the provider importing the API, and so the
+// engine.
 package deadline
 
 import (
@@ -9,7 +10,7 @@ import (
 	"time"
 )
 
-// The deadlines of every HTTP server outboxlab runs (NewServer): the API's
+// The deadlines of every HTTP server outboxlab runs (Defaults): the API's
 // edge under the simulator, serve and live, and the provider's. Without
 // them a client that sends fewer bytes than its Content-Length, or opens a
 // connection and sends nothing, holds a connection and a goroutine for as
@@ -71,6 +72,3 @@ func (d Deadlines) Server(h http.Handler) *http.Server {
 		IdleTimeout:       d.Idle,
 	}
 }
-
-// NewServer is an http.Server for h with the deadlines above.
-func NewServer(h http.Handler) *http.Server { return Deadlines{}.Server(h) }
