@@ -74,6 +74,10 @@ type Step struct {
 	// own (package chaos). Its solution is "solution: chaos" (the run
 	// itself, X on screen), and its "chaos:" checks read the run's table.
 	Chaos int
+
+	// Watch is the data pane the step asks the learner to read, from its
+	// "watch:" line (PaneNone: the layout's default).
+	Watch Pane
 }
 
 // Question is a multiple-choice question with one right answer.

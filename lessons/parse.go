@@ -27,7 +27,7 @@ var headers = []string{"title", "summary", "teaches", "order", "scene", "variant
 
 // directives are the keys that give a lesson body its structure; a line
 // starting with one of them (then a colon) is never reading text.
-var directives = []string{"step", "variant", "task", "check", "hint", "why", "solution", "chaos", "quiz", "question", "answer", "option", "because"}
+var directives = []string{"step", "variant", "task", "check", "hint", "why", "solution", "chaos", "watch", "quiz", "question", "answer", "option", "because"}
 
 var builtinScenes = sync.OnceValues(scenes.Builtin)
 
@@ -315,6 +315,16 @@ func (p *parser) directive(key, val string) error {
 		}
 		st.Chaos = n
 		p.cont = nil // no continuation lines: an indented line after it is an error, not the task's
+	case "watch":
+		if st.Watch != PaneNone {
+			return p.fail(p.n, "watch: given twice in one step")
+		}
+		pane, err := ParsePane(val)
+		if err != nil {
+			return p.fail(p.n, "watch: %v", err)
+		}
+		st.Watch = pane
+		p.cont = nil
 	}
 	return nil
 }
