@@ -225,6 +225,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.phase = phaseBootFailed
 			m.err = msg.err
+			if m.opts.Play {
+				// play may have no keyboard (a script, CI, a recording):
+				// the failure is drawn once and returned, never waited on.
+				return m, tea.Quit
+			}
 			return m, nil
 		}
 		m.srv, m.phase = msg.srv, phaseRunning
