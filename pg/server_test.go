@@ -97,16 +97,32 @@ func seededDataDir(t *testing.T) string {
 	return dir
 }
 
-var firstRunSeed = testdir.Seed{
-	Name: testdir.SeedName("firstrun", nil, SchemaDigest(), os.Getenv(EnvBinDir)),
-	Make: func(data string) error {
-		srv, err := Boot(context.Background(), Options{DataDir: data})
-		if err != nil {
+// firstRunSeed is pgtest's seed of a first run (pgtest names it the same
+// way: pg's tests cannot import pgtest, which imports pg).
+var firstRunSeed = func() testdir.Seed {
+	id := "unresolved"
+	bins, err := Resolve(context.Background(), Options{})
+	if err == nil {
+		id = bins.Identity()
+	}
+	return testdir.Seed{
+		Name: testdir.SeedName("firstrun", nil, SchemaDigest(), id),
+		Make: func(data string) error {
+			srv, err := Boot(context.Background(), Options{DataDir: data, BinDir: bins.Dir})
+			if err != nil {
+				return err
+			}
+			return srv.Stop()
+		},
+		Check: func(data string) error {
+			b, err := os.ReadFile(filepath.Join(data, "pgdata", "PG_VERSION"))
+			if err == nil && bins.Major != 0 && strings.TrimSpace(string(b)) != strconv.Itoa(bins.Major) {
+				err = fmt.Errorf("made by PostgreSQL %s, not %s", strings.TrimSpace(string(b)), bins.Version)
+			}
 			return err
-		}
-		return srv.Stop()
-	},
-}
+		},
+	}
+}()
 
 // sessionsEnded is how many sessions the server has seen end, read on conn
 // (pg_stat_database counts a session when it ends); it waits up to 5 s for

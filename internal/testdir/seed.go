@@ -23,6 +23,10 @@ type Seed struct {
 	// Make makes the data directory data, which does not exist yet, and
 	// leaves it stopped.
 	Make func(data string) error
+	// Check, when set, says whether a seed made earlier (by another run,
+	// another build) is still one the binaries in use boot; a seed it
+	// refuses is made again before it is copied.
+	Check func(data string) error
 }
 
 // seedFormat is bumped when what a seed holds changes in a way its name
@@ -67,7 +71,7 @@ func (sd Seed) CopyTo(data string, remake bool) bool {
 		if lockShared(lock) != nil {
 			return false
 		}
-		if _, err := os.Stat(ready); err == nil {
+		if sd.usable(dir, ready) == nil {
 			return cpA(filepath.Join(dir, "data"), data) == nil
 		}
 		_ = unlock(lock)
@@ -75,13 +79,27 @@ func (sd Seed) CopyTo(data string, remake bool) bool {
 	if lockExclusive(lock) != nil {
 		return false
 	}
-	if _, err := os.Stat(ready); err != nil || remake {
+	if err := sd.usable(dir, ready); err != nil || remake {
 		if err := sd.make(dir); err != nil {
-			fmt.Fprintf(os.Stderr, "testdir: no seed %s, booting cold: %v\n", sd.Name, err)
+			fmt.Fprintf(os.Stderr, "testdir: no seed %s, booting cold: %v (remove %s to have it made anew)\n", sd.Name, err, dir)
 			return false
 		}
 	}
 	return cpA(filepath.Join(dir, "data"), data) == nil
+}
+
+// usable says why the seed in dir cannot be copied as it is: not made (or
+// not finished), or refused by Check.
+func (sd Seed) usable(dir, ready string) error {
+	if _, err := os.Stat(ready); err != nil {
+		return err
+	}
+	if sd.Check != nil {
+		if err := sd.Check(filepath.Join(dir, "data")); err != nil {
+			return fmt.Errorf("seed %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // make makes the seed in dir afresh and marks it ready.

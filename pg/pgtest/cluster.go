@@ -2,7 +2,12 @@ package pgtest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/outboxlab/outboxlab/internal/testdir"
@@ -18,26 +23,51 @@ import (
 //
 // The cluster copied is a testdir.Seed, made once by the first test binary
 // that finds none: one for each set of migrations (pg.SchemaDigest),
-// PostgreSQL binaries chosen ($OUTBOXLAB_PG_BIN) and settings. A copy that
-// fails to boot (binaries of another major version, say) has the seed made
-// again, once. Where no copy can be made (no cp, no flock) a test server
-// boots cold, as before.
+// PostgreSQL binaries in use (the installation pg.Boot resolves, by where
+// it is and its version, so a new cache or a --pg-bin is another seed) and
+// settings. A seed whose cluster another major version made is made again
+// before it is copied; a copy that still fails to boot has it made again,
+// once, and the failure names the seed. Where no copy can be made (no cp,
+// no flock) a test server boots cold, as before.
 //
 // pg's own tests of the first boot boot cold: that is their subject. A
 // warm boot on a cluster an older build made is what a user's data
 // directory gets after every upgrade, so a copy made before the last change
 // to pg's boot code is still a server tests may rely on.
 
-// seedOf is the seed of kind made with settings (a warm boot keeps those
-// written at initdb, so each set of settings is a seed of its own): the test
-// servers' (testSettings and the superuser's cheaper verifier), or what a
-// first run leaves with the settings a test boots its own server with.
+// binaries are those the test servers boot with: what pg.Boot resolves
+// ($OUTBOXLAB_PG_BIN, else the cache, else the machine's).
+var binaries = sync.OnceValues(func() (pg.Binaries, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return pg.Resolve(ctx, pg.Options{})
+})
+
+// seedOf is the seed of kind made with settings by the binaries in use (a
+// warm boot keeps the settings written at initdb, so each set of settings
+// is a seed of its own): the test servers' (testSettings and the
+// superuser's cheaper verifier), or what a first run leaves with the
+// settings a test boots its own server with.
 func seedOf(kind string, settings map[string]string) testdir.Seed {
-	name := testdir.SeedName(kind, settings, pg.SchemaDigest(), os.Getenv(pg.EnvBinDir))
-	return testdir.Seed{Name: name, Make: func(data string) error {
+	bins, err := binaries()
+	if err != nil {
+		// No seed can name binaries not found; Make's boot says why.
+		bins = pg.Binaries{}
+	}
+	return seedWith(kind, settings, bins)
+}
+
+// seedWith is seedOf for the binaries bins (zero: whatever Boot finds).
+func seedWith(kind string, settings map[string]string, bins pg.Binaries) testdir.Seed {
+	id := "unresolved"
+	if bins.Dir != "" {
+		id = bins.Identity()
+	}
+	sd := testdir.Seed{Name: testdir.SeedName(kind, settings, pg.SchemaDigest(), id)}
+	sd.Make = func(data string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		srv, err := pg.Boot(ctx, pg.Options{DataDir: data, Settings: settings})
+		srv, err := pg.Boot(ctx, pg.Options{DataDir: data, Settings: settings, BinDir: bins.Dir})
 		if err != nil {
 			return err
 		}
@@ -48,12 +78,29 @@ func seedOf(kind string, settings map[string]string) testdir.Seed {
 			err = stopErr
 		}
 		return err
-	}}
+	}
+	if bins.Major != 0 {
+		sd.Check = func(data string) error { return madeBy(data, bins) }
+	}
+	return sd
+}
+
+// madeBy says whether the cluster in the data directory data is one bins
+// run: PostgreSQL refuses a cluster of another major version.
+func madeBy(data string, bins pg.Binaries) error {
+	b, err := os.ReadFile(filepath.Join(data, "pgdata", "PG_VERSION"))
+	if err != nil {
+		return err
+	}
+	if v := strings.TrimSpace(string(b)); v != strconv.Itoa(bins.Major) {
+		return fmt.Errorf("made by PostgreSQL %s, and the binaries in use (%s) are %s", v, bins.Dir, bins.Version)
+	}
+	return nil
 }
 
 const serverKind = "server"
 
-var serverSeed = seedOf(serverKind, testSettings)
+var serverSeed = sync.OnceValue(func() testdir.Seed { return seedOf(serverKind, testSettings) })
 
 // firstRun is the seed of a first run with these settings.
 func firstRun(settings map[string]string) testdir.Seed { return seedOf("firstrun", settings) }
@@ -62,8 +109,9 @@ func firstRun(settings map[string]string) testdir.Seed { return seedOf("firstrun
 // a copy of the server seed. ok is false when no copy could be made: the
 // caller boots cold.
 func bootSeeded(ctx context.Context, dataDir string) (srv *pg.Server, ok bool, err error) {
+	seed := serverSeed()
 	for attempt := 0; attempt < 2; attempt++ {
-		if !serverSeed.CopyTo(dataDir, attempt > 0) {
+		if !seed.CopyTo(dataDir, attempt > 0) {
 			return nil, false, nil
 		}
 		srv, err = pg.Boot(ctx, pg.Options{DataDir: dataDir, Settings: testSettings})
@@ -75,5 +123,6 @@ func bootSeeded(ctx context.Context, dataDir string) (srv *pg.Server, ok bool, e
 		}
 		_ = os.RemoveAll(dataDir)
 	}
-	return nil, true, err
+	dir, _ := seed.Dir()
+	return nil, true, fmt.Errorf("boot a copy of the test seed %s, made again once: %w (remove %s to have it made anew)", seed.Name, err, dir)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -30,7 +31,7 @@ func seedsOfItsOwn(t *testing.T) {
 func TestTestServersBootFromASeedCluster(t *testing.T) {
 	seedsOfItsOwn(t)
 	ctx := context.Background()
-	seed, _ := serverSeed.Dir()
+	seed, _ := serverSeed().Dir()
 
 	boot := func(what string) (*pg.Server, *pgx.Conn) {
 		t.Helper()
@@ -131,5 +132,81 @@ func TestASeedIsOneSetOfSettings(t *testing.T) {
 	}
 	if d, _ := firstRun(map[string]string{"fsync": "off", "max_connections": "200"}).Dir(); a == d {
 		t.Errorf("a test server's seed and a first run's share %s", a)
+	}
+}
+
+// A change of PostgreSQL is another seed: a run on the machine's
+// PostgreSQL and then, with nothing else changed, on one a script put in
+// the cache (as .ci/run does) names each its own seed, and each boots a
+// copy of its own.
+func TestSeedsFollowTheBinariesInUse(t *testing.T) {
+	seedsOfItsOwn(t)
+	t.Setenv(pg.EnvBinDir, "")
+	ctx := context.Background()
+	state, err := pg.DefaultStateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var system, other pg.Binaries
+	for _, b := range pg.Installations(ctx, state) {
+		if strings.HasPrefix(b.Source, "system ") && system.Dir == "" {
+			system = b
+		}
+	}
+	for _, b := range pg.Installations(ctx, state) {
+		if b.Major != system.Major && other.Dir == "" {
+			other = b
+		}
+	}
+	if system.Dir == "" || other.Dir == "" {
+		msg := "the machine's PostgreSQL and another major version are needed (.ci/run installs Debian's and PostgreSQL 18 in the cache)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	// Before: an empty cache, so the machine's binaries. After: the other
+	// installation in the cache, found first.
+	before := t.TempDir()
+	// The server's account runs initdb through it: not a private directory.
+	after, err := testdir.Make("outboxlab-test-cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(after) })
+	if err := os.MkdirAll(filepath.Join(after, "pg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other.Dir, filepath.Join(after, "pg", other.Version)); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, cache := range []string{before, after} {
+		bins, err := pg.Resolve(ctx, pg.Options{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed := seedWith("firstrun", nil, bins)
+		if v, ok := names[seed.Name]; ok {
+			t.Fatalf("PostgreSQL %s (%s) shares the seed %s with PostgreSQL %s", bins.Version, bins.Dir, seed.Name, v)
+		}
+		names[seed.Name] = bins.Version
+		dir := DataDir(t)
+		if !seed.CopyTo(dir, false) {
+			t.Fatalf("no seed for PostgreSQL %s", bins.Version)
+		}
+		srv, err := pg.Boot(ctx, pg.Options{DataDir: dir, CacheDir: cache})
+		if err != nil {
+			t.Fatalf("boot a copy of PostgreSQL %s's seed: %v", bins.Version, err)
+		}
+		if srv.Cold || srv.Binaries.Version != bins.Version {
+			t.Errorf("PostgreSQL %s's copy: cold %v, booted by %s; want warm, by %s", bins.Version, srv.Cold, srv.Binaries.Version, bins.Version)
+		}
+		if err := srv.Stop(); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(names) != 2 || names[seedWith("firstrun", nil, system).Name] != system.Version {
+		t.Errorf("seeds %v: want one for the machine's PostgreSQL %s and one for %s", names, system.Version, other.Version)
 	}
 }

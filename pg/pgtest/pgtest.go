@@ -226,7 +226,15 @@ func DataDir(t testing.TB) string {
 func SeededDataDir(t testing.TB, settings map[string]string) string {
 	t.Helper()
 	dir := DataDir(t)
-	firstRun(settings).CopyTo(dir, false)
+	seed := firstRun(settings)
+	if seed.CopyTo(dir, false) {
+		t.Cleanup(func() {
+			if t.Failed() {
+				at, _ := seed.Dir()
+				t.Logf("this test's data directory was a copy of the test seed %s: if the failure is the seed's, remove %s and it is made anew", seed.Name, at)
+			}
+		})
+	}
 	return dir
 }
 
