@@ -15,6 +15,8 @@ package testdir
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 )
 
 // EnvRoot names the directory test clusters go in, overriding the choice.
@@ -41,12 +43,22 @@ func Root() string {
 // Make makes a new directory under Root (pattern as os.MkdirTemp takes it)
 // that every account can pass through: as root, outboxlab runs the server
 // as another account, which must reach the data directory made inside.
+//
+// The directory names this run as its owner: a later run removes it, and
+// stops a server left in it, once this run has ended without doing so
+// (Sweep).
 func Make(pattern string) (string, error) {
-	dir, err := os.MkdirTemp(Root(), pattern)
+	root := Root()
+	claimRoot(root)
+	dir, err := os.MkdirTemp(root, pattern)
 	if err != nil {
 		return "", fmt.Errorf("test directory: %w (set %s to a writable directory)", err, EnvRoot)
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("test directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", fmt.Errorf("test directory: %w", err)
 	}
