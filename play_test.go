@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 )
 
@@ -226,23 +227,12 @@ func needTmux(t *testing.T) {
 func TestPlayRecordsCrashAfterPublish(t *testing.T) {
 	t.Parallel()
 	cast := filepath.Join(t.TempDir(), "play.cast")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"=play crash-after-publish --speed 40 --record "+cast+" --data-dir "+seededDataDir(t))
+	cmd := outboxlabChild(t, 2*time.Minute, "play crash-after-publish --speed 40 --record "+cast+" --data-dir "+seededDataDir(t))
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-	done := make(chan error, 1)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("play: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("play did not end by itself")
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("play (ended after %v; cut at 2 min if it did not end by itself): %v\n%s", time.Since(start).Round(time.Second), err, stderr.String())
 	}
 	w, h, events := readCast(t, cast)
 	needTmux(t)
@@ -251,6 +241,55 @@ func TestPlayRecordsCrashAfterPublish(t *testing.T) {
 	for _, re := range []string{`dup\. ignored\s+2`, `duplicate effects\s+0`, `scene crash-after-publish`, `script 5/5`} {
 		if !regexp.MustCompile(re).MatchString(screen) {
 			t.Errorf("the last frame does not match %s:\n%s", re, screen)
+		}
+	}
+}
+
+// play needs no keyboard: on a data directory it cannot boot it says why
+// and ends, whatever its standard input, as run, story, chaos and serve do.
+// Where a refusal is bad input the code is 2; a server that fails to start
+// (a cluster of another major version) is 1.
+func TestCommandsWithoutAKeyboardEndOnABootFailure(t *testing.T) {
+	t.Parallel()
+	refused := tempDataDir(t)
+	if err := os.MkdirAll(refused, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(refused, "theirs.txt"), []byte("not outboxlab's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A data directory whose cluster says another major version made it.
+	other := seededDataDir(t)
+	version := filepath.Join(other, "pgdata", "PG_VERSION")
+	if err := os.WriteFile(version, []byte("9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		dir, say string
+		code     int
+	}{
+		{refused, "is not an outboxlab data directory", exitUsage},
+		{other, "was made by PostgreSQL 9", 1},
+	}
+	cast := filepath.Join(t.TempDir(), "x.cast")
+	for _, c := range cases {
+		for _, args := range []string{"play crash-after-publish --record " + cast, "play duplicate", "run crash-after-publish", "story crash-after-publish", "chaos --runs 2", "serve --http 127.0.0.1:0"} {
+			cmd := outboxlabChild(t, 30*time.Second, args+" --data-dir "+c.dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			err := cmd.Run()
+			took := time.Since(start)
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Errorf("%s: %v", args, err)
+				continue
+			}
+			if took > 5*time.Second || code != c.code || !strings.Contains(stderr.String(), c.say) {
+				t.Errorf("%s on %s: exit %d after %v, stderr %q; want exit %d within 5 s saying %q", args, filepath.Base(c.dir), code, took.Round(time.Millisecond), stderr.String(), c.code, c.say)
+			}
 		}
 	}
 }
@@ -293,7 +332,9 @@ func TestDemoTapesRun(t *testing.T) {
 			}
 			work := t.TempDir()
 			for _, c := range cmds {
-				sh := exec.Command("sh", "-c", c)
+				// exec: the shell becomes outboxlab, which then dies with
+				// this test binary if it is killed (testrun.Command).
+				sh := testrun.Command(t, 3*time.Minute, "sh", "-c", "exec "+c)
 				sh.Dir = work
 				sh.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_STATE_HOME="+work)
 				start := time.Now()

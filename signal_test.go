@@ -35,6 +35,17 @@ func TestMain(m *testing.M) {
 	testrun.Exit(code)
 }
 
+// outboxlabChild runs this test binary as outboxlab with args (as
+// TestMain reads them), standard input empty, as a child the test ends:
+// killed with its process group when the test ends or timeout passes
+// (testrun.Command).
+func outboxlabChild(t *testing.T, timeout time.Duration, args string) *exec.Cmd {
+	t.Helper()
+	cmd := testrun.Command(t, timeout, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+args)
+	return cmd
+}
+
 // outboxlab serve stops its server on SIGINT, SIGTERM and SIGHUP: nothing is
 // left running on its data directory.
 func TestServeStopsServerOnSignals(t *testing.T) {
@@ -42,8 +53,7 @@ func TestServeStopsServerOnSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := seededDataDir(t)
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), childArgsEnv+"=serve --data-dir "+dir)
+			cmd := outboxlabChild(t, 2*time.Minute, "serve --data-dir "+dir)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
