@@ -147,7 +147,11 @@ func startTUIOn(t *testing.T, dir, name, env, args string) (tmuxTerm, string) {
 	if first, rest, _ := strings.Cut(args, " "); first != "" && !strings.HasPrefix(first, "-") {
 		sub, args = first, rest
 	}
-	cmd := fmt.Sprintf("%s %s %s --data-dir %s %s; echo EXITED $?; sleep 30", env, bin, sub, dir, args)
+	// The watcher ends the terminal, and outboxlab with it (SIGHUP: it
+	// stops its server), when this test binary is gone: a run killed by
+	// go test's timeout skips the cleanup below.
+	watch := fmt.Sprintf("(while kill -0 %d 2>/dev/null; do sleep 1; done; tmux -L %s kill-server) >/dev/null 2>&1 &", os.Getpid(), term.socket)
+	cmd := fmt.Sprintf("%s %s %s %s --data-dir %s %s; echo EXITED $?; sleep 30", watch, env, bin, sub, dir, args)
 	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}

@@ -3,11 +3,12 @@ package cli
 import (
 	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -100,7 +101,7 @@ func TestEveryReadmeCommandRuns(t *testing.T) {
 		default: // long-running or a screen: its help
 			run = append(run, "--help")
 		}
-		cmd := exec.Command(bin, run...)
+		cmd := testrun.Command(t, 2*time.Minute, bin, run...)
 		cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+state, "LANG=C.UTF-8", "LC_ALL=")
 		out, err := cmd.CombinedOutput()
 		code := cmd.ProcessState.ExitCode()

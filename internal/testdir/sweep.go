@@ -40,14 +40,9 @@ func claimRoot(root string) {
 	if _, ok := runs[root]; ok {
 		return
 	}
-	lock, err := openLock(runLock(root, os.Getpid()))
+	lock, err := holdRunLock(root)
 	if err != nil {
 		runs[root] = nil // no flock here: nothing to claim, nothing swept
-		return
-	}
-	if lockShared(lock) != nil {
-		lock.Close()
-		runs[root] = nil
 		return
 	}
 	runs[root] = lock
@@ -59,39 +54,93 @@ func runLock(root string, pid int) string {
 	return filepath.Join(root, fmt.Sprintf("outboxlab-testrun-%d.lock", pid))
 }
 
+// holdRunLock takes this run's lock under root, shared (a sweeper takes it
+// exclusive to see a run gone). A sweeper removes a dead run's lock file
+// while holding it: a lock taken on a file just removed is taken again on
+// the new one.
+func holdRunLock(root string) (*os.File, error) {
+	path := runLock(root, os.Getpid())
+	for {
+		lock, err := openLock(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := lockShared(lock); err != nil {
+			lock.Close()
+			return nil, err
+		}
+		held, err1 := lock.Stat()
+		named, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, named) {
+			return lock, nil
+		}
+		lock.Close()
+	}
+}
+
 // Sweep removes the test directories under root that no live run holds,
-// after stopping any PostgreSQL left running in them, and the dead runs'
-// lock files; it returns the directories removed.
+// after stopping any PostgreSQL left running in them, and the lock files
+// of runs gone; it returns the directories removed.
 func Sweep(root string) []string {
 	dirs, _ := filepath.Glob(filepath.Join(root, "outboxlab-*"))
-	dead := map[int]bool{}
-	var swept []string
+	byRun := map[int][]string{}
 	for _, dir := range dirs {
-		pid, ok := owner(dir)
-		if !ok {
-			// Seeds and run locks have no owner; only a test directory
-			// an older build made is swept without one.
-			base := filepath.Base(dir)
-			if !strings.HasPrefix(base, "outboxlab-test-") && !strings.HasPrefix(base, "outboxlab-pgtest-") {
-				continue
-			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() || time.Since(st.ModTime()) < ownerless {
-				continue
-			}
-		} else if pid == os.Getpid() || !runGone(root, pid) {
+		base := filepath.Base(dir)
+		if pid, ok := lockPid(base); ok {
+			byRun[pid] = append(byRun[pid], "") // a run with no directory left still has its lock swept
 			continue
-		} else {
-			dead[pid] = true
 		}
-		stopServersIn(dir)
-		if os.RemoveAll(dir) == nil {
-			swept = append(swept, dir)
+		pid, ok := owner(dir)
+		if ok {
+			byRun[pid] = append(byRun[pid], dir)
+			continue
+		}
+		// Seeds have no owner; only a test directory an older build made
+		// is swept without one.
+		if !strings.HasPrefix(base, "outboxlab-test-") && !strings.HasPrefix(base, "outboxlab-pgtest-") {
+			continue
+		}
+		if st, err := os.Stat(dir); err == nil && st.IsDir() && time.Since(st.ModTime()) > ownerless {
+			byRun[0] = append(byRun[0], dir)
 		}
 	}
-	for pid := range dead {
-		_ = os.Remove(runLock(root, pid))
+	var swept []string
+	for pid, dirs := range byRun {
+		if pid == os.Getpid() {
+			continue
+		}
+		var release func()
+		if pid != 0 {
+			var gone bool
+			if release, gone = runGone(root, pid); !gone {
+				continue
+			}
+		}
+		for _, dir := range dirs {
+			if dir == "" {
+				continue
+			}
+			stopServersIn(dir)
+			if os.RemoveAll(dir) == nil {
+				swept = append(swept, dir)
+			}
+		}
+		if release != nil {
+			_ = os.Remove(runLock(root, pid))
+			release()
+		}
 	}
 	return swept
+}
+
+// lockPid reads the pid from a run lock's file name.
+func lockPid(base string) (int, bool) {
+	rest, ok := strings.CutPrefix(base, "outboxlab-testrun-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSuffix(rest, ".lock"))
+	return pid, err == nil && pid > 0
 }
 
 // owner is the pid of the run that made dir, if it says.
@@ -105,13 +154,16 @@ func owner(dir string) (int, bool) {
 }
 
 // runGone says whether run pid holds its lock under root no more: it
-// ended, or was killed. A run that never took one (no flock) counts as
-// alive.
-func runGone(root string, pid int) bool {
+// ended, or was killed. When it is gone the lock is held, exclusive, until
+// release. A run that never took one (no flock) counts as alive.
+func runGone(root string, pid int) (release func(), gone bool) {
 	lock, err := openLock(runLock(root, pid))
 	if err != nil {
-		return false
+		return nil, false
 	}
-	defer lock.Close()
-	return tryExclusive(lock) == nil
+	if tryExclusive(lock) != nil {
+		lock.Close()
+		return nil, false
+	}
+	return func() { lock.Close() }, true
 }
