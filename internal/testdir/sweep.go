@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,18 +14,18 @@ import (
 // A test binary that is killed (a timeout's panic, a SIGKILL, a machine
 // that ran out of time) leaves its data directories behind, on a RAM file
 // system at that, and maybe a server running in them. Each directory Make
-// makes names its run in an owner file, and each run holds a lock for as
+// makes names its run in its name, and each run holds a lock for as
 // long as it lives (outboxlab-testrun-PID.lock under the root): the first
 // Make of a run under a root sweeps the directories whose run holds no
 // lock any more, stopping any server left in them. A directory of a run
 // still alive is never touched, however old.
 
-// ownerFile, inside each directory Make makes, holds the making run's pid.
-const ownerFile = ".outboxlab-test-owner"
+// ownerRE reads the making run's pid from a name Make gave: the pattern,
+// then pPID-, then a random number.
+var ownerRE = regexp.MustCompile(`-p([0-9]+)-[0-9]+$`)
 
-// ownerless is how old a directory with no owner file (made by a build
-// before owners were written, or being made this instant) must be to be
-// swept.
+// ownerless is how old a test directory whose name names no run (made by
+// an older build) must be to be swept.
 const ownerless = time.Hour
 
 var (
@@ -143,13 +144,13 @@ func lockPid(base string) (int, bool) {
 	return pid, err == nil && pid > 0
 }
 
-// owner is the pid of the run that made dir, if it says.
+// owner is the pid of the run that made dir, if its name says.
 func owner(dir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
-	if err != nil {
+	m := ownerRE.FindStringSubmatch(filepath.Base(dir))
+	if m == nil {
 		return 0, false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := strconv.Atoi(m[1])
 	return pid, err == nil && pid > 0
 }
 

@@ -15,8 +15,6 @@ package testdir
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 )
 
 // EnvRoot names the directory test clusters go in, overriding the choice.
@@ -44,21 +42,17 @@ func Root() string {
 // that every account can pass through: as root, outboxlab runs the server
 // as another account, which must reach the data directory made inside.
 //
-// The directory names this run as its owner: a later run removes it, and
+// The directory's name says which run made it (pPID): a later run removes it, and
 // stops a server left in it, once this run has ended without doing so
 // (Sweep).
 func Make(pattern string) (string, error) {
 	root := Root()
 	claimRoot(root)
-	dir, err := os.MkdirTemp(root, pattern)
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("%sp%d-", pattern, os.Getpid()))
 	if err != nil {
 		return "", fmt.Errorf("test directory: %w (set %s to a writable directory)", err, EnvRoot)
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
-		_ = os.RemoveAll(dir)
-		return "", fmt.Errorf("test directory: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", fmt.Errorf("test directory: %w", err)
 	}
