@@ -15,3 +15,9 @@ const oNoFollow = syscall.O_NOFOLLOW
 func tryLock(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
+
+// tryShared takes a shared flock on f without waiting: many holders at
+// once, and none while an exclusive one is held.
+func tryShared(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+}

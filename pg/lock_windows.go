@@ -24,3 +24,10 @@ func tryLock(f *os.File) error {
 	ol := &windows.Overlapped{Offset: lockByte}
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 }
+
+// tryShared takes a shared lock on f without waiting (LockFileEx without
+// LOCKFILE_EXCLUSIVE_LOCK): many holders at once, none beside an exclusive.
+func tryShared(f *os.File) error {
+	ol := &windows.Overlapped{Offset: lockByte}
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+}

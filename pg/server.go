@@ -39,6 +39,10 @@ type Options struct {
 	Progress func(Progress)
 	// Settings are extra server settings written to the cluster's config.
 	Settings map[string]string
+	// Say, when set, is how the server tells the user what it waits for
+	// when no screen is up (Stop waiting for another outboxlab that uses
+	// this server to end); nil writes it to standard error.
+	Say func(string)
 }
 
 // Server is a running PostgreSQL that outboxlab booted (or an external one).
@@ -63,6 +67,11 @@ type Server struct {
 	mu      sync.Mutex
 	running bool
 	owner   *os.File // the data directory's lock, held while booted
+	// sharers is the sharers' lock: held shared while this outboxlab uses
+	// another's server, exclusive while the owner stops its own.
+	sharers *os.File
+	gate    *os.File // the stopping gate, held exclusive once Stop began
+	sayTo   func(string)
 }
 
 const (
@@ -125,6 +134,7 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 	}
 
 	s := &Server{
+		sayTo:    opts.Say,
 		Binaries: bins,
 		DataDir:  dataDir,
 		PGData:   filepath.Join(dataDir, "pgdata"),
@@ -238,6 +248,14 @@ func (s *Server) release() {
 	if s.owner != nil {
 		_ = s.owner.Close() // closing the file drops its flock
 		s.owner = nil
+	}
+	if s.sharers != nil {
+		_ = s.sharers.Close()
+		s.sharers = nil
+	}
+	if s.gate != nil {
+		_ = s.gate.Close()
+		s.gate = nil
 	}
 }
 
@@ -428,6 +446,12 @@ func (s *Server) Stop() error { return s.stop("fast") }
 func (s *Server) Crash() error { return s.stop("immediate") }
 
 func (s *Server) stop(mode string) error {
+	if mode == "fast" && s.external == "" {
+		// Another outboxlab may be using this server: it stays up until
+		// that one ends, and the server answers meanwhile. A crash
+		// (immediate) is the simulator's fault, and Restart follows.
+		s.waitForSharers()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.external != "" || !s.running {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // A second outboxlab on a data directory a live one owns uses the owner's
@@ -38,5 +39,81 @@ func TestSecondOutboxlabSharesTheOwnersServer(t *testing.T) {
 	}
 	if _, err := Boot(ctx, Options{DataDir: dir, Fresh: true}); !errors.Is(err, ErrDataDirInUse) {
 		t.Fatalf("--fresh on a data directory in use: %v, want it refused", err)
+	}
+}
+
+// The owner of a server another outboxlab uses keeps it up until that one
+// ends: its Stop waits, and returns once the other has stopped.
+func TestTheOwnerKeepsItsServerUntilTheLastSharerEnds(t *testing.T) {
+	dir := seededDataDir(t)
+	ctx := context.Background()
+	owner, err := Boot(ctx, Options{DataDir: dir, Say: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("second boot: %v", err)
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- owner.Stop() }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("the owner stopped its server under the second outboxlab (%v)", err)
+	case <-time.After(time.Second):
+	}
+	if err := owner.Alive(ctx); err != nil {
+		t.Fatalf("the server while the second one uses it: %v", err)
+	}
+	// A third cannot join a server about to stop.
+	if _, err := Boot(ctx, Options{DataDir: dir, NoDownload: true}); !errors.Is(err, ErrDataDirInUse) {
+		t.Errorf("a third boot while the owner stops: %v, want ErrDataDirInUse", err)
+	}
+	if err := second.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the owner's Stop did not return after the second outboxlab ended")
+	}
+	if pid, up := owner.postmaster(); up {
+		t.Errorf("the server (pid %d) still runs after both ended", pid)
+	}
+}
+
+// A second outboxlab started while the owner still boots waits for its
+// server instead of refusing.
+func TestASecondOutboxlabWaitsForTheOwnersBoot(t *testing.T) {
+	dir := tempDataDir(t) // a cold boot: seconds
+	ctx := context.Background()
+	booted := make(chan *Server, 1)
+	go func() {
+		s, err := Boot(ctx, Options{DataDir: dir})
+		if err != nil {
+			t.Errorf("owner: %v", err)
+		}
+		booted <- s
+	}()
+	// Once the owner holds the data directory.
+	for deadline := time.Now().Add(30 * time.Second); !ownerBooting(dir); {
+		if time.Now().After(deadline) {
+			t.Fatal("the owner never took the data directory")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	second, err := Boot(ctx, Options{DataDir: dir})
+	owner := <-booted
+	if owner != nil {
+		t.Cleanup(func() { _ = owner.Stop() })
+	}
+	if err != nil {
+		t.Fatalf("second boot while the owner boots: %v", err)
+	}
+	if err := second.Stop(); err != nil {
+		t.Fatal(err)
 	}
 }
