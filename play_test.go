@@ -245,6 +245,50 @@ func TestPlayRecordsCrashAfterPublish(t *testing.T) {
 	}
 }
 
+// Two recordings at once on one data directory both succeed: the second
+// waits for the first's server and uses it, and the first, ending first,
+// keeps the server up until the second has ended too; nothing is left
+// running after both.
+func TestTwoPlaysAtOnceOnOneDataDirectory(t *testing.T) {
+	t.Parallel()
+	dir := seededDataDir(t)
+	type result struct {
+		err    error
+		stderr string
+		cast   string
+	}
+	// The first ends well before the second.
+	speeds := []string{"60", "20"}
+	results := make(chan result, len(speeds))
+	for i, speed := range speeds {
+		cast := filepath.Join(t.TempDir(), fmt.Sprintf("play%d.cast", i))
+		cmd := outboxlabChild(t, 2*time.Minute, "play crash-after-publish --speed "+speed+" --record "+cast+" --data-dir "+dir)
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			err := cmd.Wait()
+			results <- result{err, stderr.String(), cast}
+		}()
+	}
+	for range speeds {
+		r := <-results
+		if r.err != nil {
+			t.Errorf("a play beside another: %v\n%s", r.err, r.stderr)
+			continue
+		}
+		w, h, events := readCast(t, r.cast)
+		if len(events) == 0 || w == 0 || h == 0 {
+			t.Errorf("%s: an empty recording", r.cast)
+		}
+	}
+	if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
+		t.Errorf("%d PostgreSQL servers still run after both plays ended", n)
+	}
+}
+
 // play needs no keyboard: on a data directory it cannot boot it says why
 // and ends, whatever its standard input, as run, story, chaos and serve do.
 // Where a refusal is bad input the code is 2; a server that fails to start
