@@ -25,12 +25,18 @@ var paneWords = map[string]map[Pane]*regexp.Regexp{
 	},
 }
 
+// outboxColumns name a column of outbox_messages the way ui's
+// named_columns.go reads it (the screen then draws the tables pane, and its
+// clipping test wants the column whole): a step that names one reads the
+// tables pane.
+var outboxColumns = regexp.MustCompile("\\bseq\\b|\\batt\\b|\\block (and|y) lease|\\block (change|cambia)|\\block_id\\b|\\blocked_until\\b|\\blease until\\b|`next attempt`|\\bnext attempt in\\b|\\bnext_attempt_at\\b|\\bdead column|\\bcolumna dead\\b|\\bdead_lettered_at\\b|\\blast_error\\b")
+
 // panesNamed lists the panes a text points at.
 func panesNamed(lang, text string) []Pane {
 	text = codeBlock.ReplaceAllString(text, "")
 	var out []Pane
 	for _, p := range Panes {
-		if paneWords[lang][p].MatchString(text) {
+		if paneWords[lang][p].MatchString(text) || p == PaneTables && outboxColumns.MatchString(text) {
 			out = append(out, p)
 		}
 	}
@@ -91,6 +97,8 @@ func TestPanesNamed(t *testing.T) {
 		{"en", "the first line of the Metrics pane", "[metrics]"},
 		{"en", "the guarantees hold; the metric that tells", "[]"},
 		{"en", "it even fits the inbox's `uuid` column; no attempts column", "[]"},
+		{"en", "the claim skips rows whose `locked_until` is in the future", "[tables]"},
+		{"es", "Mira att y next attempt en outbox_messages", "[tables]"},
 		{"es", "Mira el WAL del slot en el panel de garantías.", "[guarantees]"},
 		{"es", "Lee en la cronología las tomas; la línea de tiempo", "[timeline]"},
 		{"es", "Ten a la vista las tablas `payments` y `outbox_messages`.", "[tables]"},
