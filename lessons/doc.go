@@ -31,6 +31,8 @@
 //	                                simulator running that variant ("none":
 //	                                the scene as written)
 //	task: Crash relay-1 right after it publishes, send a payment, and run.
+//	watch: guarantees               the data pane the step reads: guarantees,
+//	                                tables, timeline or metrics
 //	check: timeline: relay-1 crashed at relay.published
 //	check: oracle: publishes == 1
 //	hint: Arm the crash before the payment: the broker has the event
@@ -45,13 +47,19 @@
 //	option: Because PostgreSQL requires uuid keys.          a wrong choice
 //	  because: Why it is wrong.
 //
-// After the reading text, a step is made of key: value lines: task, hint
-// and why once each, one or more check lines, one or more solution lines
+// After the reading text, a step is made of key: value lines: task, hint,
+// why and watch once each (every built-in step has a watch: line, the same
+// pane in both languages, and a step whose text points at a pane, "the
+// timeline", "the Guarantees pane", watches it: a test checks all three),
+// one or more check lines, one or more solution lines
 // (their commands add up). A line indented under a key: line continues it;
 // a blank line ends it. Reading text after a step's first key line is an
 // error. Choices are shown in the order written; each question has exactly
 // one answer: line, at least one option: line, and a because: for each; a
-// lesson has two or three questions. A hint is words: the TUI already shows
+// lesson has two or three questions. Wrong choices are misconceptions as
+// specific as the answer: the answer is neither the longest choice in more
+// than a third of a language's questions nor written in one place in more
+// than half of them (a test measures both). A hint is words: the TUI already shows
 // the solution's keys above it, so a hint says why, or what to watch, and
 // never spells the scene commands. Keys are English in every language;
 // only their values are translated, and checks and solutions are identical
@@ -83,7 +91,9 @@
 // files use, checked by the scenes parser), performing the step's task. The
 // tests solve every lesson with them, and check that no step passes before
 // its task is done and that a plausible wrong action does not pass it;
-// `outboxlab play LESSON` can replay them.
+// `outboxlab play LESSON` can replay them. Once a step passes, every figure
+// its prose quotes with a number ("pending 1", "`published == 2`", "3
+// deliveries", "eventos perdidos 1") must be what the oracle shows then.
 //
 // A malformed file is reported as file:line: reason (*Error).
 package lessons
