@@ -58,7 +58,8 @@ func TestLessonsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = list()
-	for _, want := range []string{"[x] duplicate   done", "[x] relay       done", "[ ] inbox       1/3", "2 of 20 done"} {
+	// In Spanish throughout (LANG), the counts and the footer too.
+	for _, want := range []string{"[x] duplicate   hecha", "[x] relay       hecha", "[ ] inbox       1/3 pasos", "2 de 20 hechas"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("after progress, the list lacks %q:\n%s", want, out)
 		}
