@@ -4,45 +4,70 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // instructorMode is what the instructor's screen is asking.
 type instructorMode int
 
 const (
-	modeTable  instructorMode = iota
-	modePicker                // a lesson to send to
-	modePause                 // the pause message
+	modeTable       instructorMode = iota
+	modePicker                     // a lesson to send to
+	modePause                      // the pause message
+	modeConfirmStop                // stop the room?
+	modeConfirmAll                 // send everyone to the lesson picked?
+	modeConfirmEnd                 // end the selected learner's session?
+	modeWatch                      // the selected learner's screen
 )
 
+// closeGrace is how long learners see the room's countdown before their
+// sessions end, after the instructor's confirmed q.
+const closeGrace = 10 * time.Second
+
 // instructorModel is the instructor's screen: every learner's line, and the
-// keys that send learners to a lesson and pause the room.
+// keys that send learners to a lesson, look at their screen, answer their
+// hands, pause and stop the room.
 type instructorModel struct {
 	room          *Room
 	w             words
 	cancel        context.CancelFunc
 	sshAddr, http string
+	hostKey       string   // the room's host key, as ssh prints it
+	addrs         []string // the addresses learners can reach, for the board
 	views         []LearnerView
 	sel           int
+	selID         string // the selected learner: the selection follows them as the list reorders
 	mode          instructorMode
 	pick          int
 	pickAll       bool
+	filter        string // typed in the picker: a lesson's number or part of its name
 	input         textinput.Model
 	notice        string
+	closeAt       time.Time // the room closes then (zero: it does not)
+	watching      string    // the learner looked at in modeWatch
 	width, height int
 }
 
 type tickMsg struct{}
 type changedMsg struct{}
+type watchTickMsg struct{}
 
 func (m instructorModel) tick() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// watchTick redraws a learner's screen often enough to follow their keys.
+func (m instructorModel) watchTick() tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return watchTickMsg{} })
 }
 
 func (m instructorModel) waitChanged() tea.Cmd {
@@ -52,17 +77,51 @@ func (m instructorModel) waitChanged() tea.Cmd {
 
 func (m instructorModel) Init() tea.Cmd { return tea.Batch(m.tick(), m.waitChanged()) }
 
+// refresh takes the room's learners now and keeps the same learner
+// selected wherever the order moved them.
+func (m instructorModel) refresh() instructorModel {
+	m.views = m.room.Learners()
+	for i, v := range m.views {
+		if v.ID == m.selID {
+			m.sel = i
+			return m
+		}
+	}
+	m.sel = min(m.sel, max(0, len(m.views)-1))
+	if m.sel < len(m.views) {
+		m.selID = m.views[m.sel].ID
+	}
+	return m
+}
+
+// selected is the selected learner's view, if there is one.
+func (m instructorModel) selected() (LearnerView, bool) {
+	if m.sel < len(m.views) {
+		return m.views[m.sel], true
+	}
+	return LearnerView{}, false
+}
+
 func (m instructorModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return m, nil
 	case tickMsg:
-		m.views = m.room.Learners()
+		m = m.refresh()
+		if !m.closeAt.IsZero() && !time.Now().Before(m.closeAt) {
+			m.cancel()
+			return m, tea.Quit
+		}
 		return m, m.tick()
 	case changedMsg:
-		m.views = m.room.Learners()
+		m = m.refresh()
 		return m, m.waitChanged()
+	case watchTickMsg:
+		if m.mode != modeWatch {
+			return m, nil
+		}
+		return m, m.watchTick()
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
@@ -81,59 +140,141 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.mode {
 	case modePicker:
-		switch k.String() {
-		case "up", "k":
-			m.pick = max(0, m.pick-1)
-		case "down", "j":
-			m.pick = min(len(m.room.course)-1, m.pick+1)
-		case "esc":
-			m.mode = modeTable
-		case "enter":
-			name := m.room.course[m.pick].Name
-			var ids []string
-			who := m.w.everyone
-			if !m.pickAll && m.sel < len(m.views) {
-				ids, who = []string{m.views[m.sel].ID}, m.views[m.sel].ID
-			}
-			if err := m.room.SendLesson(name, ids...); err != nil {
-				m.notice = err.Error()
-			} else {
-				m.notice = fmt.Sprintf("→ %s: %s", who, name)
-			}
-			m.mode = modeTable
-		}
-		return m, nil
+		return m.pickerKey(k)
 	case modePause:
 		switch k.String() {
 		case "esc":
 			m.mode = modeTable
 			return m, nil
 		case "enter":
-			text := strings.TrimSpace(m.input.Value())
-			if text == "" {
-				text = m.w.paused
+			if text := strings.TrimSpace(m.input.Value()); text != "" {
+				m.room.Pause(text)
+			} else {
+				m.room.PauseStandard()
 			}
-			m.room.Pause(text)
 			m.mode = modeTable
 			return m, nil
 		}
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(k)
 		return m, cmd
+	case modeConfirmStop:
+		switch k.String() {
+		case "y":
+			m.mode = modeTable
+			if m.connected() == 0 {
+				m.cancel()
+				return m, tea.Quit
+			}
+			m.closeAt = time.Now().Add(closeGrace)
+			m.room.CloseIn(closeGrace)
+		case "Y":
+			m.cancel()
+			return m, tea.Quit
+		case "esc", "n":
+			m.mode = modeTable
+		}
+		return m, nil
+	case modeConfirmAll:
+		switch k.String() {
+		case "y", "enter":
+			m.send(nil, m.w.everyone)
+			m.mode = modeTable
+		case "esc", "n":
+			m.mode = modeTable
+		}
+		return m, nil
+	case modeConfirmEnd:
+		switch k.String() {
+		case "y", "enter":
+			if v, ok := m.selected(); ok {
+				if err := m.room.End(v.ID); err != nil {
+					m.notice = err.Error()
+				} else {
+					m.notice = fmt.Sprintf(m.w.ended, v.ID)
+				}
+			}
+			m.mode = modeTable
+		case "esc", "n":
+			m.mode = modeTable
+		}
+		return m, nil
+	case modeWatch:
+		switch k.String() {
+		case "esc", "q", "w":
+			m.room.Watch(m.watching, false)
+			m.mode, m.watching = modeTable, ""
+		case "a":
+			m.room.AnswerHand(m.watching)
+		}
+		return m, nil
 	}
+	if !m.closeAt.IsZero() {
+		switch k.String() {
+		case "q":
+			m.cancel()
+			return m, tea.Quit
+		case "esc":
+			m.closeAt = time.Time{}
+			m.room.CloseIn(0)
+			return m, nil
+		}
+	}
+	v, has := m.selected()
 	switch k.String() {
 	case "q":
-		m.cancel()
-		return m, tea.Quit
+		m.mode = modeConfirmStop
 	case "up", "k":
 		m.sel = max(0, m.sel-1)
 	case "down", "j":
 		m.sel = min(max(0, len(m.views)-1), m.sel+1)
+	case "home", "g":
+		m.sel = 0
+	case "end", "G":
+		m.sel = max(0, len(m.views)-1)
+	case "pgup":
+		m.sel = max(0, m.sel-m.rows())
+	case "pgdown":
+		m.sel = min(max(0, len(m.views)-1), m.sel+m.rows())
 	case "l", "L":
-		if k.String() == "l" && len(m.views) == 0 {
+		if k.String() == "l" && !has {
 			return m, nil
 		}
-		m.mode, m.pickAll, m.notice = modePicker, k.String() == "L", ""
+		m.mode, m.pickAll, m.notice, m.filter = modePicker, k.String() == "L", "", ""
+		// The picker opens on the lesson the selected learner is on.
+		m.pick = 0
+		if has {
+			if i := m.room.lessonIndex(v.Lesson); i >= 0 {
+				m.pick = i
+			}
+		}
+	case "w":
+		if has && v.Connected {
+			m.mode, m.watching = modeWatch, v.ID
+			m.room.Watch(v.ID, true)
+			return m, m.watchTick()
+		}
+	case "a":
+		if has {
+			m.room.AnswerHand(v.ID)
+		}
+	case "e":
+		if has && v.Connected {
+			m.mode = modeConfirmEnd
+		}
+	case "x":
+		if has && !v.Connected {
+			if err := m.room.Remove(v.ID); err == nil {
+				m.notice = fmt.Sprintf(m.w.removed, v.ID)
+				m = m.refresh()
+			}
+		}
+	case "E":
+		if path, err := m.room.WriteReport(""); err != nil {
+			m.notice = err.Error()
+		} else {
+			m.notice = fmt.Sprintf(m.w.reportSaid, path)
+		}
 	case "p":
 		if m.room.Paused() != "" {
 			m.room.Pause("")
@@ -141,11 +282,109 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.mode = modePause
 		m.input = textinput.New()
-		m.input.Placeholder = m.w.paused
-		m.input.SetWidth(50)
+		m.input.Placeholder = m.w.pausedShort
+		m.input.SetWidth(min(50, max(10, m.width-4)))
 		return m, m.input.Focus()
 	}
+	if m.sel < len(m.views) {
+		m.selID = m.views[m.sel].ID
+	}
 	return m, nil
+}
+
+// connected counts the learners connected now.
+func (m instructorModel) connected() int {
+	n := 0
+	for _, v := range m.views {
+		if v.Connected {
+			n++
+		}
+	}
+	return n
+}
+
+// choices are the lessons the picker offers: those the filter keeps (a
+// number picks that lesson; letters, the lessons whose name holds them),
+// by their place in the course.
+func (m instructorModel) choices() []int {
+	var out []int
+	f := strings.ToLower(m.filter)
+	n, isNum := strconv.Atoi(f)
+	for i, c := range m.room.course {
+		switch {
+		case f == "":
+		case isNum == nil:
+			if i+1 != n && !strings.HasPrefix(strconv.Itoa(i+1), f) {
+				continue
+			}
+		case !strings.Contains(c.Name, f) && !strings.Contains(strings.ToLower(c.Title), f):
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// pickerKey moves through the lessons, filters them, sends.
+func (m instructorModel) pickerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	choices := m.choices()
+	at := slices.Index(choices, m.pick)
+	switch k.String() {
+	case "up":
+		if at > 0 {
+			m.pick = choices[at-1]
+		}
+	case "down":
+		if at >= 0 && at+1 < len(choices) {
+			m.pick = choices[at+1]
+		} else if at < 0 && len(choices) > 0 {
+			m.pick = choices[0]
+		}
+	case "esc":
+		m.mode = modeTable
+	case "backspace":
+		if m.filter != "" {
+			m.filter = string([]rune(m.filter)[:len([]rune(m.filter))-1])
+			m = m.pickFirst()
+		}
+	case "enter":
+		if at < 0 {
+			return m, nil
+		}
+		if m.pickAll {
+			m.mode = modeConfirmAll
+			return m, nil
+		}
+		if v, ok := m.selected(); ok {
+			m.send([]string{v.ID}, v.ID)
+		}
+		m.mode = modeTable
+	default:
+		if t := k.Text; t != "" && utf8.RuneCountInString(t) == 1 && t != " " {
+			m.filter += strings.ToLower(t)
+			m = m.pickFirst()
+		}
+	}
+	return m, nil
+}
+
+// pickFirst keeps the picked lesson among the filter's, else the first.
+func (m instructorModel) pickFirst() instructorModel {
+	choices := m.choices()
+	if len(choices) > 0 && !slices.Contains(choices, m.pick) {
+		m.pick = choices[0]
+	}
+	return m
+}
+
+// send sends ids (everyone connected with none) to the lesson picked.
+func (m *instructorModel) send(ids []string, who string) {
+	name := m.room.course[m.pick].Name
+	if err := m.room.SendLesson(name, ids...); err != nil {
+		m.notice = err.Error()
+		return
+	}
+	m.notice = fmt.Sprintf("→ %s: %d %s", who, m.pick+1, name)
 }
 
 var (
@@ -162,59 +401,154 @@ func (m instructorModel) View() tea.View {
 	return v
 }
 
-func (m instructorModel) render() string {
-	host, port, _ := net.SplitHostPort(m.sshAddr)
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "HOST"
+// width is the screen's width, 80 before the terminal said.
+func (m instructorModel) screenWidth() int {
+	if m.width <= 0 {
+		return 80
 	}
-	connected := 0
-	for _, v := range m.views {
-		if v.Connected {
-			connected++
+	return m.width
+}
+
+// wrap fits text to the screen's width, in as many lines as it takes.
+func (m instructorModel) wrap(style lipgloss.Style, text string) []string {
+	return strings.Split(style.Width(m.screenWidth()).Render(text), "\n")
+}
+
+// header is the board: how learners connect (every address they can
+// reach), the host key they should see, who is in, the room's state.
+func (m instructorModel) header() []string {
+	host, port, _ := net.SplitHostPort(m.sshAddr)
+	hosts := []string{host}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		hosts = m.addrs
+		if len(hosts) == 0 {
+			hosts = []string{"HOST"}
 		}
 	}
-	lines := []string{
-		bold.Render(m.w.title) + "  " + fmt.Sprintf(m.w.access, port, host, m.room.cfg.access(m.w)),
-		fmt.Sprintf(m.w.learners, connected, m.room.cfg.MaxLearners),
+	lines := m.wrap(bold, m.w.title+"  "+fmt.Sprintf(m.w.access, port, strings.Join(hosts, " · NAME@"), m.room.cfg.access(m.w)))
+	second := fmt.Sprintf(m.w.learners, m.connected(), m.room.cfg.MaxLearners)
+	if m.hostKey != "" {
+		second += " · " + fmt.Sprintf(m.w.hostKey, m.hostKey)
 	}
 	if m.http != "" {
-		lines[1] += " · " + fmt.Sprintf(m.w.http, m.http)
+		second += " · " + fmt.Sprintf(m.w.http, m.http)
 	}
+	lines = append(lines, m.wrap(lipgloss.NewStyle(), second)...)
 	if p := m.room.Paused(); p != "" {
-		lines = append(lines, warn.Render(fmt.Sprintf(m.w.pausedNow, p)))
+		lines = append(lines, m.wrap(warn, fmt.Sprintf(m.w.pausedNow, p))...)
 	}
-	lines = append(lines, "")
+	if !m.closeAt.IsZero() {
+		left := max(0, int(time.Until(m.closeAt).Round(time.Second).Seconds()))
+		lines = append(lines, m.wrap(warn, fmt.Sprintf(m.w.closingNow, left))...)
+	}
+	return append(lines, "")
+}
+
+// footer is the notice and the keys, wrapped to the width.
+func (m instructorModel) footer(keys string) []string {
+	lines := []string{""}
+	if m.notice != "" {
+		lines = append(lines, m.wrap(lipgloss.NewStyle(), m.notice)...)
+	}
+	return append(lines, m.wrap(faint, keys)...)
+}
+
+// rows is how many learners' lines the screen has room for.
+func (m instructorModel) rows() int {
+	h := m.height
+	if h <= 0 {
+		h = 24
+	}
+	return max(1, h-len(m.header())-1-len(m.footer(m.w.keys)))
+}
+
+func (m instructorModel) render() string {
+	lines := m.header()
 	switch m.mode {
 	case modePicker:
-		who := m.w.everyone
-		if !m.pickAll && m.sel < len(m.views) {
-			who = m.views[m.sel].ID
-		}
-		lines = append(lines, fmt.Sprintf(m.w.sendTo, who))
-		for i, c := range m.room.course {
-			line := fmt.Sprintf("  %2d %-14s %s", i+1, c.Name, c.Title)
-			if i == m.pick {
-				// The mark reads without colours too.
-				line = chosen.Render("▸" + line[1:])
-			}
-			lines = append(lines, line)
-		}
-		lines = append(lines, "", faint.Render(m.w.keysPicker))
-		return strings.Join(lines, "\n")
+		return strings.Join(append(lines, m.picker()...), "\n")
 	case modePause:
-		lines = append(lines, m.w.pauseAsk, m.input.View(), "", faint.Render(m.w.keysPause))
-		return strings.Join(lines, "\n")
+		lines = append(lines, m.w.pauseAsk, m.input.View())
+		return strings.Join(append(lines, m.footer(m.w.keysPause)...), "\n")
+	case modeConfirmStop:
+		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.stopAsk, m.connected(), int(closeGrace.Seconds())))...)
+		return strings.Join(append(lines, m.footer(m.w.stopKeys)...), "\n")
+	case modeConfirmAll:
+		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.sendAllAsk, m.connected(), m.pick+1, m.room.course[m.pick].Name))...)
+		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
+	case modeConfirmEnd:
+		v, _ := m.selected()
+		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.endAsk, v.ID))...)
+		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
+	case modeWatch:
+		return m.watchView()
 	}
+	return strings.Join(append(lines, m.table()...), "\n")
+}
+
+// picker is the lessons to send to, the picked one marked, as many as fit.
+func (m instructorModel) picker() []string {
+	who := m.w.everyone
+	if v, ok := m.selected(); ok && !m.pickAll {
+		who = v.ID
+	}
+	lines := []string{fmt.Sprintf(m.w.sendTo, who)}
+	if m.filter != "" {
+		lines = append(lines, faint.Render(fmt.Sprintf(m.w.filter, m.filter)))
+	}
+	choices := m.choices()
+	room := max(1, m.rows()-len(lines))
+	at := max(0, slices.Index(choices, m.pick))
+	first := max(0, min(at-room/2, len(choices)-room))
+	for _, i := range choices[first:min(len(choices), first+room)] {
+		c := m.room.course[i]
+		line := ansi.Truncate(fmt.Sprintf("  %2d %-14s %s", i+1, c.Name, c.Title), m.screenWidth(), "…")
+		if i == m.pick {
+			// The mark reads without colours too.
+			line = chosen.Render("▸" + line[1:])
+		}
+		lines = append(lines, line)
+	}
+	return append(lines, m.footer(m.w.keysPicker)...)
+}
+
+// rowFormat lays out a learner's line: 64 columns before the state, so at
+// 80 the state's words have 16.
+const rowFormat = "%-14s %-12s %-6s %-7s %-6s %-6s %-6s %s"
+
+// table is the learners' list, scrolled so the selected one shows.
+func (m instructorModel) table() []string {
 	c := m.w.cols
-	lines = append(lines, bold.Render(fmt.Sprintf("%-16s %-14s %-6s %-10s %-7s %-6s %-7s %s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])))
+	lines := []string{bold.Render(ansi.Truncate(fmt.Sprintf(rowFormat, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]), m.screenWidth(), ""))}
 	if len(m.views) == 0 {
 		lines = append(lines, faint.Render(m.w.none))
 	}
-	for i, v := range m.views {
+	rows := m.rows()
+	first := 0
+	if len(m.views) > rows {
+		// Room for the marks of what is above and below.
+		first = max(0, min(m.sel-rows/2, len(m.views)-rows))
+	}
+	last := min(len(m.views), first+rows)
+	for i := first; i < last; i++ {
+		v := m.views[i]
+		if i == first && first > 0 && rows >= 3 {
+			lines = append(lines, faint.Render(fmt.Sprintf(m.w.more, first)+" ↑"))
+			continue
+		}
+		if i == last-1 && last < len(m.views) && rows >= 3 {
+			lines = append(lines, faint.Render(fmt.Sprintf(m.w.more, len(m.views)-last+1)+" ↓"))
+			continue
+		}
 		state := m.w.connected
 		switch {
 		case !v.Connected:
 			state = m.w.disconnected
+		case !v.Hand.IsZero():
+			state = fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand)))
+			if v.HandText != "" {
+				state += ": " + v.HandText
+			}
 		case !v.Ready:
 			state = m.w.starting // its scene's databases being built
 		case v.Stuck:
@@ -230,23 +564,47 @@ func (m instructorModel) render() string {
 			}
 			checks = fmt.Sprintf("%d/%d", v.Checks, v.Total)
 		}
-		line := fmt.Sprintf("%-16s %-14s %-6s %-10s %-7s %-6d %-7d %s", cut(v.ID, 16), cut(v.Lesson, 14), step, round(v.OnStep), checks, v.Hints, v.Passed, state)
+		line := fmt.Sprintf(rowFormat, cut(v.shown(), 14), cut(v.Lesson, 12), step, round(v.OnStep), checks, strconv.Itoa(v.Hints), strconv.Itoa(v.Passed), state)
+		line = ansi.Truncate(line, m.screenWidth(), "…")
 		switch {
 		case i == m.sel:
 			line = chosen.Render(line)
-		case v.Stuck:
+		case !v.Hand.IsZero() || v.Stuck:
 			line = warn.Render(line)
 		case !v.Connected:
 			line = faint.Render(line)
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "")
-	if m.notice != "" {
-		lines = append(lines, m.notice)
+	return append(lines, m.footer(m.w.keys)...)
+}
+
+// watchView is the learner's screen as they last saw it, read-only,
+// cropped to the instructor's terminal under one line that says whose.
+func (m instructorModel) watchView() string {
+	title := bold.Render(fmt.Sprintf(m.w.watchTitle, m.watching))
+	for _, v := range m.views {
+		if v.ID == m.watching && !v.Hand.IsZero() {
+			title += "  " + warn.Render(fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand)))+" "+v.HandText)
+		}
 	}
-	lines = append(lines, faint.Render(m.w.keys))
-	return strings.Join(lines, "\n")
+	foot := faint.Render(m.w.watchKeys)
+	h := m.height
+	if h <= 0 {
+		h = 24
+	}
+	frame := strings.Split(m.room.Frame(m.watching), "\n")
+	room := max(1, h-2)
+	if len(frame) > room {
+		frame = frame[:room]
+	}
+	for i, l := range frame {
+		frame[i] = ansi.Truncate(l, m.screenWidth(), "")
+	}
+	for len(frame) < room {
+		frame = append(frame, "")
+	}
+	return strings.Join(append(append([]string{ansi.Truncate(title, m.screenWidth(), "…")}, frame...), ansi.Truncate(foot, m.screenWidth(), "…")), "\n")
 }
 
 func cut(s string, n int) string {
@@ -272,7 +630,8 @@ func round(d time.Duration) string {
 // instructorScreen runs the instructor's screen on the terminal until q
 // (which stops the room) or ctx ends.
 func (r *Room) instructorScreen(ctx context.Context, cancel context.CancelFunc, httpAddr string) error {
-	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.sshLn.Addr().String(), http: httpAddr, views: r.Learners()}
+	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.sshLn.Addr().String(), http: httpAddr, views: r.Learners(),
+		hostKey: r.hostKeyFingerprint(), addrs: reachableAddrs()}
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	go func() { <-ctx.Done(); p.Quit() }()
 	_, err := p.Run()

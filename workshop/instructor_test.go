@@ -96,7 +96,7 @@ func press(t *testing.T, m instructorModel, keys ...string) instructorModel {
 func screen(m instructorModel) (instructorModel, string) {
 	next, _ := m.Update(tickMsg{})
 	m = next.(instructorModel)
-	return m, ansi.ReplaceAllString(m.render(), "")
+	return m, escapes.ReplaceAllString(m.render(), "")
 }
 
 // line is the screen's line for learner id.
@@ -118,8 +118,8 @@ func line(t *testing.T, s, id string) string {
 // The room's clock is the test's: no minute is waited.
 func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 	for _, c := range []struct{ lang, working, idle, stuck, gone, header string }{
-		{"en", "working", "idle", "STUCK", "disconnected", "learner          lesson"},
-		{"es", "trabajando", "inactivo", "ATASCADO", "desconectado", "participante     lección"},
+		{"en", "working", "idle", "STUCK", "disconnected", "learner        lesson"},
+		{"es", "trabajando", "inactivo", "ATASCADO", "desconectado", "participante   lección"},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			r, clock, _ := roomOnClock(t, c.lang)
@@ -196,10 +196,12 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 			}
 			m = press(t, m, "down", "enter")
 			m, s = screen(m)
-			if !strings.Contains(s, "→ ana: "+second) {
+			if !strings.Contains(s, "→ ana: 2 "+second) {
 				t.Errorf("no notice of ana sent to %s:\n%s", second, s)
 			}
-			m = press(t, m, "L", "enter")
+			// L opens on the selected learner's lesson (ana's has none
+			// yet: the first), not where the last picker was left.
+			m = press(t, m, "L", "down", "enter", "y")
 			m = press(t, m, "p")
 			_, s = screen(m)
 			if !strings.Contains(s, c.pauseAsk) {
@@ -214,7 +216,7 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 			if r.Paused() != "" {
 				t.Errorf("p again left the room paused: %q", r.Paused())
 			}
-			want := []tea.Msg{openLessonMsg{second}, openLessonMsg{second}, pauseMsg{"break"}, pauseMsg{""}}
+			want := []tea.Msg{openLessonMsg{second}, openLessonMsg{second}, pauseMsg{text: "break"}, pauseMsg{}}
 			deadline := time.Now().Add(5 * time.Second)
 			for len(sent()) < len(want) && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)

@@ -40,6 +40,25 @@ type learner struct {
 	hinted        bool // the hint was shown on this step
 	hints         int  // steps whose hint was shown
 	passed        int  // steps passed in this room
+
+	// told is what their screen says when their session starts: the name
+	// they got instead of the one they asked for, a lesson the instructor
+	// moved them to while they were away.
+	told []string
+	// end ends their session as their own q would (the instructor's e).
+	end context.CancelFunc
+	// frame is their screen as last drawn, for the instructor's look over
+	// their shoulder; watched says the instructor is looking.
+	frame   string
+	watched bool
+	// hand is when they raised their hand (zero: it is down), and what
+	// they said with it.
+	hand     time.Time
+	handText string
+	hands    int   // hands raised in this room
+	words    words // their language's, for what the room tells them
+	// stepTimes are the steps they passed and how long each took.
+	stepTimes []stepTime
 }
 
 // LearnerView is one line of the instructor's screen.
@@ -54,6 +73,13 @@ type LearnerView struct {
 	Hints, Passed int
 	Idle, Stuck   bool
 	Ready         bool // the simulator runs (its scene built): keys act
+	// Hand is when they raised their hand (zero: down), HandText what
+	// they said with it.
+	Hand     time.Time
+	HandText string
+	// Progress orders learners by how far they are: the lesson's place in
+	// the course, then the step.
+	Progress int
 }
 
 // idleAfter is how long without a key makes a connected learner idle.
@@ -67,6 +93,7 @@ func (l *learner) view(now time.Time, stuck time.Duration) LearnerView {
 	}
 	v.Idle = v.Connected && now.Sub(l.lastInput) > idleAfter
 	v.Stuck = v.Connected && v.Stage == "step" && v.OnStep > stuck
+	v.Hand, v.HandText = l.hand, l.handText
 	return v
 }
 
@@ -105,7 +132,7 @@ var errClosed = errors.New("the room is closing")
 // admit finds the learner a session is, or makes one: the SSH user name,
 // or with that name already connected, the name and the key's fingerprint
 // (a counter without a key).
-func (r *Room) admit(sess ssh.Session) (*learner, error) {
+func (r *Room) admit(sess ssh.Session, w words) (*learner, error) {
 	name, key := learnerName(sess.User()), fingerprint(sess)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -141,7 +168,13 @@ func (r *Room) admit(sess ssh.Session) (*learner, error) {
 	l := r.learners[id]
 	if l == nil {
 		l = &learner{id: id, user: sess.User(), ns: learnerNamespace(id), dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
+		// What an earlier room on this data directory counted goes on.
+		st := loadStats(l.dir)
+		l.passed, l.hints, l.hands, l.stepTimes = st.Passed, st.Hints, st.Hands, st.Steps
 		r.learners[id] = l
+	}
+	if id != name {
+		l.told = append(l.told, fmt.Sprintf(w.renamed, name, id))
 	}
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
@@ -150,27 +183,6 @@ func (r *Room) admit(sess ssh.Session) (*learner, error) {
 	l.cleaned = make(chan struct{})
 	r.sessions.Add(1)
 	return l, nil
-}
-
-// learnerName is an SSH user name as a learner's id: lower case letters,
-// digits and _, at most 24 (it names their databases and directory).
-func learnerName(user string) string {
-	var b strings.Builder
-	for _, c := range strings.ToLower(user) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		default:
-			b.WriteRune('_')
-		}
-		if b.Len() >= 24 {
-			break
-		}
-	}
-	if b.Len() == 0 {
-		return "learner"
-	}
-	return b.String()
 }
 
 // shortKey is 8 characters of a fingerprint, as an id's suffix ("nokey"
@@ -201,7 +213,7 @@ func (r *Room) handle(sess ssh.Session) {
 		_ = sess.Exit(1)
 		return
 	}
-	l, err := r.admit(sess)
+	l, err := r.admit(sess, w)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, errFull) {
@@ -226,6 +238,9 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	opts.Lesson, opts.Step = r.resume(l)
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
+	r.mu.Lock()
+	l.end, l.words = cancel, w
+	r.mu.Unlock()
 	// The learner's databases, role and sessions are the room's to drop
 	// (the learner's server is an external one to the simulator), after
 	// Model.Close has ended the simulation's actors and pools.
@@ -249,10 +264,23 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	}
 	defer func() { _ = m.Close() }()
 	popts := append(bubbletea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
-	p := tea.NewProgram(learnerModel{inner: m, room: r, l: l, w: w, paused: r.Paused()}, popts...)
+	r.mu.Lock()
+	told := append([]string{fmt.Sprintf(w.joined, l.id)}, l.told...)
+	l.told = nil
+	r.mu.Unlock()
+	pause := r.pauseNow()
+	lm := learnerModel{inner: m, room: r, l: l, w: w, paused: pause.text, isPaused: pause.text != "" || pause.standard, closeAt: r.closingAt()}
+	lm = lm.tell(strings.Join(told, " · "))
+	p := tea.NewProgram(lm, popts...)
 	r.mu.Lock()
 	l.program = p
+	closing := r.closed
 	r.mu.Unlock()
+	if closing {
+		// The room began to close while this one started: it quits with
+		// the others.
+		p.Quit()
+	}
 	defer func() {
 		r.mu.Lock()
 		l.program = nil
@@ -363,8 +391,13 @@ func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
 	if passed {
 		l.passed++
 		passedIn = now.Sub(l.stepSince)
+		l.stepTimes = append(l.stepTimes, stepTime{Lesson: st.Lesson, Step: st.Step + 1, Seconds: passedIn.Seconds()})
 	}
+	hinted := l.hinted && !prev.HintShown && st.HintShown
 	l.state = st
+	if passed || hinted {
+		l.saveStats()
+	}
 	r.mu.Unlock()
 	if passed {
 		r.met.stepPassed(passedIn)

@@ -60,9 +60,13 @@ type Room struct {
 	mu       sync.Mutex
 	learners map[string]*learner // by id, kept after they leave
 	paused   string              // the room's pause message, "" while running
-	closed   bool
-	sessions sync.WaitGroup // learner sessions still running (their cleanup included)
-	changed  chan struct{}  // poked on every change, for the instructor's screen
+	// pausedStandard: the pause has no message of the instructor's, and
+	// each learner reads it in their own language.
+	pausedStandard bool
+	closeAt        time.Time // when the room closes, after the instructor's q (zero: not closing)
+	closed         bool
+	sessions       sync.WaitGroup // learner sessions still running (their cleanup included)
+	changed        chan struct{}  // poked on every change, for the instructor's screen
 
 	// clock is the room's time: how long on a step, idle, stuck. A test
 	// sets it to a clock it moves, to see a learner stuck for minutes
@@ -127,6 +131,9 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	// template's users (budget.go).
 	if err := r.srv.ShareTemplate(ctx); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
+	}
+	if err := r.dropLeftovers(ctx); err != nil {
+		return nil, err
 	}
 	// Learners get the server as an external one: restart-postgres (a key,
 	// a scene's script, a chaos schedule) would stop every learner's
@@ -195,16 +202,23 @@ func (r *Room) close() error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
-	err := r.ssh.Close()
-	if errors.Is(err, ssh.ErrServerClosed) {
-		err = nil
+	// Each learner's program quits as their own q would: bubbletea leaves
+	// their terminal as it found it (the main screen, no mouse, the
+	// cursor shown) before their connection closes. Closing the server
+	// first cut them off in the alternate screen.
+	for _, p := range r.programs(nil) {
+		p.Quit()
 	}
 	done := make(chan struct{})
 	go func() { r.sessions.Wait(); close(done) }()
+	var err error
 	select {
 	case <-done:
 	case <-time.After(time.Minute):
-		err = errors.Join(err, errors.New("workshop: learners' sessions still closing after a minute"))
+		err = errors.New("workshop: learners' sessions still closing after a minute")
+	}
+	if e := r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
+		err = errors.Join(err, e)
 	}
 	return errors.Join(err, r.srv.Stop())
 }
@@ -217,21 +231,43 @@ func (r *Room) poke() {
 	}
 }
 
-// Learners are every learner since the room started, connected first, by
-// name.
+// Learners are every learner since the room started, in the order the
+// instructor needs them: raised hands first (the oldest first), then the
+// stuck, then the others connected from the least progress on, then those
+// who left; by name within each.
 func (r *Room) Learners() []LearnerView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
 	out := make([]LearnerView, 0, len(r.learners))
 	for _, l := range r.learners {
-		out = append(out, l.view(now, r.cfg.Stuck))
+		v := l.view(now, r.cfg.Stuck)
+		v.Progress = r.lessonIndex(v.Lesson)*1000 + v.Step
+		out = append(out, v)
+	}
+	rank := func(v LearnerView) int {
+		switch {
+		case !v.Connected:
+			return 3
+		case !v.Hand.IsZero():
+			return 0
+		case v.Stuck:
+			return 1
+		}
+		return 2
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Connected != out[j].Connected {
-			return out[i].Connected
+		a, b := out[i], out[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
 		}
-		return out[i].ID < out[j].ID
+		switch {
+		case !a.Hand.Equal(b.Hand):
+			return a.Hand.Before(b.Hand)
+		case rank(a) == 2 && a.Progress != b.Progress:
+			return a.Progress < b.Progress
+		}
+		return a.ID < b.ID
 	})
 	return out
 }
@@ -245,30 +281,6 @@ func (r *Room) connected() int {
 		}
 	}
 	return n
-}
-
-// SendLesson sends the learners named (all connected ones with none) to a
-// lesson of the course, at its first step.
-func (r *Room) SendLesson(name string, ids ...string) error {
-	if _, err := lessons.Find(r.course, name); err != nil {
-		return err
-	}
-	for _, p := range r.programs(ids) {
-		p.Send(openLessonMsg{name})
-	}
-	return nil
-}
-
-// Pause shows every learner msg over their simulator until Pause("")
-// resumes the room; a learner who connects meanwhile sees it too.
-func (r *Room) Pause(msg string) {
-	r.mu.Lock()
-	r.paused = msg
-	r.mu.Unlock()
-	for _, p := range r.programs(nil) {
-		p.Send(pauseMsg{msg})
-	}
-	r.poke()
 }
 
 // Paused is the room's pause message, "" while it runs.

@@ -272,7 +272,7 @@ func (k *keyWatch) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	k.out.Write(p)
-	if strings.Contains(ansi.ReplaceAllString(k.out.String(), ""), k.want) {
+	if strings.Contains(escapes.ReplaceAllString(k.out.String(), ""), k.want) {
 		k.seen <- time.Since(k.pressed)
 		k.want = ""
 		k.out.Reset()

@@ -74,13 +74,13 @@ func (tm *terminal) Write(p []byte) (int, error) {
 	return tm.out.Write(p)
 }
 
-var ansi = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])`)
+var escapes = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])`)
 
 // text is everything drawn so far, escape sequences removed.
 func (tm *terminal) text() string {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
-	return ansi.ReplaceAllString(tm.out.String(), "")
+	return escapes.ReplaceAllString(tm.out.String(), "")
 }
 
 func clientConfig(user string, signer gossh.Signer) *gossh.ClientConfig {

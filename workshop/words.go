@@ -9,6 +9,13 @@ type words struct {
 	cols                                                                            [9]string
 	accessOpen, accessKeys, accessPassword, accessBoth                              string
 	starting, connected, disconnected, idle, stuck, none, everyone, sendTo          string
+
+	// what a learner is told
+	renamed, moved, pausedShort, closingIn, closingWhat              string
+	handAsk, handPrompt, handUp, handSeen, watching, watched, joined string
+	// the instructor's dialogs and board
+	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
+	more, hostKey, watchTitle, watchKeys, handCol, removed, ended, reportSaid string
 }
 
 var wordsByLang = map[string]words{
@@ -24,8 +31,8 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NAME@%s · access: %s",
 		learners:       "%d of %d learners connected",
 		http:           "metrics: http://%s/metrics",
-		keys:           "↑/↓ select · l send the selected to a lesson · L send everyone · p pause the room · q stop the room",
-		keysPicker:     "↑/↓ choose · enter send · esc cancel",
+		keys:           "↑/↓ select · l lesson · L everyone's · w watch · a answer ✋ · e end · x remove · p pause · E report · q stop",
+		keysPicker:     "↑/↓ or a number · type to filter · enter send · esc cancel",
 		keysPause:      "type the message · enter pause · esc cancel",
 		pauseAsk:       "Pause the room with a message:",
 		pausedNow:      "⏸ paused: %q · p resumes",
@@ -42,6 +49,33 @@ var wordsByLang = map[string]words{
 		none:           "No learner yet: they connect with the ssh line above.",
 		everyone:       "everyone",
 		sendTo:         "Send %s to:",
+		renamed:        "%s is connected already, so this session is %s (your progress here is kept under that name)",
+		moved:          "the instructor moved you to lesson %d: %s",
+		pausedShort:    "paused",
+		closingIn:      "The room closes in %d s",
+		closingWhat:    "Your session then ends as your own q would; your progress is kept for the next time.",
+		handAsk:        "what you need (optional)",
+		handPrompt:     "✋ enter raises your hand · esc cancels:",
+		handUp:         "✋ your hand is up: the instructor sees it",
+		handSeen:       "✋ the instructor saw your hand",
+		watching:       "the instructor is looking at your screen",
+		watched:        "◉ instructor watching",
+		joined:         "you are %s · ! raises your hand",
+		stopAsk:        "Stop the room? %d learners connected: they see a %d s countdown, then their sessions end as their own q would.",
+		stopKeys:       "y stop · Y stop now · esc cancel",
+		closingNow:     "closing in %d s · q closes now · esc cancels",
+		sendAllAsk:     "Send all %d connected learners to lesson %d: %s?",
+		endAsk:         "End %s's session? Their screen closes as their own q would; their progress is kept.",
+		confirmKeys:    "y yes · esc no",
+		filter:         "filter: %s",
+		more:           "… %d more",
+		hostKey:        "host key %s",
+		watchTitle:     "%s's screen (read-only)",
+		watchKeys:      "esc back to the room · a answer their hand",
+		handCol:        "✋ %s ago",
+		removed:        "%s taken off the list",
+		ended:          "%s's session ended",
+		reportSaid:     "report written: %s",
 	},
 	"es": {
 		noPty:          "outboxlab workshop: es una aplicación de terminal y tu ssh no pidió terminal.\nConéctate con un simple `ssh -p PUERTO NOMBRE@HOST` (sin comando detrás; añade -t si diste uno).\n",
@@ -55,12 +89,12 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NOMBRE@%s · acceso: %s",
 		learners:       "%d de %d participantes conectados",
 		http:           "métricas: http://%s/metrics",
-		keys:           "↑/↓ elegir · l enviar al elegido a una lección · L enviar a todos · p pausar la sala · q cerrar la sala",
-		keysPicker:     "↑/↓ elegir · enter enviar · esc cancelar",
+		keys:           "↑/↓ elegir · l lección · L la de todos · w mirar · a responder ✋ · e terminar · x quitar · p pausa · E informe · q cerrar",
+		keysPicker:     "↑/↓ o un número · escribe para filtrar · enter enviar · esc cancelar",
 		keysPause:      "escribe el mensaje · enter pausar · esc cancelar",
 		pauseAsk:       "Pausar la sala con un mensaje:",
 		pausedNow:      "⏸ en pausa: %q · p reanuda",
-		cols:           [9]string{"participante", "lección", "paso", "en el paso", "checks", "pistas", "pasados", "estado", ""},
+		cols:           [9]string{"participante", "lección", "paso", "en paso", "checks", "pistas", "pasos", "estado", ""},
 		accessOpen:     "cualquier nombre, sin contraseña (solo loopback)",
 		accessKeys:     "solo las claves de %s",
 		accessPassword: "quien tenga la contraseña",
@@ -73,6 +107,33 @@ var wordsByLang = map[string]words{
 		none:           "Aún no hay participantes: se conectan con la línea ssh de arriba.",
 		everyone:       "todos",
 		sendTo:         "Enviar a %s a:",
+		renamed:        "%s ya está conectado, así que esta sesión es %s (tu progreso aquí se guarda con ese nombre)",
+		moved:          "el instructor te llevó a la lección %d: %s",
+		pausedShort:    "en pausa",
+		closingIn:      "La sala se cierra en %d s",
+		closingWhat:    "Después tu sesión termina como con tu propia q; tu progreso se guarda para la próxima vez.",
+		handAsk:        "qué necesitas (opcional)",
+		handPrompt:     "✋ enter levanta la mano · esc cancela:",
+		handUp:         "✋ tienes la mano levantada: el instructor la ve",
+		handSeen:       "✋ el instructor vio tu mano",
+		watching:       "el instructor está mirando tu pantalla",
+		watched:        "◉ el instructor mira",
+		joined:         "eres %s · ! levanta la mano",
+		stopAsk:        "¿Cerrar la sala? %d participantes conectados: verán una cuenta atrás de %d s y luego sus sesiones terminarán como con su propia q.",
+		stopKeys:       "y cerrar · Y cerrar ya · esc cancelar",
+		closingNow:     "se cierra en %d s · q cierra ya · esc cancela",
+		sendAllAsk:     "¿Enviar a los %d participantes conectados a la lección %d: %s?",
+		endAsk:         "¿Terminar la sesión de %s? Su pantalla se cierra como con su propia q; su progreso se guarda.",
+		confirmKeys:    "y sí · esc no",
+		filter:         "filtro: %s",
+		more:           "… %d más",
+		hostKey:        "clave del servidor %s",
+		watchTitle:     "pantalla de %s (solo lectura)",
+		watchKeys:      "esc vuelve a la sala · a responde a su mano",
+		handCol:        "✋ hace %s",
+		removed:        "%s fuera de la lista",
+		ended:          "sesión de %s terminada",
+		reportSaid:     "informe escrito: %s",
 	},
 }
 
