@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -97,6 +98,28 @@ func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
 	room.waitFor("ana back on step 2", regexp.MustCompile(`ana +trace +2/2 .*trabajando`), 60*time.Second)
 	anaWait("step 2 on her screen", regexp.MustCompile(`2/2`))
 
+	// q asks first; y closes the room after a countdown every learner
+	// sees; then each learner's session ends as their own q would, and
+	// their terminal is as it was before ssh: the main screen, no mouse
+	// tracking, the cursor shown.
 	room.keys("q")
+	room.waitFor("the stop asked first", regexp.MustCompile(`¿Cerrar la sala\? 1 participantes conectados`), 10*time.Second)
+	room.keys("y")
+	anaWait("the countdown", regexp.MustCompile(`La sala se cierra en [0-9]+ s`))
 	room.waitFor("the room stopped", regexp.MustCompile(`EXITED 0`), 60*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	state := ""
+	for {
+		out, err := ana.tmux("display", "-p", "-t", "e2e:ana", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")
+		if err != nil {
+			t.Fatalf("ana's terminal: %v %s", err, out)
+		}
+		if state = strings.TrimSpace(out); state == "0 0 1" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if state != "0 0 1" {
+		t.Errorf("ana's terminal after the room closed: alternate screen, mouse, cursor = %s; want 0 0 1 (as her own q leaves it):\n%s", state, anaScreen())
+	}
 }

@@ -369,8 +369,16 @@ func (m instructorModel) pickerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 // pickFirst keeps the picked lesson among the filter's, else the first.
+// A lesson whose name starts with the filter comes before one that only
+// holds it (lea: lease before relay, whose title says "lease").
 func (m instructorModel) pickFirst() instructorModel {
 	choices := m.choices()
+	for _, i := range choices {
+		if strings.HasPrefix(m.room.course[i].Name, m.filter) {
+			m.pick = i
+			return m
+		}
+	}
 	if len(choices) > 0 && !slices.Contains(choices, m.pick) {
 		m.pick = choices[0]
 	}

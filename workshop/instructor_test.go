@@ -35,7 +35,7 @@ type inbox struct {
 func (b inbox) Init() tea.Cmd { return nil }
 func (b inbox) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg.(type) {
-	case openLessonMsg, pauseMsg:
+	case openLessonMsg, pauseMsg, closingMsg, noticeMsg:
 		b.mu.Lock()
 		*b.msgs = append(*b.msgs, msg)
 		b.mu.Unlock()
@@ -82,6 +82,10 @@ func press(t *testing.T, m instructorModel, keys ...string) instructorModel {
 			msg = tea.KeyPressMsg{Code: tea.KeyDown}
 		case "esc":
 			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "up":
+			msg = tea.KeyPressMsg{Code: tea.KeyUp}
+		case "backspace":
+			msg = tea.KeyPressMsg{Code: tea.KeyBackspace}
 		default:
 			r := []rune(k)[0]
 			msg = tea.KeyPressMsg{Code: r, Text: k}

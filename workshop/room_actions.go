@@ -157,7 +157,7 @@ func (r *Room) AnswerHand(id string) {
 	}
 	l.hand, l.handText = time.Time{}, ""
 	p := l.program
-	w := l.words
+	w := r.wordsOf(l)
 	r.mu.Unlock()
 	if p != nil {
 		p.Send(noticeMsg{w.handSeen})
@@ -176,7 +176,7 @@ func (r *Room) Watch(id string, on bool) {
 	}
 	l.watched = on
 	p := l.program
-	w := l.words
+	w := r.wordsOf(l)
 	r.mu.Unlock()
 	if p != nil && on {
 		p.Send(noticeMsg{w.watching})
@@ -205,4 +205,13 @@ func (r *Room) Frame(id string) string {
 		return l.frame
 	}
 	return ""
+}
+
+// wordsOf is a learner's language's words (the room's before their
+// session said); r.mu held.
+func (r *Room) wordsOf(l *learner) words {
+	if l.words.title == "" {
+		return wordsFor(r.cfg.Lang)
+	}
+	return l.words
 }
