@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"runtime"
@@ -16,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -151,7 +155,7 @@ func TestRoomOf30(t *testing.T) {
 
 // dialLearner connects as id on a 120×40 pty and waits for their
 // simulator to run.
-func dialLearner(r *Room, id string) (*loadLearner, error) {
+func dialLearner(r *Room, id string, also ...io.Writer) (*loadLearner, error) {
 	start := time.Now()
 	l := &loadLearner{id: id}
 	var err error
@@ -162,7 +166,7 @@ func dialLearner(r *Room, id string) (*loadLearner, error) {
 		return l, fmt.Errorf("%s: session: %w", id, err)
 	}
 	l.screen = &keyWatch{seen: make(chan time.Duration, 1)}
-	l.sess.Stdout, l.sess.Stderr = l.screen, discardTerm{}
+	l.sess.Stdout, l.sess.Stderr = io.MultiWriter(append([]io.Writer{l.screen}, also...)...), discardTerm{}
 	if l.in, err = l.sess.StdinPipe(); err != nil {
 		return l, err
 	}
@@ -375,4 +379,98 @@ func pct(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	i := (p*len(s)+99)/100 - 1
 	return s[max(0, min(i, len(s)-1))].Round(time.Millisecond)
+}
+
+// outputTail keeps what a learner's terminal was last sent.
+type outputTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *outputTail) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 1<<16 {
+		w.buf = w.buf[len(w.buf)-1<<16:]
+	}
+	return len(p), nil
+}
+
+func (w *outputTail) String() string { w.mu.Lock(); defer w.mu.Unlock(); return string(w.buf) }
+
+// TestRoomStopsWithLearnersConnected stops a room while -room.learners
+// learners are connected over SSH: each session ends with exit status 0
+// after its terminal was told to leave the alternate screen, stop
+// tracking the mouse and show the cursor (as the learner's own q does),
+// and the stop's time is logged (`-room.learners=40 -v`, without -race,
+// for the figure).
+func TestRoomStopsWithLearnersConnected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots PostgreSQL")
+	}
+	n := *roomLearners
+	cfg := Config{MaxLearners: n, SSH: "127.0.0.1:0"}
+	fsyncOff := map[string]string{"fsync": "off"}
+	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- r.serve(ctx) }()
+
+	learners := make([]*loadLearner, n)
+	outs := make([]*outputTail, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = &outputTail{}
+			l, err := dialLearner(r, fmt.Sprintf("s%02d", i), outs[i])
+			learners[i] = l
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// What the room sends from now on is what the stop sends.
+	for _, o := range outs {
+		o.mu.Lock()
+		o.buf = nil
+		o.mu.Unlock()
+	}
+	start := time.Now()
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("room: %v", err)
+	}
+	took := time.Since(start)
+	for i, l := range learners {
+		err := l.sess.Wait()
+		var exit *gossh.ExitError
+		if err != nil && (!errors.As(err, &exit) || exit.ExitStatus() != 0) {
+			t.Errorf("%s: the session ended with %v, want exit status 0", l.id, err)
+		}
+		out := outs[i].String()
+		for _, seq := range []struct{ what, seq string }{{"leave the alternate screen", "\x1b[?1049l"}, {"show the cursor", "\x1b[?25h"}, {"stop tracking the mouse", "\x1b[?1002l"}} {
+			if !strings.Contains(out, seq.seq) {
+				t.Errorf("%s: the room's stop did not %s (%q); it sent %q", l.id, seq.what, seq.seq, out)
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("the room stopped with %d learners connected in %s (their programs quit, sessions ended, databases and roles dropped, PostgreSQL stopped); load average %s", n, took.Round(time.Millisecond), strings.TrimSpace(string(load)))
 }
