@@ -17,6 +17,7 @@ func newWorkshop() *cobra.Command {
 	var (
 		pf                                   pgFlags
 		sshAddr, httpAddr, lang, keys, passw string
+		report                               string
 		maxLearners                          int
 		stuck                                = workshop.DefaultStuck
 	)
@@ -46,7 +47,7 @@ shows the room: each learner's lesson and step, who is stuck`,
 				fmt.Fprintln(stdout, "outboxlab workshop: booting PostgreSQL…")
 			}
 			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
-				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen})
+				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report})
 		},
 	}
 	fs := cmd.Flags()
@@ -58,6 +59,7 @@ shows the room: each learner's lesson and step, who is stuck`,
 	fs.StringVar(&keys, "authorized-keys", "", "let in only the keys in this authorized_keys `FILE`")
 	fs.StringVar(&passw, "password", "", "let in whoever gives this password `PW`")
 	fs.DurationVar(&stuck, "stuck", workshop.DefaultStuck, "a learner on one step longer than this is shown stuck")
+	fs.StringVar(&report, "report", "", "when the room stops, write its report to `FILE`.json and FILE.csv (E writes one at any time)")
 	completeFlags(cmd)
 	return cmd
 }

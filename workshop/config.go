@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +50,9 @@ type Config struct {
 	// Ready, if set, is called once learners can connect, with the SSH
 	// and HTTP addresses the room listens on.
 	Ready func(ssh, http string)
+	// Report, when set, is where the room's report goes when it stops
+	// (REPORT.json and REPORT.csv).
+	Report string
 }
 
 // DefaultMaxLearners is --max-learners's default.
@@ -85,6 +89,12 @@ func (c *Config) check() error {
 	c.Lang = l
 	if c.Out == nil {
 		c.Out = io.Discard
+	}
+	if c.Report != "" {
+		dir := filepath.Dir(c.Report)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("--report %s: no directory %s to write it in", c.Report, dir)
+		}
 	}
 	host, _, err := net.SplitHostPort(c.SSH)
 	if err != nil {

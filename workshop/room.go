@@ -202,6 +202,11 @@ func (r *Room) close() error {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
+	var reportErr error
+	if r.cfg.Report != "" {
+		// While every learner is still on the list, connected or not.
+		_, reportErr = r.WriteReport(r.cfg.Report)
+	}
 	// Each learner's program quits as their own q would: bubbletea leaves
 	// their terminal as it found it (the main screen, no mouse, the
 	// cursor shown) before their connection closes. Closing the server
@@ -220,7 +225,7 @@ func (r *Room) close() error {
 	if e := r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
 		err = errors.Join(err, e)
 	}
-	return errors.Join(err, r.srv.Stop())
+	return errors.Join(err, reportErr, r.srv.Stop())
 }
 
 // poke tells the instructor's screen something changed.

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -410,7 +412,8 @@ func TestRoomStopsWithLearnersConnected(t *testing.T) {
 		t.Skip("boots PostgreSQL")
 	}
 	n := *roomLearners
-	cfg := Config{MaxLearners: n, SSH: "127.0.0.1:0"}
+	report := filepath.Join(t.TempDir(), "class")
+	cfg := Config{MaxLearners: n, SSH: "127.0.0.1:0", Report: report}
 	fsyncOff := map[string]string{"fsync": "off"}
 	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
 	if err := cfg.check(); err != nil {
@@ -470,6 +473,15 @@ func TestRoomStopsWithLearnersConnected(t *testing.T) {
 				t.Errorf("%s: the room's stop did not %s (%q); it sent %q", l.id, seq.what, seq.seq, out)
 			}
 		}
+	}
+	// --report: the room's report, written as it stopped, names them all.
+	b, err := os.ReadFile(report + ".json")
+	if err != nil {
+		t.Fatalf("--report: %v", err)
+	}
+	var lines []ReportLine
+	if err := json.Unmarshal(b, &lines); err != nil || len(lines) != n {
+		t.Errorf("--report holds %d learners (%v), want %d", len(lines), err, n)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	t.Logf("the room stopped with %d learners connected in %s (their programs quit, sessions ended, databases and roles dropped, PostgreSQL stopped); load average %s", n, took.Round(time.Millisecond), strings.TrimSpace(string(load)))
