@@ -3,8 +3,13 @@
 # (ssh -p 2222 NAME@HOST), on the PostgreSQL of Debian's own packages.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always --dirty) -t outboxlab .
-#   docker run -d --name outboxlab -p 2222:2222 -v outboxlab:/var/lib/outboxlab outboxlab \
+#   docker run --rm -i -v outboxlab:/var/lib/outboxlab --entrypoint sh outboxlab \
+#     -c 'cat > /var/lib/outboxlab/authorized_keys' < authorized_keys
+#   docker run -it --name outboxlab -p 2222:2222 -v outboxlab:/var/lib/outboxlab outboxlab \
 #     outboxlab workshop --ssh 0.0.0.0:2222 --authorized-keys /var/lib/outboxlab/authorized_keys
+#
+# -it gives the instructor the room's screen; with -d instead it logs a line
+# per change (docker logs), and attaching later shows no more than that.
 #
 # A listener on a non-loopback address is refused unless --authorized-keys or
 # --password restricts it, so a room on a LAN gives one of them as above; the
