@@ -11,9 +11,11 @@ import (
 	"github.com/outboxlab/outboxlab/ui/quit"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/edge"
@@ -202,20 +204,10 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	// 30 frames a second is plenty for a stepped simulation and halves the
 	// renderer's idle wake-ups.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
-	w, h := 0, 0
-	if opts.Play {
-		// play needs no keyboard and may run without a terminal (a script,
-		// a test, a recording made in CI): no input then, and a fixed size.
-		if !term.IsTerminal(os.Stdin.Fd()) {
-			popts = append(popts, tea.WithInput(nil))
-		}
-		if !term.IsTerminal(os.Stdout.Fd()) {
-			w, h = envSize()
-			popts = append(popts, tea.WithWindowSize(w, h))
-		}
-	}
+	out := headlessOutput(opts)
+	popts = append(popts, out.options...)
 	if opts.Record != "" {
-		rec, err := startRecording(opts.Record, os.Stdout, time.Now(), w, h)
+		rec, err := startRecording(opts.Record, os.Stdout, time.Now(), out.cast)
 		if err != nil {
 			return err
 		}
@@ -266,6 +258,52 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		return fmt.Errorf("stop PostgreSQL: %w", stopErr)
 	}
 	return nil
+}
+
+// output is how the program draws: its options, and what a recording of it
+// says.
+type output struct {
+	options []tea.ProgramOption
+	cast    castOptions
+}
+
+// headlessTerm is the terminal play draws for when its output is none: its
+// capabilities (cursor moves) and colours (256, as xterm-256color says) are
+// what a recording made in CI is replayed on, asciinema or svg-term.
+const headlessTerm = "xterm-256color"
+
+// headlessOutput is how play draws with no terminal (a script, CI, a
+// recording made there): at a fixed size, for an xterm-256color of that
+// size, colours included, as it would draw on one. Detected, the colours
+// would be none (no terminal to ask) and the cursor moves those of
+// whatever $TERM says, or none.
+//
+// With no keyboard (standard input no terminal) play reads no input, and
+// its renderer, having put no terminal in raw mode, writes a bare line
+// feed for "next line, first column", as a terminal driver's onlcr makes
+// it: a recording says so (castOptions.mapNewlines).
+func headlessOutput(opts Options) output {
+	var o output
+	if !opts.Play {
+		return o
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		o.options = append(o.options, tea.WithInput(nil))
+		o.cast.mapNewlines = true
+	}
+	if term.IsTerminal(os.Stdout.Fd()) {
+		return o
+	}
+	o.cast.w, o.cast.h = envSize()
+	o.cast.term = headlessTerm
+	env := []string{"TERM=" + headlessTerm}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TERM=") {
+			env = append(env, kv)
+		}
+	}
+	o.options = append(o.options, tea.WithWindowSize(o.cast.w, o.cast.h), tea.WithEnvironment(env), tea.WithColorProfile(colorprofile.ANSI256))
+	return o
 }
 
 // envSize is the size play draws at without a terminal: $COLUMNS×$LINES,
