@@ -31,6 +31,8 @@ type playState struct {
 	tag      int
 	paused   bool
 	ending   bool
+	held     bool  // the last frame stays, "the end" said on it (--hold)
+	over     bool  // played to its end and passed (its last caption on screen)
 	whyShown bool  // play captioned the passed step's why
 	err      error // play could not finish (a solution that did not pass)
 }
@@ -124,6 +126,9 @@ func (p *playPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "q":
 		return tea.Quit, true
 	case "space":
+		if p.play.held {
+			return nil, true // the end: nothing left to pause
+		}
 		p.play.paused = !p.play.paused
 		if p.play.paused {
 			c.run.say(c.st.Words.T("paused: space resumes"))
@@ -191,6 +196,14 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		return nil // what runs now schedules the next move when it returns
 	}
 	if p.play.ending {
+		if !p.play.held && c.opts.Hold > 0 {
+			// The result stays on screen, for a recording or a GIF to end
+			// on, the help line down to q.
+			p.play.held = true
+			p.play.delay = c.opts.Hold
+			c.run.updateKeys()
+			return tea.Batch(c.run.resize(), p.schedule())
+		}
 		return tea.Quit
 	}
 	pos := run.pos()
@@ -278,7 +291,7 @@ func (p *playPage) questionText(c pageCtx) string {
 
 // end holds the last frame a moment, then quits.
 func (p *playPage) end(c pageCtx) tea.Cmd {
-	p.play.ending = true
+	p.play.ending, p.play.over = true, p.play.err == nil
 	p.play.delay = p.readTime(c, p.play.caption) + p.readTime(c, "")
 	return tea.Batch(c.run.resize(), p.schedule())
 }
@@ -290,7 +303,7 @@ func (p *playPage) enable(c pageCtx) {
 		b.SetEnabled(false)
 	}
 	k.Quit.SetEnabled(true)
-	k.Play.SetEnabled(c.run.booted())
+	k.Play.SetEnabled(c.run.booted() && !p.play.held)
 	if p.play.paused {
 		k.Play.SetHelp(w.Word("space"), w.T("resume"))
 	} else {
@@ -354,6 +367,9 @@ func (p *playPage) status(c pageCtx) (string, string) {
 	}
 	if p.play.paused {
 		return c.st.Words.T("⏸ paused"), label
+	}
+	if p.play.held {
+		return c.st.Words.T("■ the end"), label
 	}
 	return c.st.Words.T("▶ playing"), label
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/outboxlab/outboxlab/ui/quit"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ type Options struct {
 	Play bool
 	// Speed scales play's pauses: 2 is twice as fast ("" or 0 = 1).
 	Speed float64
+	// Hold keeps play's last frame on screen this long once the last
+	// caption has been read, "the end" said on it (0 = not at all).
+	Hold time.Duration
 
 	// Record writes an asciicast v2 recording of the terminal output to
 	// this file ("" = none).
@@ -206,8 +210,9 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
 	out := headlessOutput(opts)
 	popts = append(popts, out.options...)
+	var rec *recorder
 	if opts.Record != "" {
-		rec, err := startRecording(opts.Record, os.Stdout, time.Now(), out.cast)
+		rec, err = startRecording(opts.Record, os.Stdout, time.Now(), out.cast)
 		if err != nil {
 			return err
 		}
@@ -230,7 +235,19 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	}
 	defer quit.OnSignal(ctx, p)()
 
+	// The terminal keeps the window title it had: Bubble Tea sets an empty
+	// one as it ends.
+	restoreTitle := term.IsTerminal(os.Stdout.Fd())
+	if restoreTitle {
+		_, _ = os.Stdout.WriteString(pushTitle)
+	}
 	final, runErr := p.Run()
+	if restoreTitle {
+		_, _ = os.Stdout.WriteString(popTitle)
+	}
+	if fm, ok := final.(Model); ok {
+		printSummary(&fm, rec, out.profile)
+	}
 	// Stop whatever is still running: a boot in progress is cancelled and
 	// waited for, so the server it may have started is stopped too.
 	cancel()
@@ -260,10 +277,11 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	return nil
 }
 
-// output is how the program draws: its options, and what a recording of it
-// says.
+// output is how the program draws: its options, its colours, and what a
+// recording of it says.
 type output struct {
 	options []tea.ProgramOption
+	profile colorprofile.Profile
 	cast    castOptions
 }
 
@@ -283,7 +301,7 @@ const headlessTerm = "xterm-256color"
 // feed for "next line, first column", as a terminal driver's onlcr makes
 // it: a recording says so (castOptions.mapNewlines).
 func headlessOutput(opts Options) output {
-	var o output
+	o := output{profile: colorprofile.Detect(os.Stdout, os.Environ())}
 	if !opts.Play {
 		return o
 	}
@@ -302,8 +320,37 @@ func headlessOutput(opts Options) output {
 			env = append(env, kv)
 		}
 	}
-	o.options = append(o.options, tea.WithWindowSize(o.cast.w, o.cast.h), tea.WithEnvironment(env), tea.WithColorProfile(colorprofile.ANSI256))
+	o.profile = colorprofile.ANSI256
+	o.options = append(o.options, tea.WithWindowSize(o.cast.w, o.cast.h), tea.WithEnvironment(env), tea.WithColorProfile(o.profile))
 	return o
+}
+
+// pushTitle and popTitle save the terminal's window and icon title on its
+// stack and restore it (xterm's XTWINOPS 22;0 and 23;0).
+const (
+	pushTitle = "\x1b[22;0t"
+	popTitle  = "\x1b[23;0t"
+)
+
+// printSummary writes what play leaves on the normal screen once it
+// played to its end (summaryOf), in the program's colours, to the
+// terminal and the recording: after the full screen is gone, the result
+// stays in the scrollback, and a recording ends on it too.
+func printSummary(m *Model, rec *recorder, profile colorprofile.Profile) {
+	pp, ok := m.page.(*playPage)
+	if !ok {
+		return
+	}
+	w, _ := m.size()
+	s := pp.summaryOf(m.pageCtx(), w)
+	if s == "" {
+		return
+	}
+	var dst io.Writer = os.Stdout
+	if rec != nil {
+		dst = rec
+	}
+	_, _ = io.WriteString(&colorprofile.Writer{Forward: dst, Profile: profile}, s)
 }
 
 // envSize is the size play draws at without a terminal: $COLUMNS×$LINES,
