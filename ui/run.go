@@ -350,6 +350,9 @@ func printSummary(m *Model, rec *recorder, profile colorprofile.Profile) {
 	if rec != nil {
 		dst = rec
 	}
+	// CR LF: the terminal may still be in raw mode for all the recording
+	// knows, and a cooked one shows CR CR LF the same.
+	s = strings.ReplaceAll(s, "\n", "\r\n")
 	_, _ = io.WriteString(&colorprofile.Writer{Forward: dst, Profile: profile}, s)
 }
 
