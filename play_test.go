@@ -412,8 +412,21 @@ func TestCommandsWithoutAKeyboardEndOnABootFailure(t *testing.T) {
 	}
 }
 
+// tapeFrames is what each demo is about: its recording's last frame (the
+// full screen, held) must match these. A tape that records and is not
+// here fails: say what its last frame shows.
+var tapeFrames = map[string][]string{
+	"crash-after-publish.tape": crashAfterPublishFrame,
+	"duplicate-lesson.tape": {`lesson duplicate`, `■ the end`, `✓ Lesson done: The duplicate window: published, not marked`,
+		`Lesson done ✓`, `2 of 2 answered right`, `dup\. ignored\s+2`, `duplicate effects\s+0`},
+}
+
 // The demos' VHS tapes type shell commands; with no VHS here, each runs as
-// a plain shell command, with the built outboxlab on PATH, and must exit 0.
+// a plain shell command, headless, with the built outboxlab on PATH, and
+// must exit 0. A tape that records makes the demo CI would make: replayed
+// through a terminal emulator, the recording's last frame shows what the
+// tape is about (tapeFrames) and the screen it ends on matches what the
+// tape waits for (Wait+Screen /regex/), which it does rather than sleep.
 func TestDemoTapesRun(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -425,6 +438,8 @@ func TestDemoTapesRun(t *testing.T) {
 	}
 	built := builtOutboxlab(t)
 	typed := regexp.MustCompile(`^Type\s+"(.*)"\s*$`)
+	waits := regexp.MustCompile(`^Wait\+Screen(?:@\S+)?\s+/(.*)/\s*$`)
+	sleeps := regexp.MustCompile(`^Sleep\s+(\S+)\s*$`)
 	for _, tape := range tapes {
 		t.Run(filepath.Base(tape), func(t *testing.T) {
 			t.Parallel()
@@ -440,9 +455,23 @@ func TestDemoTapesRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var cmds []string
+			var waitFor []*regexp.Regexp
 			for _, line := range strings.Split(string(b), "\n") {
-				if m := typed.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+				line = strings.TrimSpace(line)
+				if m := typed.FindStringSubmatch(line); m != nil {
 					cmds = append(cmds, strings.ReplaceAll(m[1], `\"`, `"`))
+				}
+				if m := waits.FindStringSubmatch(line); m != nil {
+					re, err := regexp.Compile(m[1])
+					if err != nil {
+						t.Fatalf("%s: %v", line, err)
+					}
+					waitFor = append(waitFor, re)
+				}
+				if m := sleeps.FindStringSubmatch(line); m != nil {
+					if d, err := time.ParseDuration(m[1]); err != nil || d > 10*time.Second {
+						t.Errorf("%q: a tape waits for what it shows (Wait+Screen /regex/), it does not sleep long", line)
+					}
 				}
 			}
 			if len(cmds) == 0 {
@@ -460,10 +489,37 @@ func TestDemoTapesRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", c, err, out)
 				}
-				t.Logf("%s: ok in %v", c, time.Since(start).Round(time.Second))
-				if i := strings.Index(c, "--record "); i >= 0 {
-					file := strings.Fields(c[i+len("--record "):])[0]
-					readCast(t, filepath.Join(work, file))
+				took := time.Since(start)
+				i := strings.Index(c, "--record ")
+				if i < 0 {
+					t.Logf("%s: ok in %v", c, took.Round(100*time.Millisecond))
+					continue
+				}
+				cast := filepath.Join(work, strings.Fields(c[i+len("--record "):])[0])
+				w, h, events := readCast(t, cast)
+				size := int64(0)
+				if fi, err := os.Stat(cast); err == nil {
+					size = fi.Size()
+				}
+				last, end := castScreens(t, w, h, events)
+				t.Logf("%s: ok in %v, %d bytes recorded at %dx%d; the last frame, replayed:\n%s\nthe screen it ends on:\n%s",
+					c, took.Round(100*time.Millisecond), size, w, h, last, end)
+				frame, ok := tapeFrames[filepath.Base(tape)]
+				if !ok {
+					t.Errorf("%s records, and tapeFrames does not say what its last frame shows", tape)
+				}
+				for _, re := range frame {
+					if !regexp.MustCompile(re).MatchString(last + "\n") {
+						t.Errorf("%s: the last frame does not show %s", c, re)
+					}
+				}
+				if len(waitFor) == 0 {
+					t.Errorf("%s records, and the tape waits for nothing (Wait+Screen /regex/): its GIF ends wherever a sleep does", tape)
+				}
+				for _, re := range waitFor {
+					if !re.MatchString(end) {
+						t.Errorf("%s: the screen it ends on does not show %s, which the tape waits for", c, re)
+					}
 				}
 			}
 		})
