@@ -27,6 +27,7 @@ type playPage struct {
 // playState is what play shows and how far it got.
 type playState struct {
 	caption  string
+	pages    []string // the rest of the opening caption, a page at a time
 	delay    time.Duration
 	tag      int
 	paused   bool
@@ -50,7 +51,8 @@ func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
 		sc := c.run.scene()
-		p.play.caption = sc.TitleIn(c.opts.Lang) + ": " + oneLine(sc.TeachesIn(c.opts.Lang))
+		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+oneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
+		p.play.caption, p.play.pages = pages[0], pages[1:]
 		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
 	}
@@ -209,6 +211,12 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 	pos := run.pos()
 	if p.lesson == nil {
 		sc := run.scene()
+		if len(p.play.pages) > 0 {
+			// The scene's opening, page by page, before its script.
+			p.play.caption, p.play.pages = p.play.pages[0], p.play.pages[1:]
+			p.play.delay = p.readTime(c, p.play.caption)
+			return tea.Batch(run.resize(), p.schedule())
+		}
 		if pos.Script < len(sc.Steps) || pos.Run != "" {
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
@@ -372,6 +380,45 @@ func (p *playPage) status(c pageCtx) (string, string) {
 		return c.st.Words.T("■ the end"), label
 	}
 	return c.st.Words.T("▶ playing"), label
+}
+
+// captionPage is the most a caption page holds, in bytes: three lines of
+// the narrowest screen (80 columns, the caption's margins off), words
+// wrapped whole.
+const captionPage = 200
+
+// captionPages cuts a long caption into pages of at most max bytes, whole
+// sentences each where a sentence fits: a scene's opening (its title and
+// what it teaches) is read a page at a time, each up as long as its words
+// take, instead of cut at the caption's three lines and up for all of them.
+func captionPages(text string, max int) []string {
+	var sentences []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		if cur != "" && len(cur)+1+len(w) > max {
+			sentences, cur = append(sentences, cur), "" // a sentence longer than a page
+		}
+		cur = strings.TrimSpace(cur + " " + w)
+		if strings.HasSuffix(w, ".") || strings.HasSuffix(w, "!") || strings.HasSuffix(w, "?") {
+			sentences, cur = append(sentences, cur), ""
+		}
+	}
+	if cur != "" {
+		sentences = append(sentences, cur)
+	}
+	var pages []string
+	page := ""
+	for _, s := range sentences {
+		switch {
+		case page == "":
+			page = s
+		case len(page)+1+len(s) <= max:
+			page += " " + s
+		default:
+			pages, page = append(pages, page), s
+		}
+	}
+	return append(pages, page)
 }
 
 // captionLines is play's caption wrapped to the width.
