@@ -39,8 +39,19 @@ type recorder struct {
 	w, h    int
 	mapNL   bool
 	partial []byte // the start of an escape sequence or UTF-8 character cut by a write
-	err     error
+	// pending is the latest output, recorded at pendingAt, kept until a
+	// write comes more than coalesce after it: writes that close together
+	// are one event (the last frame's exit and play's summary, 0.2 ms
+	// apart: svg-term showed the blank screen between them for 0.6 s).
+	pending   []byte
+	pendingAt time.Duration
+	coalesce  time.Duration
+	err       error
 }
+
+// coalesceWrites is how close writes are to be recorded as one event: far
+// below a frame (33 ms at 30 frames a second).
+const coalesceWrites = 5 * time.Millisecond
 
 // castOptions say what the recording describes.
 type castOptions struct {
@@ -79,7 +90,7 @@ func startRecording(path string, out *os.File, now time.Time, o castOptions) (*r
 			w, h = tw, th
 		}
 	}
-	r := &recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h, mapNL: o.mapNewlines}
+	r := &recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h, mapNL: o.mapNewlines, coalesce: coalesceWrites}
 	env := map[string]string{"TERM": o.term, "SHELL": os.Getenv("SHELL")}
 	if env["TERM"] == "" {
 		env["TERM"] = os.Getenv("TERM")
@@ -98,13 +109,13 @@ func startRecording(path string, out *os.File, now time.Time, o castOptions) (*r
 	return r, nil
 }
 
-// event appends one event line; the caller holds mu.
-func (r *recorder) event(kind, data string) {
+// event appends one event line, at seconds since the start; the caller
+// holds mu.
+func (r *recorder) event(at time.Duration, kind, data string) {
 	if r.err != nil {
 		return
 	}
-	t := time.Since(r.start).Seconds()
-	b, err := json.Marshal([]any{json.Number(fmt.Sprintf("%.6f", t)), kind, data})
+	b, err := json.Marshal([]any{json.Number(fmt.Sprintf("%.6f", at.Seconds())), kind, data})
 	if err == nil {
 		_, err = r.buf.Write(append(b, '\n'))
 	}
@@ -123,9 +134,24 @@ func (r *recorder) Write(p []byte) (int, error) {
 	shown, rest := screenBytes(data, r.mapNL)
 	r.partial = append([]byte(nil), rest...)
 	if len(shown) > 0 {
-		r.event("o", string(shown))
+		at := time.Since(r.start)
+		if r.pending != nil && at-r.pendingAt > r.coalesce {
+			r.flush()
+		}
+		if r.pending == nil {
+			r.pendingAt = at
+		}
+		r.pending = append(r.pending, shown...)
 	}
 	return n, err
+}
+
+// flush records the pending output; the caller holds mu.
+func (r *recorder) flush() {
+	if r.pending != nil {
+		r.event(r.pendingAt, "o", string(r.pending))
+		r.pending = nil
+	}
 }
 
 // screenBytes is what of data a terminal shows (queries left out, "\n" as
@@ -252,7 +278,8 @@ func (r *recorder) Resize(w, h int) {
 		return
 	}
 	r.w, r.h = w, h
-	r.event("r", fmt.Sprintf("%dx%d", w, h))
+	r.flush()
+	r.event(time.Since(r.start), "r", fmt.Sprintf("%dx%d", w, h))
 }
 
 // Read, Fd: the terminal's, so the program can use it as its TTY.
@@ -268,9 +295,13 @@ func (r *recorder) Finish() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.partial) > 0 {
-		r.event("o", string(r.partial))
+		if r.pending == nil {
+			r.pendingAt = time.Since(r.start)
+		}
+		r.pending = append(r.pending, r.partial...)
 		r.partial = nil
 	}
+	r.flush()
 	if err := r.buf.Flush(); err != nil && r.err == nil {
 		r.err = err
 	}
