@@ -97,6 +97,7 @@ func TestLessonBadInput(t *testing.T) {
 		{[]string{"play"}, "play what?"},
 		{[]string{"play", "nope"}, `"nope" is neither a scene nor a lesson`},
 		{[]string{"play", "inbox", "--speed", "0"}, "--speed 0"},
+		{[]string{"play", "inbox", "--hold", "-1s"}, "--hold -1s"},
 		{[]string{"play", "inbox", "--lang", "de"}, `unknown language "de"`},
 	}
 	for _, c := range cases {
