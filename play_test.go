@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 )
@@ -96,6 +98,7 @@ func TestLessonBadInput(t *testing.T) {
 		{[]string{"play"}, "play what?"},
 		{[]string{"play", "nope"}, `"nope" is neither a scene nor a lesson`},
 		{[]string{"play", "inbox", "--speed", "0"}, "--speed 0"},
+		{[]string{"play", "inbox", "--hold", "-1s"}, "--hold -1s"},
 		{[]string{"play", "inbox", "--lang", "de"}, `unknown language "de"`},
 	}
 	for _, c := range cases {
@@ -173,44 +176,55 @@ func readCast(t *testing.T, path string) (width, height int, events []castEvent)
 	return hdr.Width, hdr.Height, events
 }
 
-// lastFrame replays the recording's output in a real terminal (tmux) up to
-// where the program leaves the alternate screen, and returns the screen.
-func lastFrame(t *testing.T, w, h int, events []castEvent) string {
+// castScreens replays a recording through a terminal emulator of the
+// recorded size (charmbracelet/x/vt), as asciinema's player does: last is
+// the screen just before the program leaves the full screen (its last
+// frame), end the screen once the whole recording is replayed (what a GIF
+// ends on). The terminal must answer nothing: a recording asks it nothing.
+func castScreens(t *testing.T, w, h int, events []castEvent) (last, end string) {
 	t.Helper()
-	var out strings.Builder
+	emu := vt.NewEmulator(w, h)
+	answers := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(emu) // what the terminal answers, until its input is closed
+		answers <- b
+	}()
 	for _, e := range events {
-		if e.kind == "o" {
-			out.WriteString(e.data)
+		switch e.kind {
+		case "r":
+			var rw, rh int
+			if _, err := fmt.Sscanf(e.data, "%dx%d", &rw, &rh); err == nil {
+				emu.Resize(rw, rh)
+			}
+		case "o":
+			data := e.data
+			if i := strings.LastIndex(data, "\x1b[?1049l"); i >= 0 {
+				_, _ = emu.WriteString(data[:i])
+				last = screenText(emu.String())
+				data = data[i:]
+			}
+			_, _ = emu.WriteString(data)
 		}
 	}
-	s := out.String()
-	if i := strings.LastIndex(s, "\x1b[?1049l"); i >= 0 {
-		s = s[:i]
-	} else {
-		t.Error("the recording never leaves the alternate screen")
+	end = screenText(emu.String())
+	_ = emu.InputPipe().(io.Closer).Close()
+	if b := <-answers; len(b) > 0 {
+		t.Errorf("replayed, the recording makes the terminal answer %q: it holds queries", b)
 	}
-	replay := filepath.Join(t.TempDir(), "replay.out")
-	if err := os.WriteFile(replay, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
+	if last == "" {
+		t.Error("the recording never leaves the full screen")
 	}
-	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-replay-%d", os.Getpid())}
-	// The screen is read once cat has written all of it: a frame read while
-	// it is still being drawn is half the old one.
-	done := replay + ".done"
-	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "cat "+replay+" && touch "+done+"; sleep 60"); err != nil {
-		t.Fatalf("tmux: %v %s", err, out)
+	return last, end
+}
+
+// screenText is a screen as lines without trailing blanks, and without
+// blank lines at its end: the emulator's and tmux's screens compare.
+func screenText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
 	}
-	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(done); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the recording was not replayed in 10 s")
-		}
-	}
-	time.Sleep(100 * time.Millisecond) // tmux draws what cat wrote
-	return term.waitFor("the replayed last frame", regexp.MustCompile(`outboxlab`), 10*time.Second)
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
 
 func needTmux(t *testing.T) {
@@ -222,27 +236,88 @@ func needTmux(t *testing.T) {
 	}
 }
 
-// A recorded `play crash-after-publish`, run as the program runs (no
-// terminal, no keyboard): it ends by itself, writes a valid asciicast v2
-// file, and its last frame shows the duplicate ignored by the inbox.
-func TestPlayRecordsCrashAfterPublish(t *testing.T) {
+// The last frame of crash-after-publish: the duplicate ignored by both
+// inboxes, no duplicate effect, the script played, the end said on it.
+var crashAfterPublishFrame = []string{`dup\. ignored\s+2`, `duplicate effects\s+0`, `scene crash-after-publish|│ crash-after-publish │`, `script 5/5`, `■ the end`,
+	`✓ The duplicate window: published, not marked`, `Guarantees the oracle, from the database ─+\n`, `Timeline \d+ entries ─+\n`}
+
+// A recording is the screen, whatever play's output: `play
+// crash-after-publish --record` made headless (standard input empty,
+// standard output no terminal, $COLUMNS×$LINES) and made in a terminal
+// (tmux) of the same size replay through a terminal emulator to the same
+// last frame, the one the terminal showed live: colours included, no
+// panel written over another, no query to the terminal in the recording.
+// The last frame stays --hold, then the summary is left on the normal
+// screen, in the recording too.
+func TestPlayRecordingIsTheScreen(t *testing.T) {
 	t.Parallel()
-	cast := filepath.Join(t.TempDir(), "play.cast")
-	cmd := outboxlabChild(t, 2*time.Minute, "play crash-after-publish --speed 40 --record "+cast+" --data-dir "+seededDataDir(t))
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("play (ended after %v; cut at 2 min if it did not end by itself): %v\n%s", time.Since(start).Round(time.Second), err, stderr.String())
-	}
-	w, h, events := readCast(t, cast)
 	needTmux(t)
-	screen := lastFrame(t, w, h, events)
-	t.Logf("the last frame, replayed:\n%s", screen)
-	for _, re := range []string{`dup\. ignored\s+2`, `duplicate effects\s+0`, `scene crash-after-publish`, `script 5/5`} {
-		if !regexp.MustCompile(re).MatchString(screen) {
-			t.Errorf("the last frame does not match %s:\n%s", re, screen)
+	const w, h, hold = 100, 30, 2 * time.Second
+	args := "play crash-after-publish --speed 40 --hold 2s --record "
+
+	// Headless, as CI and scripts run it.
+	headless := filepath.Join(t.TempDir(), "headless.cast")
+	cmd := outboxlabChild(t, 2*time.Minute, args+headless+" --data-dir "+seededDataDir(t))
+	cmd.Env = append(cmd.Env, "COLUMNS=100", "LINES=30", "TERM=dumb")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+
+	// In a terminal, as a person runs it.
+	pty := filepath.Join(t.TempDir(), "pty.cast")
+	term := tmuxTerm{t: t, socket: fmt.Sprintf("outboxlab-rec-%d", os.Getpid())}
+	watch := fmt.Sprintf("(while kill -0 %d 2>/dev/null; do sleep 1; done; tmux -L %s kill-server) >/dev/null 2>&1 &", os.Getpid(), term.socket)
+	line := fmt.Sprintf("%s %s %s%s --data-dir %s; echo EXITED $?; sleep 30", watch, builtOutboxlab(t), args, pty, seededDataDir(t))
+	if out, err := term.tmux("new-session", "-d", "-s", "e2e", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), line); err != nil {
+		t.Fatalf("tmux new-session: %v %s", err, out)
+	}
+	t.Cleanup(func() { _, _ = term.tmux("kill-server") })
+	live := screenText(term.waitFor("the last frame, held", regexp.MustCompile(`■ the end`), 2*time.Minute))
+	term.waitFor("play's end", regexp.MustCompile(`EXITED 0`), time.Minute)
+
+	if err := <-done; err != nil {
+		t.Fatalf("headless play: %v\n%s", err, stderr.String())
+	}
+	frames := map[string]string{"live": live}
+	for name, cast := range map[string]string{"headless": headless, "pty": pty} {
+		cw, ch, events := readCast(t, cast)
+		if cw != w || ch != h {
+			t.Errorf("%s: recorded at %dx%d, want %dx%d", name, cw, ch, w, h)
 		}
+		var all strings.Builder
+		drawn, left := -1.0, -1.0
+		for _, e := range events {
+			all.WriteString(e.data)
+			if drawn < 0 && strings.Contains(e.data, "■ the end") {
+				drawn = e.t
+			}
+			if strings.Contains(e.data, "\x1b[?1049l") {
+				left = e.t
+			}
+		}
+		if !strings.Contains(all.String(), "\x1b[38;5;") {
+			t.Errorf("%s: the recording has no 256-colour codes", name)
+		}
+		if stays := time.Duration((left - drawn) * float64(time.Second)); drawn < 0 || stays < hold-200*time.Millisecond {
+			t.Errorf("%s: the last frame stays %v (drawn at %.2f s, left at %.2f s), want --hold %v", name, stays, drawn, left, hold)
+		}
+		last, end := castScreens(t, cw, ch, events)
+		frames[name] = last
+		t.Logf("%s: the last frame, replayed:\n%s\nthe screen at the end:\n%s", name, last, end)
+		for _, re := range crashAfterPublishFrame {
+			if !regexp.MustCompile(re).MatchString(last + "\n") {
+				t.Errorf("%s: the last frame does not match %s", name, re)
+			}
+		}
+		for _, re := range []string{`outboxlab play crash-after-publish · The duplicate window`, `duplicate effects 0✓`, `dup\. ignored 2`} {
+			if !regexp.MustCompile(re).MatchString(end) {
+				t.Errorf("%s: the summary left on the normal screen does not match %s", name, re)
+			}
+		}
+	}
+	if frames["headless"] != frames["live"] || frames["pty"] != frames["live"] {
+		t.Errorf("the last frames differ:\nlive:\n%s\nheadless, replayed:\n%s\nin a terminal, replayed:\n%s", frames["live"], frames["headless"], frames["pty"])
 	}
 }
 
@@ -339,8 +414,21 @@ func TestCommandsWithoutAKeyboardEndOnABootFailure(t *testing.T) {
 	}
 }
 
+// tapeFrames is what each demo is about: its recording's last frame (the
+// full screen, held) must match these. A tape that records and is not
+// here fails: say what its last frame shows.
+var tapeFrames = map[string][]string{
+	"crash-after-publish.tape": crashAfterPublishFrame,
+	"duplicate-lesson.tape": {`lesson duplicate`, `■ the end`, `✓ Lesson done: The duplicate window: published, not marked`,
+		`Lesson done ✓`, `2 of 2 answered right`, `dup\. ignored\s+2`, `duplicate effects\s+0`},
+}
+
 // The demos' VHS tapes type shell commands; with no VHS here, each runs as
-// a plain shell command, with the built outboxlab on PATH, and must exit 0.
+// a plain shell command, headless, with the built outboxlab on PATH, and
+// must exit 0. A tape that records makes the demo CI would make: replayed
+// through a terminal emulator, the recording's last frame shows what the
+// tape is about (tapeFrames) and the screen it ends on matches what the
+// tape waits for (Wait+Screen /regex/), which it does rather than sleep.
 func TestDemoTapesRun(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -352,6 +440,8 @@ func TestDemoTapesRun(t *testing.T) {
 	}
 	built := builtOutboxlab(t)
 	typed := regexp.MustCompile(`^Type\s+"(.*)"\s*$`)
+	waits := regexp.MustCompile(`^Wait\+Screen(?:@\S+)?\s+/(.*)/\s*$`)
+	sleeps := regexp.MustCompile(`^Sleep\s+(\S+)\s*$`)
 	for _, tape := range tapes {
 		t.Run(filepath.Base(tape), func(t *testing.T) {
 			t.Parallel()
@@ -367,9 +457,23 @@ func TestDemoTapesRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var cmds []string
+			var waitFor []*regexp.Regexp
 			for _, line := range strings.Split(string(b), "\n") {
-				if m := typed.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+				line = strings.TrimSpace(line)
+				if m := typed.FindStringSubmatch(line); m != nil {
 					cmds = append(cmds, strings.ReplaceAll(m[1], `\"`, `"`))
+				}
+				if m := waits.FindStringSubmatch(line); m != nil {
+					re, err := regexp.Compile(m[1])
+					if err != nil {
+						t.Fatalf("%s: %v", line, err)
+					}
+					waitFor = append(waitFor, re)
+				}
+				if m := sleeps.FindStringSubmatch(line); m != nil {
+					if d, err := time.ParseDuration(m[1]); err != nil || d > 10*time.Second {
+						t.Errorf("%q: a tape waits for what it shows (Wait+Screen /regex/), it does not sleep long", line)
+					}
 				}
 			}
 			if len(cmds) == 0 {
@@ -387,10 +491,37 @@ func TestDemoTapesRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", c, err, out)
 				}
-				t.Logf("%s: ok in %v", c, time.Since(start).Round(time.Second))
-				if i := strings.Index(c, "--record "); i >= 0 {
-					file := strings.Fields(c[i+len("--record "):])[0]
-					readCast(t, filepath.Join(work, file))
+				took := time.Since(start)
+				i := strings.Index(c, "--record ")
+				if i < 0 {
+					t.Logf("%s: ok in %v", c, took.Round(100*time.Millisecond))
+					continue
+				}
+				cast := filepath.Join(work, strings.Fields(c[i+len("--record "):])[0])
+				w, h, events := readCast(t, cast)
+				size := int64(0)
+				if fi, err := os.Stat(cast); err == nil {
+					size = fi.Size()
+				}
+				last, end := castScreens(t, w, h, events)
+				t.Logf("%s: ok in %v, %d bytes recorded at %dx%d; the last frame, replayed:\n%s\nthe screen it ends on:\n%s",
+					c, took.Round(100*time.Millisecond), size, w, h, last, end)
+				frame, ok := tapeFrames[filepath.Base(tape)]
+				if !ok {
+					t.Errorf("%s records, and tapeFrames does not say what its last frame shows", tape)
+				}
+				for _, re := range frame {
+					if !regexp.MustCompile(re).MatchString(last + "\n") {
+						t.Errorf("%s: the last frame does not show %s", c, re)
+					}
+				}
+				if len(waitFor) == 0 {
+					t.Errorf("%s records, and the tape waits for nothing (Wait+Screen /regex/): its GIF ends wherever a sleep does", tape)
+				}
+				for _, re := range waitFor {
+					if !re.MatchString(end) {
+						t.Errorf("%s: the screen it ends on does not show %s, which the tape waits for", c, re)
+					}
 				}
 			}
 		})

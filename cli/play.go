@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -14,6 +16,7 @@ func newPlay() *cobra.Command {
 		pf           pgFlags
 		sf           sceneFlags
 		speed        float64
+		hold         time.Duration
 		lang, record string
 	)
 	cmd := &cobra.Command{
@@ -34,11 +37,14 @@ func newPlay() *cobra.Command {
 			if !(speed > 0) {
 				return badinput.Errorf("--speed %g: want a number above 0", speed)
 			}
+			if hold < 0 {
+				return badinput.Errorf("--hold %v: want a duration of 0 or more", hold)
+			}
 			l, err := langFlag(lang)
 			if err != nil {
 				return err
 			}
-			opts := ui.Options{PG: pf.options(), ScenesDir: sf.dir, Seed: sf.seed, Mode: sf.mode, Lang: l, Play: true, Speed: speed, Record: record}
+			opts := ui.Options{PG: pf.options(), ScenesDir: sf.dir, Seed: sf.seed, Mode: sf.mode, Lang: l, Play: true, Speed: speed, Hold: hold, Record: record}
 			all, err := scenes.Load(sf.dir)
 			if err != nil {
 				return badinput.Wrap(err)
@@ -60,6 +66,7 @@ func newPlay() *cobra.Command {
 	pf.register(fs)
 	sf.register(fs)
 	fs.Float64Var(&speed, "speed", 1, "play faster (2) or slower (0.5): scales the pauses to read each caption")
+	fs.DurationVar(&hold, "hold", 3*time.Second, "keep the last frame on screen this long, \"the end\" said on it, then leave a summary on the normal screen (0: do not hold)")
 	fs.StringVar(&lang, "lang", "", "a lesson's language: en or es (default: from LC_ALL or LANG)")
 	fs.StringVar(&record, "record", "", "write an asciicast v2 recording of the terminal to this file (.cast)")
 	completeFlags(cmd)

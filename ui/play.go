@@ -27,10 +27,13 @@ type playPage struct {
 // playState is what play shows and how far it got.
 type playState struct {
 	caption  string
+	pages    []string // the rest of the opening caption, a page at a time
 	delay    time.Duration
 	tag      int
 	paused   bool
 	ending   bool
+	held     bool  // the last frame stays, "the end" said on it (--hold)
+	over     bool  // played to its end and passed (its last caption on screen)
 	whyShown bool  // play captioned the passed step's why
 	err      error // play could not finish (a solution that did not pass)
 }
@@ -48,7 +51,8 @@ func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
 		sc := c.run.scene()
-		p.play.caption = sc.TitleIn(c.opts.Lang) + ": " + oneLine(sc.TeachesIn(c.opts.Lang))
+		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+oneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
+		p.play.caption, p.play.pages = pages[0], pages[1:]
 		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
 	}
@@ -124,6 +128,9 @@ func (p *playPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "q":
 		return tea.Quit, true
 	case "space":
+		if p.play.held {
+			return nil, true // the end: nothing left to pause
+		}
 		p.play.paused = !p.play.paused
 		if p.play.paused {
 			c.run.say(c.st.Words.T("paused: space resumes"))
@@ -191,11 +198,25 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		return nil // what runs now schedules the next move when it returns
 	}
 	if p.play.ending {
+		if !p.play.held && c.opts.Hold > 0 {
+			// The result stays on screen, for a recording or a GIF to end
+			// on, the help line down to q.
+			p.play.held = true
+			p.play.delay = c.opts.Hold
+			c.run.updateKeys()
+			return tea.Batch(c.run.resize(), p.schedule())
+		}
 		return tea.Quit
 	}
 	pos := run.pos()
 	if p.lesson == nil {
 		sc := run.scene()
+		if len(p.play.pages) > 0 {
+			// The scene's opening, page by page, before its script.
+			p.play.caption, p.play.pages = p.play.pages[0], p.play.pages[1:]
+			p.play.delay = p.readTime(c, p.play.caption)
+			return tea.Batch(run.resize(), p.schedule())
+		}
 		if pos.Script < len(sc.Steps) || pos.Run != "" {
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
@@ -278,7 +299,7 @@ func (p *playPage) questionText(c pageCtx) string {
 
 // end holds the last frame a moment, then quits.
 func (p *playPage) end(c pageCtx) tea.Cmd {
-	p.play.ending = true
+	p.play.ending, p.play.over = true, p.play.err == nil
 	p.play.delay = p.readTime(c, p.play.caption) + p.readTime(c, "")
 	return tea.Batch(c.run.resize(), p.schedule())
 }
@@ -290,7 +311,7 @@ func (p *playPage) enable(c pageCtx) {
 		b.SetEnabled(false)
 	}
 	k.Quit.SetEnabled(true)
-	k.Play.SetEnabled(c.run.booted())
+	k.Play.SetEnabled(c.run.booted() && !p.play.held)
 	if p.play.paused {
 		k.Play.SetHelp(w.Word("space"), w.T("resume"))
 	} else {
@@ -355,7 +376,49 @@ func (p *playPage) status(c pageCtx) (string, string) {
 	if p.play.paused {
 		return c.st.Words.T("⏸ paused"), label
 	}
+	if p.play.held {
+		return c.st.Words.T("■ the end"), label
+	}
 	return c.st.Words.T("▶ playing"), label
+}
+
+// captionPage is the most a caption page holds, in bytes: three lines of
+// the narrowest screen (80 columns, the caption's margins off), words
+// wrapped whole.
+const captionPage = 200
+
+// captionPages cuts a long caption into pages of at most max bytes, whole
+// sentences each where a sentence fits: a scene's opening (its title and
+// what it teaches) is read a page at a time, each up as long as its words
+// take, instead of cut at the caption's three lines and up for all of them.
+func captionPages(text string, max int) []string {
+	var sentences []string
+	cur := ""
+	for _, w := range strings.Fields(text) {
+		if cur != "" && len(cur)+1+len(w) > max {
+			sentences, cur = append(sentences, cur), "" // a sentence longer than a page
+		}
+		cur = strings.TrimSpace(cur + " " + w)
+		if strings.HasSuffix(w, ".") || strings.HasSuffix(w, "!") || strings.HasSuffix(w, "?") {
+			sentences, cur = append(sentences, cur), ""
+		}
+	}
+	if cur != "" {
+		sentences = append(sentences, cur)
+	}
+	var pages []string
+	page := ""
+	for _, s := range sentences {
+		switch {
+		case page == "":
+			page = s
+		case len(page)+1+len(s) <= max:
+			page += " " + s
+		default:
+			pages, page = append(pages, page), s
+		}
+	}
+	return append(pages, page)
 }
 
 // captionLines is play's caption wrapped to the width.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -20,6 +22,14 @@ import (
 // It stands in for the terminal as the program's output: writes go to the
 // terminal first, then to the file, and Fd/Read pass through, so Bubble Tea
 // still sees a TTY (raw mode, window size) through it.
+//
+// What it records is what a terminal shows, not the bytes written: a
+// player has no terminal driver and answers no query. So each line feed is
+// recorded as the terminal driver's output processing (onlcr) sends it
+// when the program writes on a terminal it did not put in raw mode, as
+// Bubble Tea's renderer then expects (castOptions.mapNewlines); and the
+// program's questions to the terminal (mode, colour, keyboard, device
+// queries) are left out, their answers never being in the cast anyway.
 type recorder struct {
 	mu      sync.Mutex
 	out     *os.File
@@ -27,8 +37,32 @@ type recorder struct {
 	buf     *bufio.Writer
 	start   time.Time
 	w, h    int
-	partial []byte // the start of a UTF-8 sequence cut by a write
-	err     error
+	mapNL   bool
+	partial []byte // the start of an escape sequence or UTF-8 character cut by a write
+	// pending is the latest output, recorded at pendingAt, kept until a
+	// write comes more than coalesce after it: writes that close together
+	// are one event (the last frame's exit and play's summary, 0.2 ms
+	// apart: svg-term showed the blank screen between them for 0.6 s).
+	pending   []byte
+	pendingAt time.Duration
+	coalesce  time.Duration
+	err       error
+}
+
+// coalesceWrites is how close writes are to be recorded as one event: far
+// below a frame (33 ms at 30 frames a second).
+const coalesceWrites = 5 * time.Millisecond
+
+// castOptions say what the recording describes.
+type castOptions struct {
+	// w, h is the size recorded when out is not a terminal (80×24 if 0).
+	w, h int
+	// term is the terminal type the program draws for, recorded as TERM
+	// ("" = $TERM, else xterm-256color).
+	term string
+	// mapNewlines records each "\n" as "\r\n": the program's input is no
+	// terminal in raw mode, so its renderer counts on the driver's onlcr.
+	mapNewlines bool
 }
 
 // castHeader is the asciicast v2 header line.
@@ -41,12 +75,13 @@ type castHeader struct {
 }
 
 // startRecording creates path and writes the header, sized as out is now
-// (w×h when out is not a terminal; 80×24 if those are 0).
-func startRecording(path string, out *os.File, now time.Time, w, h int) (*recorder, error) {
+// (o.w×o.h when out is not a terminal).
+func startRecording(path string, out *os.File, now time.Time, o castOptions) (*recorder, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
+	w, h := o.w, o.h
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
@@ -55,8 +90,11 @@ func startRecording(path string, out *os.File, now time.Time, w, h int) (*record
 			w, h = tw, th
 		}
 	}
-	r := &recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h}
-	env := map[string]string{"TERM": os.Getenv("TERM"), "SHELL": os.Getenv("SHELL")}
+	r := &recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h, mapNL: o.mapNewlines, coalesce: coalesceWrites}
+	env := map[string]string{"TERM": o.term, "SHELL": os.Getenv("SHELL")}
+	if env["TERM"] == "" {
+		env["TERM"] = os.Getenv("TERM")
+	}
 	if env["TERM"] == "" {
 		env["TERM"] = "xterm-256color"
 	}
@@ -71,41 +109,165 @@ func startRecording(path string, out *os.File, now time.Time, w, h int) (*record
 	return r, nil
 }
 
-// event appends one event line; the caller holds mu.
-func (r *recorder) event(kind, data string) {
+// event appends one event line, at seconds since the start; the caller
+// holds mu.
+func (r *recorder) event(at time.Duration, kind, data string) {
 	if r.err != nil {
 		return
 	}
-	t := time.Since(r.start).Seconds()
-	b, err := json.Marshal([]any{json.Number(fmt.Sprintf("%.6f", t)), kind, data})
+	b, err := json.Marshal([]any{json.Number(fmt.Sprintf("%.6f", at.Seconds())), kind, data})
 	if err == nil {
 		_, err = r.buf.Write(append(b, '\n'))
 	}
 	r.err = err
 }
 
-// Write writes p to the terminal and records it. Text is recorded whole
-// UTF-8 characters at a time: a sequence cut at the end of one write is
-// kept for the next.
+// Write writes p to the terminal and records what the terminal shows of
+// it: whole UTF-8 characters and escape sequences (one cut at the end of
+// a write is kept for the next), without the queries, line feeds as the
+// driver sends them.
 func (r *recorder) Write(p []byte) (int, error) {
 	n, err := r.out.Write(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	data := append(r.partial, p[:n]...)
-	cut := len(data)
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(data[i]) {
-			if !utf8.FullRune(data[i:]) {
-				cut = i
-			}
-			break
+	shown, rest := screenBytes(data, r.mapNL)
+	r.partial = append([]byte(nil), rest...)
+	if len(shown) > 0 {
+		at := time.Since(r.start)
+		if r.pending != nil && at-r.pendingAt > r.coalesce {
+			r.flush()
 		}
-	}
-	r.partial = append([]byte(nil), data[cut:]...)
-	if cut > 0 {
-		r.event("o", string(data[:cut]))
+		if r.pending == nil {
+			r.pendingAt = at
+		}
+		r.pending = append(r.pending, shown...)
 	}
 	return n, err
+}
+
+// flush records the pending output; the caller holds mu.
+func (r *recorder) flush() {
+	if r.pending != nil {
+		r.event(r.pendingAt, "o", string(r.pending))
+		r.pending = nil
+	}
+}
+
+// screenBytes is what of data a terminal shows (queries left out, "\n" as
+// "\r\n" if mapNL), and the end of data cut inside an escape sequence or a
+// UTF-8 character, to be completed by the next write.
+func screenBytes(data []byte, mapNL bool) (shown, rest []byte) {
+	shown = make([]byte, 0, len(data))
+	for i := 0; i < len(data); {
+		c := data[i]
+		switch {
+		case c == 0x1b:
+			n := escapeLen(data[i:])
+			if n == 0 {
+				return shown, data[i:] // cut: the rest comes with the next write
+			}
+			if seq := data[i : i+n]; !isQuery(seq) {
+				shown = append(shown, seq...)
+			}
+			i += n
+		case c == '\n' && mapNL:
+			shown = append(shown, '\r', '\n')
+			i++
+		case c < utf8.RuneSelf:
+			shown = append(shown, c)
+			i++
+		default:
+			if !utf8.FullRune(data[i:]) {
+				return shown, data[i:]
+			}
+			_, n := utf8.DecodeRune(data[i:])
+			shown = append(shown, data[i:i+n]...)
+			i += n
+		}
+	}
+	return shown, nil
+}
+
+// escapeLen is the length of the escape sequence b starts with, 0 if b
+// ends before it does. CSI: parameters, intermediates, a final byte; OSC,
+// DCS, APC, PM, SOS: up to BEL or ST; otherwise ESC, intermediates, final.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '[':
+		for i := 2; i < len(b); i++ {
+			if b[i] >= 0x40 && b[i] <= 0x7e {
+				return i + 1
+			}
+			if b[i] < 0x20 || b[i] > 0x3f { // not a parameter nor an intermediate: not CSI
+				return i
+			}
+		}
+		return 0
+	case ']', 'P', '_', '^', 'X':
+		for i := 2; i < len(b); i++ {
+			if b[i] == 0x07 && b[1] == ']' {
+				return i + 1
+			}
+			if b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\' {
+				return i + 2
+			}
+			if b[i] == 0x1b && i+1 == len(b) {
+				return 0
+			}
+		}
+		return 0
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i] < 0x20 || b[i] > 0x2f {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// isQuery says whether an escape sequence asks the terminal something:
+// DECRQM (CSI ? n $ p), device attributes (CSI c, > c, = c), XTVERSION
+// (CSI > q), device status (CSI n), the window reports of XTWINOPS
+// (CSI 11…21 t), the kitty keyboard flags (CSI ? u), modifyOtherKeys
+// (CSI ? m), a colour (OSC 4/10/11/12… ending in ?), DCS queries
+// (XTGETTCAP +q, DECRQSS $q).
+func isQuery(seq []byte) bool {
+	s := string(seq)
+	switch {
+	case strings.HasPrefix(s, "\x1b["):
+		body := s[2 : len(s)-1]
+		final := s[len(s)-1]
+		prefix := byte(0)
+		if body != "" && strings.IndexByte("?>=<", body[0]) >= 0 {
+			prefix, body = body[0], body[1:]
+		}
+		switch final {
+		case 'p':
+			return strings.HasSuffix(body, "$")
+		case 'c':
+			return true
+		case 'n':
+			return prefix == 0 || prefix == '?'
+		case 'q':
+			return prefix == '>'
+		case 'u', 'm':
+			return prefix == '?'
+		case 't':
+			first, _, _ := strings.Cut(body, ";")
+			n, err := strconv.Atoi(first)
+			return err == nil && n >= 11 && n <= 21
+		}
+	case strings.HasPrefix(s, "\x1b]"):
+		body := strings.TrimSuffix(strings.TrimSuffix(s[2:], "\x07"), "\x1b\\")
+		return strings.HasSuffix(body, ";?")
+	case strings.HasPrefix(s, "\x1bP"):
+		return strings.HasPrefix(s[2:], "+q") || strings.HasPrefix(s[2:], "$q")
+	}
+	return false
 }
 
 // Resize records a new terminal size (the header has the first).
@@ -116,7 +278,8 @@ func (r *recorder) Resize(w, h int) {
 		return
 	}
 	r.w, r.h = w, h
-	r.event("r", fmt.Sprintf("%dx%d", w, h))
+	r.flush()
+	r.event(time.Since(r.start), "r", fmt.Sprintf("%dx%d", w, h))
 }
 
 // Read, Fd: the terminal's, so the program can use it as its TTY.
@@ -132,9 +295,13 @@ func (r *recorder) Finish() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.partial) > 0 {
-		r.event("o", string(r.partial))
+		if r.pending == nil {
+			r.pendingAt = time.Since(r.start)
+		}
+		r.pending = append(r.pending, r.partial...)
 		r.partial = nil
 	}
+	r.flush()
 	if err := r.buf.Flush(); err != nil && r.err == nil {
 		r.err = err
 	}

@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/outboxlab/outboxlab/ui/quit"
+	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/edge"
@@ -54,6 +57,9 @@ type Options struct {
 	Play bool
 	// Speed scales play's pauses: 2 is twice as fast ("" or 0 = 1).
 	Speed float64
+	// Hold keeps play's last frame on screen this long once the last
+	// caption has been read, "the end" said on it (0 = not at all).
+	Hold time.Duration
 
 	// Record writes an asciicast v2 recording of the terminal output to
 	// this file ("" = none).
@@ -202,20 +208,11 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	// 30 frames a second is plenty for a stepped simulation and halves the
 	// renderer's idle wake-ups.
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
-	w, h := 0, 0
-	if opts.Play {
-		// play needs no keyboard and may run without a terminal (a script,
-		// a test, a recording made in CI): no input then, and a fixed size.
-		if !term.IsTerminal(os.Stdin.Fd()) {
-			popts = append(popts, tea.WithInput(nil))
-		}
-		if !term.IsTerminal(os.Stdout.Fd()) {
-			w, h = envSize()
-			popts = append(popts, tea.WithWindowSize(w, h))
-		}
-	}
+	out := headlessOutput(opts)
+	popts = append(popts, out.options...)
+	var rec *recorder
 	if opts.Record != "" {
-		rec, err := startRecording(opts.Record, os.Stdout, time.Now(), w, h)
+		rec, err = startRecording(opts.Record, os.Stdout, time.Now(), out.cast)
 		if err != nil {
 			return err
 		}
@@ -238,7 +235,19 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	}
 	defer quit.OnSignal(ctx, p)()
 
+	// The terminal keeps the window title it had: Bubble Tea sets an empty
+	// one as it ends.
+	restoreTitle := term.IsTerminal(os.Stdout.Fd())
+	if restoreTitle {
+		_, _ = os.Stdout.WriteString(pushTitle)
+	}
 	final, runErr := p.Run()
+	if restoreTitle {
+		_, _ = os.Stdout.WriteString(popTitle)
+	}
+	if fm, ok := final.(Model); ok {
+		printSummary(&fm, rec, out.profile)
+	}
 	// Stop whatever is still running: a boot in progress is cancelled and
 	// waited for, so the server it may have started is stopped too.
 	cancel()
@@ -266,6 +275,85 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		return fmt.Errorf("stop PostgreSQL: %w", stopErr)
 	}
 	return nil
+}
+
+// output is how the program draws: its options, its colours, and what a
+// recording of it says.
+type output struct {
+	options []tea.ProgramOption
+	profile colorprofile.Profile
+	cast    castOptions
+}
+
+// headlessTerm is the terminal play draws for when its output is none: its
+// capabilities (cursor moves) and colours (256, as xterm-256color says) are
+// what a recording made in CI is replayed on, asciinema or svg-term.
+const headlessTerm = "xterm-256color"
+
+// headlessOutput is how play draws with no terminal (a script, CI, a
+// recording made there): at a fixed size, for an xterm-256color of that
+// size, colours included, as it would draw on one. Detected, the colours
+// would be none (no terminal to ask) and the cursor moves those of
+// whatever $TERM says, or none.
+//
+// With no keyboard (standard input no terminal) play reads no input, and
+// its renderer, having put no terminal in raw mode, writes a bare line
+// feed for "next line, first column", as a terminal driver's onlcr makes
+// it: a recording says so (castOptions.mapNewlines).
+func headlessOutput(opts Options) output {
+	o := output{profile: colorprofile.Detect(os.Stdout, os.Environ())}
+	if !opts.Play {
+		return o
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) {
+		o.options = append(o.options, tea.WithInput(nil))
+		o.cast.mapNewlines = true
+	}
+	if term.IsTerminal(os.Stdout.Fd()) {
+		return o
+	}
+	o.cast.w, o.cast.h = envSize()
+	o.cast.term = headlessTerm
+	env := []string{"TERM=" + headlessTerm}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TERM=") {
+			env = append(env, kv)
+		}
+	}
+	o.profile = colorprofile.ANSI256
+	o.options = append(o.options, tea.WithWindowSize(o.cast.w, o.cast.h), tea.WithEnvironment(env), tea.WithColorProfile(o.profile))
+	return o
+}
+
+// pushTitle and popTitle save the terminal's window and icon title on its
+// stack and restore it (xterm's XTWINOPS 22;0 and 23;0).
+const (
+	pushTitle = "\x1b[22;0t"
+	popTitle  = "\x1b[23;0t"
+)
+
+// printSummary writes what play leaves on the normal screen once it
+// played to its end (summaryOf), in the program's colours, to the
+// terminal and the recording: after the full screen is gone, the result
+// stays in the scrollback, and a recording ends on it too.
+func printSummary(m *Model, rec *recorder, profile colorprofile.Profile) {
+	pp, ok := m.page.(*playPage)
+	if !ok {
+		return
+	}
+	w, _ := m.size()
+	s := pp.summaryOf(m.pageCtx(), w)
+	if s == "" {
+		return
+	}
+	var dst io.Writer = os.Stdout
+	if rec != nil {
+		dst = rec
+	}
+	// CR LF: the terminal may still be in raw mode for all the recording
+	// knows, and a cooked one shows CR CR LF the same.
+	s = strings.ReplaceAll(s, "\n", "\r\n")
+	_, _ = io.WriteString(&colorprofile.Writer{Forward: dst, Profile: profile}, s)
 }
 
 // envSize is the size play draws at without a terminal: $COLUMNS×$LINES,
