@@ -227,6 +227,13 @@ func (r *Room) handle(sess ssh.Session) {
 	}
 	defer r.sessions.Done()
 	r.play(sess, l, lang, w, windows)
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		// On the terminal the learner is back to: why their session ended.
+		fmt.Fprint(sess, strings.ReplaceAll(w.closedBye, "\n", "\r\n"))
+	}
 	_ = sess.Exit(0)
 }
 

@@ -222,8 +222,15 @@ func (r *Room) close() error {
 	case <-time.After(time.Minute):
 		err = errors.New("workshop: learners' sessions still closing after a minute")
 	}
-	if e := r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
-		err = errors.Join(err, e)
+	// Every session has sent its exit status: the clients close their
+	// connections themselves (ssh then says "Connection … closed", not
+	// "closed by remote host"); those that do not within 2 s are cut.
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if e := r.ssh.Shutdown(sctx); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
+		if e = r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
+			err = errors.Join(err, e)
+		}
 	}
 	return errors.Join(err, reportErr, r.srv.Stop())
 }

@@ -11,7 +11,7 @@ type words struct {
 	starting, connected, disconnected, idle, stuck, none, everyone, sendTo          string
 
 	// what a learner is told
-	renamed, moved, pausedShort, closingIn, closingWhat              string
+	renamed, moved, pausedShort, closingIn, closingWhat, closedBye   string
 	handAsk, handPrompt, handUp, handSeen, watching, watched, joined string
 	// the instructor's dialogs and board
 	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
@@ -54,6 +54,7 @@ var wordsByLang = map[string]words{
 		pausedShort:    "paused",
 		closingIn:      "The room closes in %d s",
 		closingWhat:    "Your session then ends as your own q would; your progress is kept for the next time.",
+		closedBye:      "outboxlab workshop: the instructor closed the room; your progress is kept for next time.\n",
 		handAsk:        "what you need (optional)",
 		handPrompt:     "✋ enter raises your hand · esc cancels:",
 		handUp:         "✋ your hand is up: the instructor sees it",
@@ -112,6 +113,7 @@ var wordsByLang = map[string]words{
 		pausedShort:    "en pausa",
 		closingIn:      "La sala se cierra en %d s",
 		closingWhat:    "Después tu sesión termina como con tu propia q; tu progreso se guarda para la próxima vez.",
+		closedBye:      "outboxlab workshop: el instructor cerró la sala; tu progreso se guarda para la próxima vez.\n",
 		handAsk:        "qué necesitas (opcional)",
 		handPrompt:     "✋ enter levanta la mano · esc cancela:",
 		handUp:         "✋ tienes la mano levantada: el instructor la ve",
