@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -286,7 +287,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	_ = s.cmd.Wait()
 
 	s = startServeNATS(t, dir, append(onScene, "--fresh")...)
-	if !strings.Contains(s.out, "--fresh: database live_outbox and stream OUTBOXLAB_LIVE emptied on purpose") {
+	if !regexp.MustCompile(`--fresh: database live_outbox and stream OUTBOXLAB_LIVE_[0-9A-F]{12} emptied on purpose`).MatchString(s.out) {
 		t.Errorf("--fresh does not say it emptied them:\n%s", s.out)
 	}
 	if c := s.counts(t); c["payments"] != 0 || c["accounting"] != 0 {
@@ -323,7 +324,7 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 	cluster := jstest.StartCluster(t, 3)
 	args := []string{"--database-url", host.DatabaseURL("users_app"), "--broker", cluster.URL()}
 	s := startServe(t, args...)
-	if !strings.Contains(s.out, "OUTBOXLAB_LIVE: 3 replicas on cluster") {
+	if !regexp.MustCompile(`OUTBOXLAB_LIVE_[0-9A-F]{12}: 3 replicas on cluster`).MatchString(s.out) {
 		t.Errorf("the stream is not said to have 3 replicas:\n%s", s.out)
 	}
 	ids := map[int]string{}
@@ -341,7 +342,7 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 	_ = s.cmd.Wait()
 
 	s = startServe(t, args...)
-	if !strings.Contains(s.out, "carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE") {
+	if !regexp.MustCompile(`carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE_[0-9A-F]{12}`).MatchString(s.out) {
 		t.Errorf("the second start did not find the first one's database:\n%s", s.out)
 	}
 	if id, replayed := s.pay(t, 1); id != ids[1] || !replayed {

@@ -27,6 +27,7 @@ func newServe() *cobra.Command {
 		pf                                pgFlags
 		sf                                sceneFlags
 		httpAddr, scene, otlp, brokerFlag string
+		stream                            string
 		replicas                          int
 	)
 	cmd := &cobra.Command{
@@ -45,9 +46,12 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 			if err != nil {
 				return badinput.Wrap(err)
 			}
-			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh}
+			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
 			if replicas != 0 && broker.Kind == deploy.BrokerInProcess {
 				return badinput.New("--replicas goes with a JetStream broker (--broker nats://…): the in-process broker has no stream")
+			}
+			if stream != "" && broker.Kind == deploy.BrokerInProcess {
+				return badinput.New("--stream goes with a JetStream broker (--broker nats…): the in-process broker has no stream")
 			}
 			if err := choice.Check(); err != nil {
 				return err
@@ -130,6 +134,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 	fs.StringVar(&otlp, "otlp", "", "with --http: send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT`")
 	fs.StringVar(&brokerFlag, "broker", "inprocess", "with --http: `inprocess` (the simulator's broker, virtual clock), nats (JetStream embedded, store under the data dir) or nats://HOST:PORT[,nats://HOST:PORT…] (a server or a cluster); with JetStream the engine runs for real, in real time, and keeps its database and stream across restarts (--fresh empties both)")
 	fs.IntVar(&replicas, "replicas", 0, "with --broker nats://…: how many servers hold a copy of the stream, `N` 1 to 5 (default: 3 on a cluster of three servers or more, else 1); a stream with another count is updated in place")
+	fs.StringVar(&stream, "stream", "", "with --broker nats…: the stream's `NAME` (default OUTBOXLAB_LIVE_<ID>, after the identity the deployment's database keeps); a stream another deployment owns is refused")
 	completeFlags(cmd)
 	return cmd
 }

@@ -128,8 +128,12 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	if auto && have.Replicas > want.Replicas {
 		want.Replicas = have.Replicas
 	}
+	if want.Description == "" {
+		want.Description = have.Description // no owner: a description set by hand stays
+	}
 	if slices.Equal(have.Subjects, want.Subjects) && have.Storage == want.Storage && have.Retention == want.Retention &&
-		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish {
+		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish &&
+		have.Description == want.Description {
 		return si, nil
 	}
 	if have.Retention == jetstream.LimitsPolicy && want.Retention == jetstream.InterestPolicy && si.State.Consumers == 0 && si.State.Msgs > 0 {
@@ -141,7 +145,7 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	}
 	cfg := have
 	cfg.Subjects, cfg.Storage, cfg.Retention, cfg.Duplicates, cfg.Replicas = want.Subjects, want.Storage, want.Retention, want.Duplicates, want.Replicas
-	cfg.AllowAtomicPublish = want.AllowAtomicPublish
+	cfg.AllowAtomicPublish, cfg.Description = want.AllowAtomicPublish, want.Description
 	st, err = js.UpdateStream(ctx, cfg)
 	if err != nil {
 		return nil, replicasErr(fmt.Sprintf("update stream %s in place (replicas %d → %d)", want.Name, have.Replicas, want.Replicas), want.Replicas, err)

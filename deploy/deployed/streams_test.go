@@ -1,0 +1,139 @@
+package deployed
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
+)
+
+// startOn starts a deployment on database db of the shared test server,
+// with the broker at url, 2 s AckWait and lease.
+func startOn(t *testing.T, db, url, stream string) (*Deployed, error) {
+	t.Helper()
+	srv := pgtest.Server(t)
+	broker, err := deploy.ParseBroker(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.DropDatabase(context.Background(), db) })
+	return Start(context.Background(), srv, nil, Config{
+		Choice: Choice{Broker: broker, Stream: stream},
+		Relays: 1, Workers: 2, AckWait: 2 * time.Second,
+		Relay: engine.RelayConfig{Lease: 2 * time.Second, PollInterval: 100 * time.Millisecond},
+		Who:   "deployed test " + db, database: db,
+		OnError: func(err error) { t.Logf("%s: %v", db, err) }})
+}
+
+// count runs a count(*) on the deployment's database.
+func count(t *testing.T, d *Deployed, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, d.DBURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// Two deployments at once on one NATS cluster, each on a database of its
+// own (another data directory, another laptop): each names its stream
+// after the identity its database keeps, and each consumer applies every
+// one of its own deployment's payments once and none of the other's.
+// Before, both opened OUTBOXLAB_LIVE, and the second, on a database made
+// now, deleted the first's stream at its start; then each one's consumers
+// took the other's payments. A third deployment pointed at the first's
+// stream by name (--stream) is refused, naming both, as bad input.
+func TestTwoDeploymentsOnOneNATSKeepToTheirOwnStreams(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("a 3-node NATS cluster and three deployments")
+	}
+	cluster := jstest.StartCluster(t, 3)
+	a, err := startOn(t, "streams_a", cluster.URL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	const n = 40
+	for i := range n / 2 {
+		if _, err := a.PostPayment(context.Background(), int64(100+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := startOn(t, "streams_b", cluster.URL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	if a.JS.Stream() == b.JS.Stream() {
+		t.Fatalf("both deployments opened stream %s", a.JS.Stream())
+	}
+	for _, d := range []*Deployed{a, b} {
+		if !strings.HasPrefix(d.JS.Stream(), "OUTBOXLAB_LIVE_") || !strings.Contains(d.JS.Stream(), strings.ToUpper(d.ID.ID)) {
+			t.Errorf("stream %s is not named after identity %s", d.JS.Stream(), d.ID.ID)
+		}
+	}
+	for i := range n { // both at once: a 40 in all, b 20
+		d := a
+		if i%2 == 0 {
+			d = b
+		}
+		if _, err := d.PostPayment(context.Background(), int64(200+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []*Deployed{a, b} {
+		want := count(t, d, "SELECT count(*) FROM payments")
+		deadline := time.Now().Add(30 * time.Second)
+		for count(t, d, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") < want ||
+			count(t, d, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") < want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d payments not all applied by both consumers in 30s", d.JS.Stream(), want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // an effect of the other's payment, if any, would land now
+	for _, d := range []*Deployed{a, b} {
+		payments := count(t, d, "SELECT count(*) FROM payments")
+		for what, sql := range map[string]string{
+			"ledger entries":             "SELECT count(*) FROM ledger_entries",
+			"distinct ledger payments":   "SELECT count(DISTINCT payment_id) FROM ledger_entries WHERE payment_id IN (SELECT id FROM payments)",
+			"notifications":              "SELECT count(*) FROM notifications",
+			"distinct notified payments": "SELECT count(DISTINCT payment_id) FROM notifications WHERE payment_id IN (SELECT id FROM payments)",
+			"accounting inbox":           "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting' AND message_id IN (SELECT id FROM outbox_messages)",
+			"notifications inbox":        "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications' AND message_id IN (SELECT id FROM outbox_messages)",
+		} {
+			if got := count(t, d, sql); got != payments {
+				t.Errorf("%s: %s %d, want %d (its payments)", d.JS.Stream(), what, got, payments)
+			}
+		}
+		t.Logf("%s: %d payments, each applied once by accounting and notifications, none of the other's", d.JS.Stream(), payments)
+	}
+
+	_, err = startOn(t, "streams_c", cluster.URL(), a.JS.Stream())
+	var bad *badinput.Error
+	switch {
+	case err == nil:
+		t.Fatalf("a third deployment opened %s, the first's stream", a.JS.Stream())
+	case !errors.As(err, &bad):
+		t.Errorf("refused, but not as bad input (exit 2): %v", err)
+	case !strings.Contains(err.Error(), a.ID.ID) || !strings.Contains(err.Error(), a.JS.Stream()):
+		t.Errorf("the refusal does not name the stream and its owner %s: %v", a.ID.ID, err)
+	}
+	t.Logf("the third: %v", err)
+}
