@@ -100,6 +100,8 @@ type Broker struct {
 	settings StreamSettings
 	// atomic says the stream takes atomic batches (PublishBatch).
 	atomic bool
+	// opened says what Open did to the stream (Opened).
+	opened string
 
 	mu      sync.Mutex
 	subs    map[string]*subscription
@@ -201,7 +203,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	if auto {
 		cfg.Replicas = DefaultReplicas(nc)
 	}
-	si, err := ensureStream(cctx, js, jetstream.StreamConfig{
+	si, opened, err := ensureStream(cctx, js, jetstream.StreamConfig{
 		Name:        b.stream,
 		Description: OwnerMark(cfg.Owner),
 		Subjects:    []string{b.subject + ".>"},
@@ -220,6 +222,10 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	}, auto)
 	if err != nil {
 		return nil, err
+	}
+	b.opened = opened
+	if cfg.Fresh {
+		b.opened = "deleted (Fresh) and " + opened
 	}
 	b.cfg.Replicas = max(si.Config.Replicas, 1)
 	b.settings = settingsOf(si, b.cfg)
@@ -253,6 +259,14 @@ func StreamName(cfg Config) string {
 
 // Stream is the stream's name.
 func (b *Broker) Stream() string { return b.stream }
+
+// Opened says what Open did to the stream: OpenedCreated, OpenedUpdated
+// and what changed, or OpenedKept.
+func (b *Broker) Opened() string { return b.opened }
+
+// Connected reports whether the client is connected to a server now (no
+// round trip): false while it reconnects.
+func (b *Broker) Connected() bool { return b.nc.IsConnected() }
 
 // Config is the configuration in force, defaults filled in.
 func (b *Broker) Config() Config { return b.cfg }
