@@ -69,9 +69,6 @@ restarts like serve --broker's (--fresh empties it)`,
 			if err != nil {
 				return err
 			}
-			if err := deploy.Probe(broker); err != nil {
-				return badinput.Wrap(err)
-			}
 			var e *httpapi.Listener
 			if httpAddr != "" {
 				if e, err = httpapi.Listen(httpAddr); err != nil {
@@ -97,14 +94,21 @@ restarts like serve --broker's (--fresh empties it)`,
 			// gives it back: where the payments are, and what this start kept.
 			fmt.Fprintf(stdout, "outboxlab live: psql '%s'\n", d.DBURL)
 			fmt.Fprintf(stdout, "outboxlab live: %s\n", d.State)
-			fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(d.JS.Settings()))
+			if s, ok := d.StreamSettings(); ok {
+				fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(s))
+			} else {
+				fmt.Fprintf(stdout, "outboxlab live: NOBODY ANSWERS at %s (%v): payments wait in the outbox until it answers\n", broker, d.Away)
+			}
 			addr := ""
 			if e != nil {
 				addr = e.Addr
 			}
 			url := ""
 			if broker.Kind == deploy.BrokerNATSURL {
-				url = d.JS.Conn.ConnectedUrlRedacted()
+				url = broker.URL
+				if d.JS.Conn.IsConnected() {
+					url = d.JS.Conn.ConnectedUrlRedacted()
+				}
 			}
 			runErr := deployui.Run(ctx, deployui.Options{Deployment: d.Deployment, PsqlURL: d.DBURL, BrokerURL: url, HTTP: addr, Lang: l})
 			d.Stop()

@@ -106,10 +106,11 @@ const RetentionPurged = "acked by all"
 // trip: a screen may call it every frame; jetstream.Broker.StreamInfo asks
 // the server afresh); ok false for a broker that is not JetStream.
 func (d *Deployment) Stream() (StreamSettings, bool) {
-	if d.js == nil {
+	b, ok := d.StreamSettings()
+	if !ok {
 		return StreamSettings{}, false
 	}
-	js := d.js.Settings()
+	js := b
 	retention := js.Retention
 	if js.PurgeAcked {
 		retention = RetentionPurged
@@ -150,13 +151,16 @@ var errBrokerStopped = errors.New("the embedded JetStream server is stopped")
 // readBroker asks JetStream what it holds (nil, nil for a broker that is
 // not JetStream).
 func (d *Deployment) readBroker(ctx context.Context, running bool) (*jetstream.Info, error) {
+	b, js := d.link.broker()
 	switch {
-	case d.js == nil:
+	case b == nil:
+		return nil, errNotOpened
+	case js == nil:
 		return nil, nil
 	case !running:
 		return nil, errBrokerStopped
 	}
-	info, err := d.js.Info(ctx)
+	info, err := js.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -222,15 +226,23 @@ func (d *Deployment) metrics() *telemetry.DeploymentCollector {
 			return f, nil
 		},
 	}
-	if d.js != nil {
+	{
 		src.Broker = func(ctx context.Context) (telemetry.BrokerFigures, error) {
 			info, err := d.readBroker(ctx, d.BrokerRunning())
 			if err != nil {
 				return telemetry.BrokerFigures{}, fmt.Errorf("broker: %w", err)
 			}
+			if info == nil {
+				return telemetry.BrokerFigures{}, nil
+			}
 			return telemetry.BrokerFigures{StreamMessages: int64(info.Messages)}, nil
 		}
-		src.Deliveries = func() int64 { return int64(d.js.Stats().Delivered) }
+		src.Deliveries = func() int64 {
+			if _, js := d.link.broker(); js != nil {
+				return int64(js.Stats().Delivered)
+			}
+			return 0
+		}
 	}
 	return telemetry.NewDeploymentCollector(src)
 }
