@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -36,7 +37,7 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 		t.Skip("boots PostgreSQL and a NATS server")
 	}
 	nats := jstest.NewSingle(t)
-	s := startServe(t, "--broker", nats.URL(), "--data-dir", seededDataDir(t))
+	s := startServe(t, "--broker", nats.URL(), "--data-dir", seededDataDir(t), "--log-format", "json")
 	if !strings.Contains(s.out, "NOBODY ANSWERS at "+nats.URL()) {
 		t.Errorf("serve does not say that nobody answers at the broker's URL:\n%s", s.out)
 	}
@@ -80,4 +81,17 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 		}
 	}
 	t.Logf("%d payments taken with the broker away (201 each), then carried: %v", n, c)
+	// --log-format json: one object a line, a line per change of state.
+	var said []string
+	for line := range strings.Lines(s.stderr.String()) {
+		var rec struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("a log line that is not JSON: %q", line)
+			continue
+		}
+		said = append(said, rec.Level+" "+rec.Msg)
+	}
+	if len(said) != 2 || !strings.HasPrefix(said[0], "ERROR broker away at the start") || !strings.HasPrefix(said[1], "INFO broker up") {
+		t.Errorf("the log says %q, want the broker away at the start (ERROR), then up (INFO)", said)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,10 +25,11 @@ import (
 // servedDeployment is `outboxlab serve --broker nats` running as a child
 // process, and what it printed before serving.
 type servedDeployment struct {
-	cmd  *exec.Cmd
-	out  string // stdout up to "serving"
-	api  string // http://HOST:PORT
-	psql string // the URL its outbox line names
+	cmd    *exec.Cmd
+	stderr *syncBuffer // all it wrote on stderr (also copied to the test's)
+	out    string      // stdout up to "serving"
+	api    string      // http://HOST:PORT
+	psql   string      // the URL its outbox line names
 }
 
 // startServeNATS starts the program as a user would, serve --broker nats
@@ -48,11 +50,11 @@ func startServe(t *testing.T, extra ...string) *servedDeployment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	s := &servedDeployment{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = io.MultiWriter(os.Stderr, s.stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedDeployment{cmd: cmd}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -82,6 +84,24 @@ func startServe(t *testing.T, extra ...string) *servedDeployment {
 	_ = cmd.Wait()
 	t.Fatalf("serve never said it was serving:\n%s", s.out)
 	return nil
+}
+
+// syncBuffer is a buffer a child's output is copied to while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // pay posts payment i with Idempotency-Key restart-i and returns the

@@ -58,20 +58,6 @@ func ParseBroker(s string) (BrokerChoice, error) {
 	return BrokerChoice{Kind: BrokerNATSURL, URL: s}, nil
 }
 
-// Probe dials a NATS URL and hangs up, so serve can say a URL that does not
-// answer before anything boots; other choices need no probe.
-func Probe(c BrokerChoice) error {
-	if c.Kind != BrokerNATSURL {
-		return nil
-	}
-	nc, err := jetstream.Dial(c.URL, "outboxlab-probe", 0)
-	if err != nil {
-		return fmt.Errorf("--broker %s: %w: start NATS with JetStream there (nats-server -js), or use --broker nats for one embedded", c, err)
-	}
-	nc.Close()
-	return nil
-}
-
 // JetStream is a JetStream broker and what it runs on.
 type JetStream struct {
 	*jetstream.Broker

@@ -140,14 +140,16 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{Clock: o.Clock}),
 		link:    newLink(o.Broker, o.Open, o.Away, o.Logger, o.Clock)}
 	d.wg.Go(func() { d.link.run(ctx) })
+	d.wg.Go(func() { d.summarise(ctx, &d.retries) })
 	if o.HTTP != nil {
+		m := telemetry.NewDeploymentMetrics(d.metrics())
 		mux := http.NewServeMux()
 		d.faults.handler(mux)
-		mux.Handle("GET /metrics", telemetry.DeploymentHandler(d.metrics()))
+		mux.Handle("GET /metrics", m.Handler())
 		mux.HandleFunc("GET /healthz", d.healthz)
 		mux.HandleFunc("GET /readyz", d.readyz)
 		mux.Handle("/", httpapi.NewHandler(d.backend))
-		o.HTTP.Serve(mux)
+		o.HTTP.Serve(m.Instrument(mux))
 	}
 
 	f := d.faults
@@ -155,7 +157,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		cfg := o.Relay
 		cfg.Name = fmt.Sprintf("relay-%d", i+1)
 		cfg.Connect, cfg.Counters = connect, o.Counters
-		cfg.Clock, cfg.Hook = o.Clock, f.hook(cfg.Name) // only a fault stops it
+		cfg.Clock, cfg.Hook = o.Clock, d.watch(cfg.Name, f.hook(cfg.Name)) // only a fault stops it
 		cfg.PublishBatches = true
 		d.wg.Go(func() {
 			f.supervise(ctx, cfg.Name, o.OnError, func() error { return d.relay(ctx, cfg) })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,6 +25,7 @@ type Deployment struct {
 	backend *httpapi.DBBackend
 	faults  *faults
 	link    *link
+	retries atomic.Int64 // scheduled since the last summary (watch.go)
 	wg      sync.WaitGroup
 }
 

@@ -18,6 +18,11 @@ import (
 //go:embed sql/snapshot.sql
 var sqlSnapshot string
 
+// sqlUnapplied counts, per consumer, what was published and not applied.
+//
+//go:embed sql/unapplied.sql
+var sqlUnapplied string
+
 // sqlReadTimeout bounds the statements of a snapshot's transaction.
 //
 //go:embed sql/read_timeout.sql
@@ -64,6 +69,10 @@ type ConsumerFigures struct {
 	// DuplicatesIgnored are deliveries its inbox recognised (the engine's
 	// counters: only a delivery knows it came again).
 	DuplicatesIgnored int64
+	// Unapplied are the messages published (marked in the outbox) it has
+	// not applied yet, the oldest published OldestUnappliedAge ago.
+	Unapplied          int64
+	OldestUnappliedAge time.Duration
 }
 
 // Consumer is c's figures (zero if it has none).
@@ -195,6 +204,21 @@ func (d *Deployment) readDatabase(ctx context.Context, at time.Time) (Snapshot, 
 	for name, c := range read {
 		found[name] = ConsumerFigures{Name: name, Inbox: c.Inbox, Effects: c.Effects}
 	}
+	rows, err := tx.Query(ctx, sqlUnapplied, at, Consumers)
+	if err != nil {
+		return s, fmt.Errorf("snapshot: unapplied: %w", err)
+	}
+	var name string
+	var n int64
+	var oldest float64
+	if _, err := pgx.ForEachRow(rows, []any{&name, &n, &oldest}, func() error {
+		c := found[name]
+		c.Unapplied, c.OldestUnappliedAge = n, time.Duration(oldest*float64(time.Second))
+		found[name] = c
+		return nil
+	}); err != nil {
+		return s, fmt.Errorf("snapshot: unapplied: %w", err)
+	}
 	dups := d.o.Counters.DuplicatesIgnoredBy()
 	for _, name := range Consumers {
 		c := found[name]
@@ -221,7 +245,7 @@ func (d *Deployment) metrics() *telemetry.DeploymentCollector {
 				OldestPendingAge: s.OldestPendingAge, AttemptsPerMessage: s.AttemptsPerMessage}
 			for _, c := range s.Consumers {
 				f.Consumers = append(f.Consumers, telemetry.ConsumerFigures{Name: c.Name, Inbox: c.Inbox, Effects: c.Effects,
-					DuplicatesIgnored: c.DuplicatesIgnored})
+					DuplicatesIgnored: c.DuplicatesIgnored, Unapplied: c.Unapplied, OldestUnappliedAge: c.OldestUnappliedAge})
 			}
 			return f, nil
 		},
