@@ -57,13 +57,32 @@ func count(t *testing.T, d *Deployed, sql string) int64 {
 // now, deleted the first's stream at its start; then each one's consumers
 // took the other's payments. A third deployment pointed at the first's
 // stream by name (--stream) is refused, naming both, as bad input.
+//
+// It runs on two clusters of three: nats-server as the library this module
+// links, in this process, and Debian's nats-server binary (2.9.10), which
+// keeps no stream metadata: the owner's mark is in the stream's
+// Description, which both keep.
 func TestTwoDeploymentsOnOneNATSKeepToTheirOwnStreams(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 3-node NATS cluster and three deployments")
 	}
-	cluster := jstest.StartCluster(t, 3)
-	a, err := startOn(t, "streams_a", cluster.URL(), "")
+	t.Run("library", func(t *testing.T) {
+		t.Parallel()
+		twoDeployments(t, "lib", jstest.StartCluster(t, 3).URL())
+	})
+	t.Run("nats-server binary", func(t *testing.T) {
+		t.Parallel()
+		c := jstest.StartExternalCluster(t, 3)
+		t.Logf("%s", c.Version)
+		twoDeployments(t, "ext", c.URL())
+	})
+}
+
+// twoDeployments runs two deployments at once on the cluster at url (on
+// databases named after prefix), then a third on the first's stream.
+func twoDeployments(t *testing.T, prefix, url string) {
+	a, err := startOn(t, prefix+"_streams_a", url, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +93,7 @@ func TestTwoDeploymentsOnOneNATSKeepToTheirOwnStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := startOn(t, "streams_b", cluster.URL(), "")
+	b, err := startOn(t, prefix+"_streams_b", url, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +144,7 @@ func TestTwoDeploymentsOnOneNATSKeepToTheirOwnStreams(t *testing.T) {
 		t.Logf("%s: %d payments, each applied once by accounting and notifications, none of the other's", d.JS.Stream(), payments)
 	}
 
-	_, err = startOn(t, "streams_c", cluster.URL(), a.JS.Stream())
+	_, err = startOn(t, prefix+"_streams_c", url, a.JS.Stream())
 	var bad *badinput.Error
 	switch {
 	case err == nil:
