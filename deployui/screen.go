@@ -350,8 +350,14 @@ func (m Model) header() []string {
 		where = w.T("NATS JetStream at %s", m.opts.BrokerURL)
 	}
 	broker := st.App.StatusKey.Render(w.Word("broker")+" ") + st.Live.Broker.Render(where)
-	if m.figures.snap != nil && !m.figures.snap.BrokerRunning {
+	switch snap := m.figures.snap; {
+	case snap == nil:
+	case !snap.BrokerRunning:
 		broker += " " + st.Live.Crashed.Render(w.Word("(stopped)"))
+	case snap.BrokerDown():
+		// Why, in words, is in the JetStream pane; the header marks it
+		// wherever the eye starts.
+		broker += " " + st.Live.Crashed.Render("("+w.Word("does not answer")+")")
 	}
 	items := []string{st.Live.Title.Render("outboxlab live"), broker}
 	if m.opts.HTTP != "" {
