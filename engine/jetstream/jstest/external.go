@@ -150,3 +150,22 @@ func (c *ExternalCluster) Shutdown() {
 		}
 	}
 }
+
+// Kill stops the server named name (x1…) as its operator's SIGTERM does
+// (nats-server shuts down, its store kept on disk) and waits for it.
+func (c *ExternalCluster) Kill(name string) error {
+	for i, cmd := range c.cmds {
+		if fmt.Sprintf("x%d", i+1) != name {
+			continue
+		}
+		if cmd.ProcessState != nil {
+			return fmt.Errorf("server %s is not running", name)
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return fmt.Errorf("stop server %s: %w", name, err)
+		}
+		_ = cmd.Wait()
+		return nil
+	}
+	return fmt.Errorf("no server %s", name)
+}
