@@ -169,6 +169,12 @@ func (l *link) run(ctx context.Context) {
 			if l.set(false, errDisconnected).Up {
 				l.log.Warn("broker lost: publishing paused, payments wait in the outbox", "cause", errDisconnected.Error())
 			}
+		case !st.Up && !js.Connected():
+			// Not asked: the client's own error for a request it cannot
+			// send ("outbound buffer limit exceeded") says less than this.
+			l.mu.Lock()
+			l.cause = errDisconnected
+			l.mu.Unlock()
 		case !st.Up:
 			cctx, cancel := context.WithTimeout(ctx, 2*l.probe+time.Second)
 			_, err := js.StreamInfo(cctx)
@@ -186,7 +192,7 @@ func (l *link) run(ctx context.Context) {
 	}
 }
 
-var errDisconnected = errors.New("the client lost its connection to the server")
+var errDisconnected = errors.New("not connected to any server of the broker's (the client keeps trying)")
 
 // opened opens the broker if it is not open yet, trying again (after an
 // outage every probe, after a refusal every second; a failure is logged

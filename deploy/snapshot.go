@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/telemetry"
 )
@@ -168,6 +169,8 @@ func (d *Deployment) readBroker(ctx context.Context, running bool) (*jetstream.I
 		return nil, nil
 	case !running:
 		return nil, errBrokerStopped
+	case !js.Connected():
+		return nil, fmt.Errorf("stream info %s: %w (%v)", js.Stream(), engine.ErrBrokerDown, errDisconnected)
 	}
 	info, err := js.Info(ctx)
 	if err != nil {
