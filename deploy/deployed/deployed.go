@@ -183,7 +183,7 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	}
 	d.undo = append(d.undo, release)
 	// A database made now gets a stream of its own identity's. One an
-	// older build ran on (it has payments, and no identity yet) keeps the
+	// older build ran on (it existed before this start, with no identity) keeps the
 	// stream that build made, OUTBOXLAB_LIVE, with what it still owes.
 	var made bool
 	d.ID, made, err = deploy.Identity(ctx, d.DBURL, time.Now(), func(id string) string {

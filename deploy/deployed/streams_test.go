@@ -7,10 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -155,4 +158,67 @@ func twoDeployments(t *testing.T, prefix, url string) {
 		t.Errorf("the refusal does not name the stream and its owner %s: %v", a.ID.ID, err)
 	}
 	t.Logf("the third: %v", err)
+}
+
+// A database an older outboxlab ran on (it exists, with no identity yet) keeps
+// the stream that build made, OUTBOXLAB_LIVE, with the messages it still
+// owes, and marks it as its own; a new database beside it gets a stream
+// of its own and leaves OUTBOXLAB_LIVE alone.
+func TestADeploymentOfAnOlderBuildKeepsItsStream(t *testing.T) {
+	t.Parallel()
+	nats := jstest.NewSingle(t)
+	if err := nats.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	srv := pgtest.Server(t)
+	if _, err := srv.OpenDatabase(ctx, "older_build"); err != nil {
+		t.Fatal(err)
+	}
+	// What the older build left: the stream with no owner's mark, holding
+	// a message published and not consumed.
+	nc, err := jetstream.Dial(nats.URL(), "older build", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	old, err := jetstream.Open(ctx, nc, jetstream.Config{Pipeline: Pipeline, PurgeAcked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Publish(ctx, engine.Message{Envelope: engine.Envelope{ID: uuid.New(), Type: "payment.created", SchemaVersion: 1,
+		AggregateType: "payment", AggregateID: uuid.NewString(), Payload: []byte(`{}`)}, Topic: engine.TopicPayments}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	fresh, err := startOn(t, "older_build_beside", nats.URL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Stop()
+	if fresh.JS.Stream() == "OUTBOXLAB_LIVE" {
+		t.Fatalf("a database made now opened the older build's stream")
+	}
+	d, err := startOn(t, "older_build", nats.URL(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if d.JS.Stream() != "OUTBOXLAB_LIVE" || !strings.Contains(d.State, "1 messages in stream OUTBOXLAB_LIVE") {
+		t.Errorf("the older build's database opened %s: %s; want OUTBOXLAB_LIVE and its message", d.JS.Stream(), d.State)
+	}
+	if s, err := d.JS.StreamInfo(ctx); err != nil {
+		t.Fatal(err)
+	} else if s.Name != "OUTBOXLAB_LIVE" {
+		t.Errorf("stream %s", s.Name)
+	}
+	js, _ := natsjs.New(nc)
+	st, err := js.Stream(ctx, "OUTBOXLAB_LIVE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.CachedInfo().Config.Description; got != jetstream.OwnerMark(d.ID.ID) {
+		t.Errorf("OUTBOXLAB_LIVE's description %q, want %q", got, jetstream.OwnerMark(d.ID.ID))
+	}
 }
