@@ -206,6 +206,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applied = msg.seq
 		m.snapErr = msg.err
+		if !m.actors.streamOK {
+			// A broker away at the start: its stream is said once opened.
+			m.actors.stream, m.actors.streamOK = m.d.Stream()
+			m.actors.ackWait = m.d.AckWait()
+		}
 		var cmd tea.Cmd
 		m.actors, cmd = m.actors.Update(msg)
 		m.figures, _ = m.figures.Update(msg)
