@@ -12,7 +12,9 @@ import (
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 )
 
-// A --replicas the broker cannot have is refused before anything boots
+// A --replicas the broker cannot have, a --stream that cannot name a
+// stream, or a --log-format serve does not write, is refused before
+// anything boots
 // (exit 2, saying why); one a cluster is too small for is refused once the
 // cluster says so, also exit 2.
 func TestReplicasBadInput(t *testing.T) {
@@ -27,6 +29,10 @@ func TestReplicasBadInput(t *testing.T) {
 		{"serve --replicas on the embedded server", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats", "--replicas", "3"}, "the embedded JetStream is one server"},
 		{"serve --replicas on the in-process broker", []string{"serve", "--http", "127.0.0.1:0", "--replicas", "3"}, "goes with a JetStream broker"},
 		{"live --replicas on the embedded server", []string{"live", "--replicas", "2"}, "the embedded JetStream is one server"},
+		{"serve --stream not a stream's name", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats", "--stream", "a.b"}, "a JetStream stream name has no spaces, dots"},
+		{"serve --stream on the in-process broker", []string{"serve", "--http", "127.0.0.1:0", "--stream", "S"}, "--stream goes with a JetStream broker"},
+		{"live --stream not a stream's name", []string{"live", "--stream", "a*"}, "a JetStream stream name has no spaces, dots"},
+		{"serve --log-format unknown", []string{"serve", "--http", "127.0.0.1:0", "--broker", "nats", "--log-format", "xml"}, `--log-format "xml": want text or json`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

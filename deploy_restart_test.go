@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,10 +25,11 @@ import (
 // servedDeployment is `outboxlab serve --broker nats` running as a child
 // process, and what it printed before serving.
 type servedDeployment struct {
-	cmd  *exec.Cmd
-	out  string // stdout up to "serving"
-	api  string // http://HOST:PORT
-	psql string // the URL its outbox line names
+	cmd    *exec.Cmd
+	stderr *syncBuffer // all it wrote on stderr (also copied to the test's)
+	out    string      // stdout up to "serving"
+	api    string      // http://HOST:PORT
+	psql   string      // the URL its outbox line names
 }
 
 // startServeNATS starts the program as a user would, serve --broker nats
@@ -47,11 +50,11 @@ func startServe(t *testing.T, extra ...string) *servedDeployment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	s := &servedDeployment{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = io.MultiWriter(os.Stderr, s.stderr)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedDeployment{cmd: cmd}
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -81,6 +84,24 @@ func startServe(t *testing.T, extra ...string) *servedDeployment {
 	_ = cmd.Wait()
 	t.Fatalf("serve never said it was serving:\n%s", s.out)
 	return nil
+}
+
+// syncBuffer is a buffer a child's output is copied to while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // pay posts payment i with Idempotency-Key restart-i and returns the
@@ -286,7 +307,7 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	_ = s.cmd.Wait()
 
 	s = startServeNATS(t, dir, append(onScene, "--fresh")...)
-	if !strings.Contains(s.out, "--fresh: database live_outbox and stream OUTBOXLAB_LIVE emptied on purpose") {
+	if !regexp.MustCompile(`--fresh: database live_outbox and stream OUTBOXLAB_LIVE_[0-9A-F]{12} emptied on purpose`).MatchString(s.out) {
 		t.Errorf("--fresh does not say it emptied them:\n%s", s.out)
 	}
 	if c := s.counts(t); c["payments"] != 0 || c["accounting"] != 0 {
@@ -323,7 +344,7 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 	cluster := jstest.StartCluster(t, 3)
 	args := []string{"--database-url", host.DatabaseURL("users_app"), "--broker", cluster.URL()}
 	s := startServe(t, args...)
-	if !strings.Contains(s.out, "OUTBOXLAB_LIVE: 3 replicas on cluster") {
+	if !regexp.MustCompile(`OUTBOXLAB_LIVE_[0-9A-F]{12}: 3 replicas on cluster`).MatchString(s.out) {
 		t.Errorf("the stream is not said to have 3 replicas:\n%s", s.out)
 	}
 	ids := map[int]string{}
@@ -341,7 +362,7 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 	_ = s.cmd.Wait()
 
 	s = startServe(t, args...)
-	if !strings.Contains(s.out, "carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE") {
+	if !regexp.MustCompile(`carrying on from the last run: 3 payments, 0 outbox rows to publish, 0 messages in stream OUTBOXLAB_LIVE_[0-9A-F]{12}`).MatchString(s.out) {
 		t.Errorf("the second start did not find the first one's database:\n%s", s.out)
 	}
 	if id, replayed := s.pay(t, 1); id != ids[1] || !replayed {

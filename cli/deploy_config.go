@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"io"
+	"log/slog"
+
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/deploy/deployed"
 	"github.com/outboxlab/outboxlab/engine"
@@ -17,4 +20,16 @@ func deployConfig(set scenes.Settings, c deployed.Choice, who string, onError fu
 	return deployed.Config{Choice: c, Relays: set.Relays, Workers: set.Workers, Strategy: strategy,
 		Relay:   engine.RelayConfig{Lease: set.Lease, BatchSize: set.Batch, MaxAttempts: set.MaxAttempts},
 		AckWait: set.AckTimeout, Who: who, OnError: onError}, nil
+}
+
+// newLogger is the deployment's log on w: log/slog's text lines, or one
+// JSON object a line (--log-format json).
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, badinput.Errorf("--log-format %q: want text or json", format)
 }

@@ -25,6 +25,7 @@ func newLive() *cobra.Command {
 	var (
 		pf                         pgFlags
 		brokerFlag, httpAddr, lang string
+		stream                     string
 		replicas                   int
 	)
 	cmd := &cobra.Command{
@@ -44,7 +45,7 @@ restarts like serve --broker's (--fresh empties it)`,
 			if broker.Kind == deploy.BrokerInProcess {
 				return badinput.New("--broker inprocess: the in-process broker runs on the simulator's virtual clock, which waits for you; live runs in real time. Use the simulator (outboxlab) for it, or --broker nats here")
 			}
-			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh}
+			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
 			if err := choice.Check(); err != nil {
 				return err
 			}
@@ -67,9 +68,6 @@ restarts like serve --broker's (--fresh empties it)`,
 			cfg, err := deployConfig(set, choice, "outboxlab live", nil)
 			if err != nil {
 				return err
-			}
-			if err := deploy.Probe(broker); err != nil {
-				return badinput.Wrap(err)
 			}
 			var e *httpapi.Listener
 			if httpAddr != "" {
@@ -96,14 +94,21 @@ restarts like serve --broker's (--fresh empties it)`,
 			// gives it back: where the payments are, and what this start kept.
 			fmt.Fprintf(stdout, "outboxlab live: psql '%s'\n", d.DBURL)
 			fmt.Fprintf(stdout, "outboxlab live: %s\n", d.State)
-			fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(d.JS.Settings()))
+			if s, ok := d.StreamSettings(); ok {
+				fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(s))
+			} else {
+				fmt.Fprintf(stdout, "outboxlab live: NOBODY ANSWERS at %s (%v): payments wait in the outbox until it answers\n", broker, d.Away)
+			}
 			addr := ""
 			if e != nil {
 				addr = e.Addr
 			}
 			url := ""
 			if broker.Kind == deploy.BrokerNATSURL {
-				url = d.JS.Conn.ConnectedUrlRedacted()
+				url = broker.URL
+				if d.JS.Conn.IsConnected() {
+					url = d.JS.Conn.ConnectedUrlRedacted()
+				}
 			}
 			runErr := deployui.Run(ctx, deployui.Options{Deployment: d.Deployment, PsqlURL: d.DBURL, BrokerURL: url, HTTP: addr, Lang: l})
 			d.Stop()
@@ -117,6 +122,7 @@ restarts like serve --broker's (--fresh empties it)`,
 	pf.register(fs)
 	fs.StringVar(&brokerFlag, "broker", "nats", "`nats` (JetStream embedded, store under the data dir) or nats://HOST:PORT[,nats://HOST:PORT…] (a server or a cluster); the in-process broker is the simulator's")
 	fs.IntVar(&replicas, "replicas", 0, "with --broker nats://…: how many servers hold a copy of the stream, `N` 1 to 5 (default: 3 on a cluster of three servers or more, else 1)")
+	fs.StringVar(&stream, "stream", "", "the stream's `NAME` (default OUTBOXLAB_LIVE_<ID>, after the identity the deployment's database keeps); a stream another deployment owns is refused")
 	fs.StringVar(&httpAddr, "http", "", "also serve the deployment's HTTP API at `HOST:PORT` (no host: loopback): POST /payments, GET /payments/{id}, /faults/…, GET /metrics")
 	fs.StringVar(&lang, "lang", "", "the screen's language: en or es (default: from LC_ALL or LANG)")
 	completeFlags(cmd)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/outboxlab/outboxlab/badinput"
@@ -27,6 +28,7 @@ func newServe() *cobra.Command {
 		pf                                pgFlags
 		sf                                sceneFlags
 		httpAddr, scene, otlp, brokerFlag string
+		stream, logFormat                 string
 		replicas                          int
 	)
 	cmd := &cobra.Command{
@@ -45,11 +47,18 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 			if err != nil {
 				return badinput.Wrap(err)
 			}
-			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh}
+			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
 			if replicas != 0 && broker.Kind == deploy.BrokerInProcess {
 				return badinput.New("--replicas goes with a JetStream broker (--broker nats://…): the in-process broker has no stream")
 			}
+			if stream != "" && broker.Kind == deploy.BrokerInProcess {
+				return badinput.New("--stream goes with a JetStream broker (--broker nats…): the in-process broker has no stream")
+			}
 			if err := choice.Check(); err != nil {
+				return err
+			}
+			logger, err := newLogger(logFormat, stderr)
+			if err != nil {
 				return err
 			}
 			var set scenes.Settings
@@ -76,9 +85,9 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 				if broker.Kind != deploy.BrokerInProcess && (set.Mode != scenes.Outbox || otlp != "") {
 					return badinput.Errorf("--broker %s runs the outbox pipeline for real, without the simulator: --mode %s and --otlp go with --broker inprocess", brokerFlag, set.Mode)
 				}
-				if err := deploy.Probe(broker); err != nil {
-					return badinput.Wrap(err)
-				}
+				// A --broker URL that does not answer is said loudly once
+				// the deployment starts, and does not stop it: the API
+				// takes payments into the outbox meanwhile.
 				if e, err = httpapi.Listen(httpAddr); err != nil {
 					return err
 				}
@@ -104,7 +113,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 				fmt.Fprintln(stdout, "serving; Ctrl-C stops the server")
 				<-ctx.Done()
 			case broker.Kind != deploy.BrokerInProcess:
-				if err := serveDeployed(ctx, srv, e, set, choice, stdout, stderr); err != nil {
+				if err := serveDeployed(ctx, srv, e, set, choice, stdout, logger); err != nil {
 					_ = srv.Stop()
 					return err
 				}
@@ -130,25 +139,34 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 	fs.StringVar(&otlp, "otlp", "", "with --http: send the actors' OpenTelemetry spans to this OTLP/HTTP `ENDPOINT`")
 	fs.StringVar(&brokerFlag, "broker", "inprocess", "with --http: `inprocess` (the simulator's broker, virtual clock), nats (JetStream embedded, store under the data dir) or nats://HOST:PORT[,nats://HOST:PORT…] (a server or a cluster); with JetStream the engine runs for real, in real time, and keeps its database and stream across restarts (--fresh empties both)")
 	fs.IntVar(&replicas, "replicas", 0, "with --broker nats://…: how many servers hold a copy of the stream, `N` 1 to 5 (default: 3 on a cluster of three servers or more, else 1); a stream with another count is updated in place")
+	fs.StringVar(&logFormat, "log-format", "text", "with --broker nats…: the log's format on stderr, `text` or json (log/slog: a line per change of state)")
+	fs.StringVar(&stream, "stream", "", "with --broker nats…: the stream's `NAME` (default OUTBOXLAB_LIVE_<ID>, after the identity the deployment's database keeps); a stream another deployment owns is refused")
 	completeFlags(cmd)
 	return cmd
 }
 
 // serveDeployed runs the outbox pipeline for real behind e until ctx ends
 // (deployed.Start), saying on stdout where and how to feed it.
-func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, c deployed.Choice, stdout, stderr io.Writer) error {
+func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, c deployed.Choice, stdout io.Writer, logger *slog.Logger) error {
 	set.Workers = max(set.Workers, 2) // live's deployment, so the actors live shows (accounting-2) are /faults' here too
-	cfg, err := deployConfig(set, c, "outboxlab serve", func(err error) { fmt.Fprintf(stderr, "outboxlab serve: %v\n", err) })
+	cfg, err := deployConfig(set, c, "outboxlab serve", func(err error) { logger.Error("actor ended", "error", err.Error()) })
 	if err != nil {
 		return err
 	}
+	cfg.Logger = logger
 	d, err := deployed.Start(ctx, srv, e, cfg)
 	if err != nil {
 		return err
 	}
 	defer d.Stop()
 	fmt.Fprintf(stdout, "%-10s %s\n", "broker:", d.JS.Where)
-	fmt.Fprintf(stdout, "%-10s %s\n", "stream:", deployed.StreamLine(d.JS.Settings()))
+	if s, ok := d.StreamSettings(); ok {
+		fmt.Fprintf(stdout, "%-10s %s\n", "stream:", deployed.StreamLine(s))
+	} else {
+		fmt.Fprintf(stdout, "%-10s NOBODY ANSWERS at %s (%v).\n", "", c.Broker, d.Away)
+		fmt.Fprintf(stdout, "%-10s %s\n", "", "payments are taken all the same and wait in the outbox; the stream is opened and the")
+		fmt.Fprintf(stdout, "%-10s %s\n", "", "relays and consumers start once it answers (the log says when). A typo in --broker looks like this too.")
+	}
 	fmt.Fprintf(stdout, "%-10s %s\n", "", "the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit")
 	fmt.Fprintf(stdout, "%-10s %s\n", "", "(the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock)")
 	fmt.Fprintf(stdout, "%-10s psql '%s'\n", "outbox:", d.DBURL)

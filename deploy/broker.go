@@ -58,20 +58,6 @@ func ParseBroker(s string) (BrokerChoice, error) {
 	return BrokerChoice{Kind: BrokerNATSURL, URL: s}, nil
 }
 
-// Probe dials a NATS URL and hangs up, so serve can say a URL that does not
-// answer before anything boots; other choices need no probe.
-func Probe(c BrokerChoice) error {
-	if c.Kind != BrokerNATSURL {
-		return nil
-	}
-	nc, err := jetstream.Dial(c.URL, "outboxlab-probe", 0)
-	if err != nil {
-		return fmt.Errorf("--broker %s: %w: start NATS with JetStream there (nats-server -js), or use --broker nats for one embedded", c, err)
-	}
-	nc.Close()
-	return nil
-}
-
 // JetStream is a JetStream broker and what it runs on.
 type JetStream struct {
 	*jetstream.Broker
@@ -81,23 +67,36 @@ type JetStream struct {
 	Where string
 }
 
-// Close closes the broker, its connection and the embedded server.
+// Close closes the broker (if OpenJetStream opened one), its connection and
+// the embedded server.
 func (j *JetStream) Close() {
-	j.Broker.Close()
-	j.Conn.Close()
-	if j.Server != nil {
-		j.Server.Stop()
+	if j.Broker != nil {
+		j.Broker.Close()
 	}
+	j.closeConn()
 }
 
-// OpenJetStream starts (embedded, its store in storeDir) or dials the
-// JetStream c names, opens the pipeline's stream and subscribes every
-// consumer. The stream is created if missing and updated in place if its
-// settings differ (cfg.Replicas among them); it is deleted only when
-// cfg.Fresh asks: what it holds was published and not consumed yet, and a
-// deployment started again must deliver it. An unreachable URL is an error
-// at once; a URL list (comma separated) reconnects to any of its servers.
+// OpenJetStream connects (ConnectJetStream, which fails at once for a URL
+// that does not answer) and opens the pipeline's stream (Open): the
+// deployment's broker, up, or an error.
 func OpenJetStream(ctx context.Context, c BrokerChoice, storeDir string, cfg jetstream.Config) (*JetStream, error) {
+	j, err := ConnectJetStream(c, storeDir, false)
+	if err != nil {
+		return nil, err
+	}
+	if j.Broker, err = j.Open(ctx, cfg); err != nil {
+		j.closeConn()
+		return nil, err
+	}
+	return j, nil
+}
+
+// ConnectJetStream starts (embedded, its store in storeDir) or dials the
+// JetStream c names. later dials a URL that does not answer all the same:
+// the client keeps trying in the background (IsConnected says when it is
+// connected); without it such a URL is an error at once. A URL list (comma
+// separated) reconnects to any of its servers.
+func ConnectJetStream(c BrokerChoice, storeDir string, later bool) (*JetStream, error) {
 	j := &JetStream{}
 	var err error
 	switch c.Kind {
@@ -111,27 +110,44 @@ func OpenJetStream(ctx context.Context, c BrokerChoice, storeDir string, cfg jet
 		}
 		j.Where = "JetStream embedded in this process (no port), store " + storeDir
 	case BrokerNATSURL:
-		if j.Conn, err = jetstream.Dial(c.URL, "outboxlab", 0); err != nil {
+		dial := jetstream.Dial
+		if later {
+			dial = jetstream.DialLater
+		}
+		if j.Conn, err = dial(c.URL, "outboxlab", 0); err != nil {
 			return nil, err
 		}
-		j.Where = "JetStream at " + j.Conn.ConnectedUrlRedacted()
-		if n := jetstream.ClusterSize(j.Conn); n > 1 {
-			j.Where += fmt.Sprintf(" (cluster %s of %d servers)", j.Conn.ConnectedClusterName(), n)
+		j.Where = "JetStream at " + c.URL
+		if j.Conn.IsConnected() {
+			j.Where = "JetStream at " + j.Conn.ConnectedUrlRedacted()
+			if n := jetstream.ClusterSize(j.Conn); n > 1 {
+				j.Where += fmt.Sprintf(" (cluster %s of %d servers)", j.Conn.ConnectedClusterName(), n)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("broker %q is not JetStream", c.Kind)
 	}
-	if j.Broker, err = jetstream.Open(ctx, j.Conn, cfg); err != nil {
-		j.closeConn()
+	return j, nil
+}
+
+// Open opens the pipeline's stream and subscribes every consumer: the
+// stream is created if missing and updated in place if its settings
+// differ (cfg.Replicas among them); it is deleted only when cfg.Fresh
+// asks: what it holds was published and not consumed yet, and a
+// deployment started again must deliver it. A broker that does not answer
+// is engine.ErrBrokerDown: Open may be called again.
+func (j *JetStream) Open(ctx context.Context, cfg jetstream.Config) (*jetstream.Broker, error) {
+	b, err := jetstream.Open(ctx, j.Conn, cfg)
+	if err != nil {
 		return nil, err
 	}
 	for _, name := range Consumers {
-		if err := j.Broker.Subscribe(ctx, engine.TopicPayments, name); err != nil {
-			j.Close()
+		if err := b.Subscribe(ctx, engine.TopicPayments, name); err != nil {
+			b.Close()
 			return nil, err
 		}
 	}
-	return j, nil
+	return b, nil
 }
 
 func (j *JetStream) closeConn() {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -32,7 +33,21 @@ type Broker interface {
 type Options struct {
 	// DatabaseURL is the pipeline's database, migrated.
 	DatabaseURL string
-	Broker      Broker
+	// Broker is the broker, open (its stream and subscriptions made); or
+	// nil, and Open opens it.
+	Broker Broker
+	// Open opens the broker when Broker is nil: Launch calls it in the
+	// background, every second until it answers, while the API takes
+	// payments into the outbox; the relays and consumers start once it
+	// has. A failure that is engine.ErrBrokerDown is an outage.
+	Open func(context.Context) (Broker, error)
+	// Away is why the broker did not answer before Launch, said already:
+	// the background open logs a failure only when it says something else.
+	Away error
+	// Logger hears every change of state: the broker lost and back, the
+	// stream opened, an actor's end, dead letters, retries summarised.
+	// Nil logs nothing.
+	Logger *slog.Logger
 	// HTTP is where the HTTP API listens already; Launch serves it, the
 	// faults (faults.go) and GET /metrics beside it. Nil serves nothing.
 	HTTP *httpapi.Listener
@@ -98,6 +113,12 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 	if o.Clock == nil {
 		o.Clock = engine.SystemClock{}
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Broker == nil && o.Open == nil {
+		return nil, errors.New("deploy: no broker, and no Open to open one")
+	}
 	pool, err := pgxpool.New(ctx, o.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
@@ -116,29 +137,30 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		}
 	}
 	d := &Deployment{o: o, pool: pool, faults: newFaults(o.Server, actors, o.Clock),
-		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{Clock: o.Clock})}
-	d.js, _ = o.Broker.(*jetstream.Broker)
+		backend: httpapi.NewDBBackend(pool, httpapi.DBConfig{Clock: o.Clock}),
+		link:    newLink(o.Broker, o.Open, o.Away, o.Logger, o.Clock)}
+	d.wg.Go(func() { d.link.run(ctx) })
+	d.wg.Go(func() { d.summarise(ctx, &d.retries) })
 	if o.HTTP != nil {
+		m := telemetry.NewDeploymentMetrics(d.metrics())
 		mux := http.NewServeMux()
 		d.faults.handler(mux)
-		mux.Handle("GET /metrics", telemetry.DeploymentHandler(d.metrics()))
+		mux.Handle("GET /metrics", m.Handler())
+		mux.HandleFunc("GET /healthz", d.healthz)
+		mux.HandleFunc("GET /readyz", d.readyz)
 		mux.Handle("/", httpapi.NewHandler(d.backend))
-		o.HTTP.Serve(mux)
+		o.HTTP.Serve(m.Instrument(mux))
 	}
 
 	f := d.faults
 	for i := range o.Relays {
 		cfg := o.Relay
 		cfg.Name = fmt.Sprintf("relay-%d", i+1)
-		cfg.Connect, cfg.Publisher, cfg.Counters = connect, o.Broker, o.Counters
-		cfg.Clock, cfg.Hook = o.Clock, f.hook(cfg.Name) // only a fault stops it
+		cfg.Connect, cfg.Counters = connect, o.Counters
+		cfg.Clock, cfg.Hook = o.Clock, d.watch(cfg.Name, f.hook(cfg.Name)) // only a fault stops it
 		cfg.PublishBatches = true
 		d.wg.Go(func() {
-			f.supervise(ctx, cfg.Name, o.OnError, func() error {
-				r := engine.NewRelay(cfg)
-				defer r.Close(context.WithoutCancel(ctx))
-				return r.Run(ctx)
-			})
+			f.supervise(ctx, cfg.Name, o.OnError, func() error { return d.relay(ctx, cfg) })
 		})
 	}
 	for _, name := range Consumers {
@@ -148,12 +170,17 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		}
 		for w := range workers {
 			cfg := engine.ConsumerConfig{Name: name, Actor: name, Strategy: o.Strategy, Connect: connect,
-				Subscriber: o.Broker, Counters: o.Counters, Clock: o.Clock}
+				Counters: o.Counters, Clock: o.Clock}
 			if w > 0 {
 				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
 			}
 			cfg.Hook = f.hook(cfg.Actor)
 			d.wg.Go(func() {
+				// A consumer needs its subscription, made when the broker
+				// is opened; after that it waits out an outage itself.
+				if cfg.Subscriber = d.link.awaitOpened(ctx); cfg.Subscriber == nil {
+					return
+				}
 				f.supervise(ctx, cfg.Actor, o.OnError, func() error {
 					c := engine.NewConsumer(cfg)
 					defer c.Close(context.WithoutCancel(ctx))
@@ -163,6 +190,29 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		}
 	}
 	return d, nil
+}
+
+// relay runs a relay while the broker is up, until ctx ends or the relay
+// ends otherwise (a crash): a publish that finds the broker down pauses it
+// (publisher), its rows handed back, and a new relay starts once the
+// broker is back, at once, on every row still pending.
+func (d *Deployment) relay(ctx context.Context, cfg engine.RelayConfig) error {
+	for {
+		b := d.link.awaitUp(ctx)
+		if b == nil {
+			return ctx.Err()
+		}
+		rctx, pause := context.WithCancel(ctx)
+		cfg.Publisher = publisher{b: b, l: d.link, pause: pause}
+		r := engine.NewRelay(cfg)
+		err := r.Run(rctx)
+		_ = r.Close(context.WithoutCancel(ctx))
+		paused := rctx.Err() != nil
+		pause()
+		if ctx.Err() != nil || !paused {
+			return err
+		}
+	}
 }
 
 // supervise runs an actor until ctx ends, starting it again (a new one: a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,7 +24,8 @@ type Deployment struct {
 	pool    *pgxpool.Pool
 	backend *httpapi.DBBackend
 	faults  *faults
-	js      *jetstream.Broker // nil: a broker that is not JetStream
+	link    *link
+	retries atomic.Int64 // scheduled since the last summary (watch.go)
 	wg      sync.WaitGroup
 }
 
@@ -79,10 +81,25 @@ func (d *Deployment) Stall(actor string, dur time.Duration) error {
 // AckWait is how long JetStream waits for an ack before it delivers again
 // (0 for a broker that is not JetStream).
 func (d *Deployment) AckWait() time.Duration {
-	if d.js == nil {
+	_, js := d.link.broker()
+	if js == nil {
 		return 0
 	}
-	return d.js.Config().AckWait
+	return js.Config().AckWait
+}
+
+// Broker says whether the broker is up, since when, and why not.
+func (d *Deployment) Broker() BrokerState { return d.link.state() }
+
+// StreamSettings are the stream's settings as the deployment opened it;
+// ok false before the broker first answered (or for a broker that is not
+// JetStream).
+func (d *Deployment) StreamSettings() (s jetstream.StreamSettings, ok bool) {
+	_, js := d.link.broker()
+	if js == nil {
+		return s, false
+	}
+	return js.Settings(), true
 }
 
 // DatabaseURL is the database that holds the deployment's payments, its
@@ -98,7 +115,7 @@ func (d *Deployment) Embedded() bool { return d.o.Server != nil }
 func (d *Deployment) BrokerRunning() bool { return d.o.Server == nil || d.o.Server.Running() }
 
 // StopBroker stops the embedded JetStream server (its store is kept):
-// publishes fail and the relays schedule retries, the consumers wait.
+// the relays hand their rows back and wait for it, the consumers wait.
 func (d *Deployment) StopBroker() error {
 	if d.o.Server == nil {
 		return ErrBrokerAtURL
@@ -137,6 +154,11 @@ func (d *Deployment) Wait() {
 	d.wg.Wait()
 	if d.o.HTTP != nil {
 		d.o.HTTP.Close()
+	}
+	if d.o.Broker == nil {
+		if _, js := d.link.broker(); js != nil {
+			js.Close() // opened here (Options.Open)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -163,7 +163,7 @@ func (a faultsAPI) Broker(_ context.Context, stop bool) (string, error) {
 	}
 	if stop {
 		a.f.server.Stop()
-		return "JetStream stopped: publishes fail (the relays schedule retries), consumers wait; its store is kept\n", nil
+		return "JetStream stopped: the relays hand their rows back and wait for it, consumers wait; its store is kept\n", nil
 	}
 	if err := a.f.server.Start(); err != nil {
 		return "", fmt.Errorf("start JetStream: %w", err)

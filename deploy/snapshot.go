@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/telemetry"
 )
@@ -17,6 +18,11 @@ import (
 //
 //go:embed sql/snapshot.sql
 var sqlSnapshot string
+
+// sqlUnapplied counts, per consumer, what was published and not applied.
+//
+//go:embed sql/unapplied.sql
+var sqlUnapplied string
 
 // sqlReadTimeout bounds the statements of a snapshot's transaction.
 //
@@ -64,6 +70,10 @@ type ConsumerFigures struct {
 	// DuplicatesIgnored are deliveries its inbox recognised (the engine's
 	// counters: only a delivery knows it came again).
 	DuplicatesIgnored int64
+	// Unapplied are the messages published (marked in the outbox) it has
+	// not applied yet, the oldest published OldestUnappliedAge ago.
+	Unapplied          int64
+	OldestUnappliedAge time.Duration
 }
 
 // Consumer is c's figures (zero if it has none).
@@ -106,10 +116,11 @@ const RetentionPurged = "acked by all"
 // trip: a screen may call it every frame; jetstream.Broker.StreamInfo asks
 // the server afresh); ok false for a broker that is not JetStream.
 func (d *Deployment) Stream() (StreamSettings, bool) {
-	if d.js == nil {
+	b, ok := d.StreamSettings()
+	if !ok {
 		return StreamSettings{}, false
 	}
-	js := d.js.Settings()
+	js := b
 	retention := js.Retention
 	if js.PurgeAcked {
 		retention = RetentionPurged
@@ -150,13 +161,18 @@ var errBrokerStopped = errors.New("the embedded JetStream server is stopped")
 // readBroker asks JetStream what it holds (nil, nil for a broker that is
 // not JetStream).
 func (d *Deployment) readBroker(ctx context.Context, running bool) (*jetstream.Info, error) {
+	b, js := d.link.broker()
 	switch {
-	case d.js == nil:
+	case b == nil:
+		return nil, errNotOpened
+	case js == nil:
 		return nil, nil
 	case !running:
 		return nil, errBrokerStopped
+	case !js.Connected():
+		return nil, fmt.Errorf("stream info %s: %w (%v)", js.Stream(), engine.ErrBrokerDown, errDisconnected)
 	}
-	info, err := d.js.Info(ctx)
+	info, err := js.Info(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +207,21 @@ func (d *Deployment) readDatabase(ctx context.Context, at time.Time) (Snapshot, 
 	for name, c := range read {
 		found[name] = ConsumerFigures{Name: name, Inbox: c.Inbox, Effects: c.Effects}
 	}
+	rows, err := tx.Query(ctx, sqlUnapplied, at, Consumers)
+	if err != nil {
+		return s, fmt.Errorf("snapshot: unapplied: %w", err)
+	}
+	var name string
+	var n int64
+	var oldest float64
+	if _, err := pgx.ForEachRow(rows, []any{&name, &n, &oldest}, func() error {
+		c := found[name]
+		c.Unapplied, c.OldestUnappliedAge = n, time.Duration(oldest*float64(time.Second))
+		found[name] = c
+		return nil
+	}); err != nil {
+		return s, fmt.Errorf("snapshot: unapplied: %w", err)
+	}
 	dups := d.o.Counters.DuplicatesIgnoredBy()
 	for _, name := range Consumers {
 		c := found[name]
@@ -217,20 +248,28 @@ func (d *Deployment) metrics() *telemetry.DeploymentCollector {
 				OldestPendingAge: s.OldestPendingAge, AttemptsPerMessage: s.AttemptsPerMessage}
 			for _, c := range s.Consumers {
 				f.Consumers = append(f.Consumers, telemetry.ConsumerFigures{Name: c.Name, Inbox: c.Inbox, Effects: c.Effects,
-					DuplicatesIgnored: c.DuplicatesIgnored})
+					DuplicatesIgnored: c.DuplicatesIgnored, Unapplied: c.Unapplied, OldestUnappliedAge: c.OldestUnappliedAge})
 			}
 			return f, nil
 		},
 	}
-	if d.js != nil {
+	{
 		src.Broker = func(ctx context.Context) (telemetry.BrokerFigures, error) {
 			info, err := d.readBroker(ctx, d.BrokerRunning())
 			if err != nil {
 				return telemetry.BrokerFigures{}, fmt.Errorf("broker: %w", err)
 			}
+			if info == nil {
+				return telemetry.BrokerFigures{}, nil
+			}
 			return telemetry.BrokerFigures{StreamMessages: int64(info.Messages)}, nil
 		}
-		src.Deliveries = func() int64 { return int64(d.js.Stats().Delivered) }
+		src.Deliveries = func() int64 {
+			if _, js := d.link.broker(); js != nil {
+				return int64(js.Stats().Delivered)
+			}
+			return 0
+		}
 	}
 	return telemetry.NewDeploymentCollector(src)
 }

@@ -40,6 +40,7 @@ type fakeDeployment struct {
 	pending  int64
 	since    time.Time // when the oldest pending payment was posted
 	stopped  bool
+	away     bool // the stream not opened yet: a broker away at the start
 	armed    map[string]fault.Fault
 }
 
@@ -129,6 +130,11 @@ func (f *fakeDeployment) Embedded() bool { return true }
 func (f *fakeDeployment) AckWait() time.Duration { return 2 * time.Second }
 
 func (f *fakeDeployment) Stream() (deploy.StreamSettings, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.away {
+		return deploy.StreamSettings{}, false
+	}
 	return deploy.StreamSettings{Name: "OUTBOXLAB_OUTBOX", Dedup: 2 * time.Minute, Retention: deploy.RetentionPurged, AckWait: 2 * time.Second, Replicas: 1}, true
 }
 

@@ -137,6 +137,10 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 				if got := rightPane(d.screen()); !strings.Contains(got, want) {
 					t.Errorf("the broker's error is not whole in the figures:\n%s\nwant %q", d.screen(), want)
 				}
+				// And the header marks it, beside the broker's name.
+				if top := strings.Join(strings.SplitN(d.screen(), "\n", 4)[:3], "\n"); !strings.Contains(top, "("+words.Word("does not answer")+")") {
+					t.Errorf("the header does not mark the broker down:\n%s", d.screen())
+				}
 				fitsWhole(t, "broker error", d.screen(), w, h, keys)
 			})
 		}

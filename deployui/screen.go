@@ -206,6 +206,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.applied = msg.seq
 		m.snapErr = msg.err
+		if !m.actors.streamOK {
+			// A broker away at the start: its stream is said once opened.
+			m.actors.stream, m.actors.streamOK = m.d.Stream()
+			m.actors.ackWait = m.d.AckWait()
+		}
 		var cmd tea.Cmd
 		m.actors, cmd = m.actors.Update(msg)
 		m.figures, _ = m.figures.Update(msg)
@@ -350,8 +355,14 @@ func (m Model) header() []string {
 		where = w.T("NATS JetStream at %s", m.opts.BrokerURL)
 	}
 	broker := st.App.StatusKey.Render(w.Word("broker")+" ") + st.Live.Broker.Render(where)
-	if m.figures.snap != nil && !m.figures.snap.BrokerRunning {
+	switch snap := m.figures.snap; {
+	case snap == nil:
+	case !snap.BrokerRunning:
 		broker += " " + st.Live.Crashed.Render(w.Word("(stopped)"))
+	case snap.BrokerDown():
+		// Why, in words, is in the JetStream pane; the header marks it
+		// wherever the eye starts.
+		broker += " " + st.Live.Crashed.Render("("+w.Word("does not answer")+")")
 	}
 	items := []string{st.Live.Title.Render("outboxlab live"), broker}
 	if m.opts.HTTP != "" {

@@ -94,6 +94,27 @@ func (d *liveDriver) shown(re string) bool {
 	return false
 }
 
+// A broker away at the start: the screen opens with no stream to state,
+// and states it once the deployment has opened it. Before, the stream's
+// lines stayed away for the screen's life.
+func TestLiveScreenSaysTheStreamOnceOpened(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	f := newFakeDeployment()
+	f.away = true
+	d := &liveDriver{t: t, m: New(ctx, Options{Deployment: f, PsqlURL: fakePsqlURL}), msgs: make(chan tea.Msg, 64)}
+	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.exec(d.m.Init())
+	d.waitFor(`relay-1`)
+	if strings.Contains(d.screen(), "OUTBOXLAB_OUTBOX") {
+		t.Fatalf("a stream stated before it was opened:\n%s", d.screen())
+	}
+	f.mu.Lock()
+	f.away = false
+	f.mu.Unlock()
+	d.waitFor(`OUTBOXLAB_OUTBOX`)
+}
+
 // --lang es: every word of the live screen in Spanish, none of the English
 // the catalog translates; a terminal too small says so, in the language.
 func TestLiveScreenInSpanish(t *testing.T) {

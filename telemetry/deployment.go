@@ -9,7 +9,6 @@ import (
 
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // DeploymentFigures are the figures only a deployment's database has
@@ -36,6 +35,13 @@ type ConsumerFigures struct {
 	Name              string
 	Inbox, Effects    int64
 	DuplicatesIgnored int64
+	// Unapplied are the messages published (marked in the outbox) that the
+	// consumer has not applied yet (no inbox row), and OldestUnappliedAge
+	// how long ago the oldest of them was published: a consumer stalled or
+	// a stream that lost them shows here, where pending says nothing.
+	// Deployments only.
+	Unapplied          int64
+	OldestUnappliedAge time.Duration
 }
 
 // DeploymentSource says where a deployment's figures come from. The
@@ -86,6 +92,10 @@ var (
 		"Rows in the consumer's inbox: the messages it processed, once each. From the database.", consumerLabel, nil)
 	descDeployEffects = prometheus.NewDesc(namespace+"_consumer_effects",
 		"Effect rows the consumer wrote (accounting: ledger_entries, notifications: notifications). From the database.", consumerLabel, nil)
+	descDeployUnapplied = prometheus.NewDesc(namespace+"_consumer_unapplied_messages",
+		"Outbox rows marked published that the consumer has not applied yet (no row in its inbox): in the broker, in flight, or lost to it. From the database.", consumerLabel, nil)
+	descDeployOldestUnapplied = prometheus.NewDesc(namespace+"_consumer_oldest_unapplied_age_seconds",
+		"Wall-clock seconds since the oldest message the consumer has not applied yet was published (0 when none): the figure that says a consumer is behind. From the database.", consumerLabel, nil)
 	descDeployBrokerUp = prometheus.NewDesc(namespace+"_broker_up",
 		"1 if the broker answered its last read and the one under way (if any) is not late.", nil, nil)
 	descDeployStream = prometheus.NewDesc(namespace+"_broker_stream_messages",
@@ -139,7 +149,8 @@ func NewDeploymentCollector(src DeploymentSource) *DeploymentCollector {
 // Describe sends every metric's description.
 func (c *DeploymentCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descDeployUp, descFiguresAge, descDeployRunStart, descDeployPending, descDeployOldest,
-		descDeployAttemptsPerMessage, descDeployDead, descDeployPayments, descDeployInbox, descDeployEffects, descDeployBrokerUp,
+		descDeployAttemptsPerMessage, descDeployDead, descDeployPayments, descDeployInbox, descDeployEffects, descDeployUnapplied,
+		descDeployOldestUnapplied, descDeployBrokerUp,
 		descDeployStream, descDeployPublishes, descDeployDeliveries, descDeployAttempts, descDeployPublished, descDeployDeadLetters,
 		descDeployLeases, descDeployDuplicates, descDeployOccurredToPublished, descDeployPublishedToProcessed} {
 		ch <- d
@@ -188,6 +199,8 @@ func (c *DeploymentCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, con := range f.Consumers {
 			gauge(descDeployInbox, float64(con.Inbox), deployPipeline, con.Name)
 			gauge(descDeployEffects, float64(con.Effects), deployPipeline, con.Name)
+			gauge(descDeployUnapplied, float64(con.Unapplied), deployPipeline, con.Name)
+			gauge(descDeployOldestUnapplied, con.OldestUnappliedAge.Seconds(), deployPipeline, con.Name)
 			if !slices.Contains(names, con.Name) {
 				names = append(names, con.Name)
 			}
@@ -217,10 +230,8 @@ func (c *DeploymentCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- histogram(descDeployPublishedToProcessed, c.src.Counters.PublishedToProcessed.Summary(), c.start, deployPipeline)
 }
 
-// DeploymentHandler serves c's figures at GET /metrics, from a registry of
-// its own.
+// DeploymentHandler serves c's figures at GET /metrics, with the Go and
+// process collectors (NewDeploymentMetrics; requests not instrumented).
 func DeploymentHandler(c *DeploymentCollector) http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(c)
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{MaxRequestsInFlight: 4, EnableOpenMetrics: true})
+	return NewDeploymentMetrics(c).Handler()
 }

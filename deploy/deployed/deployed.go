@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -28,10 +29,14 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 )
 
-// Pipeline names a deployment's database (Pipeline_outbox) and its stream
-// (OUTBOXLAB_LIVE). It is the same on every server, ours, shared or the
-// user's, so that a deployment started again finds its outbox and its stream
-// and carries on; deploy.Claim keeps a second deployment off it.
+// Pipeline names a deployment's database (Pipeline_outbox). It is the same
+// on every server, ours, shared or the user's, so that a deployment started
+// again finds its outbox and carries on; deploy.Claim keeps a second
+// deployment off it. Its stream is OUTBOXLAB_LIVE_<ID>, on subjects
+// outboxlab.live_<id>.>, after the identity its database keeps
+// (deploy.Identity): two deployments on one NATS never share a stream by
+// chance. A database an older build ran on keeps OUTBOXLAB_LIVE, the
+// stream that build made, and marks it as its own.
 const Pipeline = "live"
 
 // Database is the database that holds a deployment's payments: its
@@ -44,6 +49,9 @@ type Choice struct {
 	Broker   deploy.BrokerChoice
 	Replicas int  // 0: jetstream.DefaultReplicas
 	Fresh    bool // --fresh: empty the database and the stream
+	// Stream names the stream (--stream) instead of the identity's
+	// OUTBOXLAB_LIVE_<ID>; it is refused if another deployment owns it.
+	Stream string
 }
 
 // Check refuses a --replicas the broker cannot have, before anything boots.
@@ -53,6 +61,8 @@ func (c Choice) Check() error {
 		return badinput.Errorf("--replicas %d: want 1 to 5 (JetStream's limit), or leave it out: 3 on a cluster of three servers or more, else 1", c.Replicas)
 	case c.Replicas > 1 && c.Broker.Kind == deploy.BrokerNATS:
 		return badinput.Errorf("--replicas %d: the embedded JetStream is one server, which holds one copy; give the URLs of a cluster (--broker nats://a:4222,nats://b:4222,nats://c:4222) for more", c.Replicas)
+	case c.Stream != "" && strings.ContainsAny(c.Stream, " \t\r\n.*>/\\"):
+		return badinput.Errorf("--stream %q: a JetStream stream name has no spaces, dots, wildcards (* >) or slashes", c.Stream)
 	}
 	return nil
 }
@@ -69,6 +79,11 @@ type Config struct {
 	Who string
 	// OnError hears an actor's unexpected end; nil ignores it.
 	OnError func(error)
+	// Logger hears the deployment's changes of state; nil logs nothing.
+	Logger *slog.Logger
+	// database is the deployment's database, Database unless a test
+	// runs two deployments on one server.
+	database string
 }
 
 // Deployed is the outbox pipeline running for real: the deployment's
@@ -79,7 +94,12 @@ type Deployed struct {
 	DBURL string // the pipeline's database, for psql
 	// State says what the start found or did to the database and the
 	// stream: emptied on purpose (--fresh), made, or kept and carried on.
-	State  string
+	State string
+	// ID is the deployment's identity (its stream's owner).
+	ID deploy.ID
+	// Away says why the broker did not answer at the start (nil when it
+	// did): the stream is opened in the background once it answers.
+	Away   error
 	cancel context.CancelFunc
 	undo   []func() // in reverse order, after the actors ended
 }
@@ -124,25 +144,34 @@ func storeDir(srv *pg.Server) (string, error) {
 // (embedded, or at the URL c names), no simulator, the API (with its faults
 // and /metrics) on e if e is not nil. It opens the deployment's database and
 // stream as the last run left them (pending rows are then published, a key
-// already used replays), unless c.Fresh empties both. A URL that does not
-// answer, or a database whose schema history is not outboxlab's, is bad
-// input (a *badinput.Error).
+// already used replays), unless c.Fresh empties both. A broker that does
+// not answer does not stop it (Deployed.Away says why): the API takes
+// payments on PostgreSQL alone and the stream is opened once the broker
+// answers. A stream another deployment owns, or a database whose schema
+// history is not outboxlab's, is bad input (a *badinput.Error).
 func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (d *Deployed, err error) {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	d = &Deployed{cancel: cancel, DBURL: srv.DatabaseURL(Database)}
+	database := Database
+	if c.database != "" {
+		database = c.database
+	}
+	d = &Deployed{cancel: cancel, DBURL: srv.DatabaseURL(database)}
 	defer func() {
 		if err != nil {
 			d.Stop()
 			d = nil
 		}
 	}()
-	created, err := srv.OpenDatabase(ctx, Database)
+	created, err := srv.OpenDatabase(ctx, database)
 	if errors.Is(err, pg.ErrSchemaHistory) {
 		if !c.Fresh {
 			return d, badinput.Errorf("%w: --fresh empties it and starts over", err)
 		}
-		if err = srv.DropDatabase(ctx, Database); err == nil {
-			created, err = srv.OpenDatabase(ctx, Database)
+		if err = srv.DropDatabase(ctx, database); err == nil {
+			created, err = srv.OpenDatabase(ctx, database)
 		}
 	}
 	if err != nil {
@@ -150,9 +179,22 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	}
 	release, err := deploy.Claim(ctx, d.DBURL, fmt.Sprintf("%s pid %d", c.Who, os.Getpid()))
 	if err != nil {
-		return d, fmt.Errorf("database %s: %w", Database, err)
+		return d, fmt.Errorf("database %s: %w", database, err)
 	}
 	d.undo = append(d.undo, release)
+	// A database made now gets a stream of its own identity's. One an
+	// older build ran on (it existed before this start, with no identity) keeps the
+	// stream that build made, OUTBOXLAB_LIVE, with what it still owes.
+	var made bool
+	d.ID, made, err = deploy.Identity(ctx, d.DBURL, time.Now(), func(id string) string {
+		if created {
+			return Pipeline + "_" + id
+		}
+		return Pipeline
+	})
+	if err != nil {
+		return d, fmt.Errorf("database %s: %w", database, err)
+	}
 	if c.Fresh && !created {
 		if err := emptyDatabase(ctx, d.DBURL); err != nil {
 			return d, err
@@ -173,32 +215,79 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	// issue 24). The stream always has its consumers: OpenJetStream makes
 	// them before anything is published. A stream an earlier run made with
 	// interest retention is changed in place, its messages kept.
-	j, err := deploy.OpenJetStream(ctx, c.Broker, dir, jetstream.Config{Pipeline: Pipeline, AckWait: c.AckWait,
-		Replicas: c.Replicas, Fresh: c.Fresh || created, PurgeAcked: true})
+	cfg := jetstream.Config{Pipeline: d.ID.Pipeline, Stream: c.Stream,
+		Owner: d.ID.ID, Adopt: made && !created, AckWait: c.AckWait,
+		Replicas: c.Replicas, Fresh: c.Fresh || created, PurgeAcked: true}
+	// A broker at a URL that does not answer does not stop the start: the
+	// API takes payments into the outbox on PostgreSQL alone, and the
+	// stream is opened in the background once the broker answers.
+	j, err := deploy.ConnectJetStream(c.Broker, dir, true)
 	if err != nil {
-		err = fmt.Errorf("--broker %s: %w", c.Broker, err)
-		if c.Broker.Kind == deploy.BrokerNATSURL {
-			err = badinput.Wrap(err) // the URL the learner typed does not answer, or its cluster is too small
-		}
-		return d, err
+		return d, badinput.Errorf("--broker %s: %w", c.Broker, err)
 	}
 	d.JS = j
 	d.undo = append(d.undo, j.Close)
+	stream := jetstream.StreamName(cfg)
+	var b *jetstream.Broker
+	nobody := fmt.Errorf("%w (nobody answers at %s yet)", engine.ErrBrokerDown, c.Broker)
+	if j.Conn.IsConnected() {
+		b, err = j.Open(ctx, cfg)
+	} else {
+		err = nobody
+	}
+	var notOwned *jetstream.NotOwnedError
+	switch {
+	case errors.As(err, &notOwned):
+		return d, badinput.Errorf("--broker %s: %w (this one's database: %s); leave --stream out for this deployment's own stream, or give another name", c.Broker, err, database)
+	case err != nil && !errors.Is(err, engine.ErrBrokerDown):
+		err = fmt.Errorf("--broker %s: %w", c.Broker, err)
+		if c.Broker.Kind == deploy.BrokerNATSURL {
+			err = badinput.Wrap(err) // its cluster is too small for the replicas asked for, or the like
+		}
+		return d, err
+	case err != nil:
+		d.Away = err
+		c.Logger.Error("broker away at the start: the API takes payments into the outbox; the stream is opened once the broker answers (a typo in --broker looks like this too)",
+			"broker", c.Broker.String(), "stream", stream, "cause", err.Error())
+	default:
+		j.Broker = b
+		c.Logger.Info("stream opened", "stream", stream, "stream_was", b.Opened(), "broker", j.Where)
+	}
 	switch {
 	case c.Fresh:
-		d.State = fmt.Sprintf("--fresh: database %s and stream %s emptied on purpose; starting over", Database, j.Stream())
+		d.State = fmt.Sprintf("--fresh: database %s and stream %s emptied on purpose; starting over", database, stream)
 	case created:
-		d.State = fmt.Sprintf("database %s made, stream %s opened empty", Database, j.Stream())
+		d.State = fmt.Sprintf("database %s made, stream %s opened empty", database, stream)
 	default:
-		if d.State, err = keptState(ctx, d.DBURL, j); err != nil {
+		if d.State, err = keptState(ctx, d.DBURL, database, stream, b); err != nil {
 			return d, err
 		}
 	}
-	d.Deployment, err = deploy.Launch(ctx, deploy.Options{
-		DatabaseURL: d.DBURL, Broker: j.Broker, HTTP: e, Server: j.Server,
+	if d.Away != nil && !c.Fresh && !created {
+		d.State += "; the broker has not answered yet: they wait in the outbox"
+	} else if d.Away != nil {
+		d.State = strings.Replace(d.State, "opened empty", "to be opened empty once the broker answers", 1)
+	}
+	o := deploy.Options{
+		DatabaseURL: d.DBURL, HTTP: e, Server: j.Server,
 		Relays: c.Relays, Workers: c.Workers, Strategy: c.Strategy, Relay: c.Relay,
-		OnError: c.OnError,
-	})
+		OnError: c.OnError, Logger: c.Logger, Away: d.Away,
+	}
+	if b != nil {
+		o.Broker = b
+	} else {
+		o.Open = func(ctx context.Context) (deploy.Broker, error) {
+			if !j.Conn.IsConnected() {
+				return nil, nobody
+			}
+			b, err := j.Open(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return b, nil
+		}
+	}
+	d.Deployment, err = deploy.Launch(ctx, o)
 	if err != nil {
 		return d, err
 	}
@@ -222,17 +311,19 @@ func emptyDatabase(ctx context.Context, dbURL string) error {
 // keptState says what a start found from the last run: its payments, the
 // rows still owed to the broker (the relays publish them now) and the
 // messages the stream still owes the consumers.
-func keptState(ctx context.Context, dbURL string, j *deploy.JetStream) (string, error) {
+func keptState(ctx context.Context, dbURL, database, stream string, b *jetstream.Broker) (string, error) {
 	payments, pending, err := deploy.Kept(ctx, dbURL)
 	if err != nil {
-		return "", fmt.Errorf("database %s: %w", Database, err)
+		return "", fmt.Errorf("database %s: %w", database, err)
 	}
 	owed := "?"
-	if in, err := j.Info(ctx); err == nil {
-		owed = fmt.Sprint(in.Messages)
+	if b != nil {
+		if in, err := b.Info(ctx); err == nil {
+			owed = fmt.Sprint(in.Messages)
+		}
 	}
 	return fmt.Sprintf("carrying on from the last run: %d payments, %d outbox rows to publish, %s messages in stream %s (--fresh starts over)",
-		payments, pending, owed, j.Stream()), nil
+		payments, pending, owed, stream), nil
 }
 
 // StreamLine states the stream's settings: what a replica, the window and

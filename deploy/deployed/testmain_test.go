@@ -3,8 +3,9 @@ package deployed
 import (
 	"testing"
 
-	"github.com/outboxlab/outboxlab/internal/testrun"
+	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
-// Under -race, no second's wait at the end (see testrun.Exit).
-func TestMain(m *testing.M) { testrun.Exit(m.Run()) }
+// The shared PostgreSQL server stops at the end, and under -race there is
+// no second's wait (pgtest.Main ends with testrun.Exit).
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -20,6 +20,19 @@ type Config struct {
 	// Pipeline names the stream (one per pipeline): stream OUTBOXLAB_<PIPELINE>
 	// on subjects outboxlab.<pipeline>.<topic>; default "outbox".
 	Pipeline string
+	// Stream names the stream instead of OUTBOXLAB_<PIPELINE> (its
+	// subjects stay the pipeline's).
+	Stream string
+	// Owner, if set, marks the stream as one deployment's: its
+	// Description says so (OwnerMark), which every server keeps (stream
+	// metadata exists only from nats-server 2.10). Open creates, updates
+	// or (Fresh) deletes only a stream whose mark is Owner's, and refuses
+	// any other with a *NotOwnedError.
+	Owner string
+	// Adopt lets Open mark as Owner's a stream that has no owner's mark
+	// (one an older build made, before streams had owners); a stream
+	// another owner marked is refused all the same.
+	Adopt bool
 	// Duplicates is the stream's dedup window: a publish whose Nats-Msg-Id
 	// the stream took within it is acked as a duplicate and dropped;
 	// default 2m (JetStream's own default).
@@ -87,6 +100,8 @@ type Broker struct {
 	settings StreamSettings
 	// atomic says the stream takes atomic batches (PublishBatch).
 	atomic bool
+	// opened says what Open did to the stream (Opened).
+	opened string
 
 	mu      sync.Mutex
 	subs    map[string]*subscription
@@ -169,13 +184,16 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	token := subjectToken(cfg.Pipeline)
-	b := &Broker{cfg: cfg, nc: nc, js: js, stream: "OUTBOXLAB_" + strings.ToUpper(token), subject: "outboxlab." + token,
+	b := &Broker{cfg: cfg, nc: nc, js: js, stream: StreamName(cfg), subject: "outboxlab." + token,
 		subs: map[string]*subscription{}, out: map[uint64]jetstream.Msg{}}
 	if cfg.CountByID {
 		b.stats.PublishesByID, b.stats.DuplicatesByID = map[uuid.UUID]int{}, map[uuid.UUID]int{}
 	}
 	cctx, cancel := context.WithTimeout(ctx, 5*cfg.Timeout)
 	defer cancel()
+	if err := checkOwner(cctx, js, b.stream, cfg.Owner, cfg.Adopt); err != nil {
+		return nil, err
+	}
 	if cfg.Fresh {
 		if err := js.DeleteStream(cctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 			return nil, brokerErr("delete stream "+b.stream, err)
@@ -185,11 +203,12 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	if auto {
 		cfg.Replicas = DefaultReplicas(nc)
 	}
-	si, err := ensureStream(cctx, js, jetstream.StreamConfig{
-		Name:       b.stream,
-		Subjects:   []string{b.subject + ".>"},
-		Storage:    jetstream.FileStorage, // a restart keeps what was published
-		Duplicates: cfg.Duplicates,
+	si, opened, err := ensureStream(cctx, js, jetstream.StreamConfig{
+		Name:        b.stream,
+		Description: OwnerMark(cfg.Owner),
+		Subjects:    []string{b.subject + ".>"},
+		Storage:     jetstream.FileStorage, // a restart keeps what was published
+		Duplicates:  cfg.Duplicates,
 		// A message goes once every consumer has acked it: the store holds
 		// what is still owed, not all that ever passed (a serve left
 		// running would grow it without bound). The dedup window is kept
@@ -203,6 +222,10 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 	}, auto)
 	if err != nil {
 		return nil, err
+	}
+	b.opened = opened
+	if cfg.Fresh {
+		b.opened = "deleted (Fresh) and " + opened
 	}
 	b.cfg.Replicas = max(si.Config.Replicas, 1)
 	b.settings = settingsOf(si, b.cfg)
@@ -222,8 +245,28 @@ func subjectToken(s string) string {
 	}, s)
 }
 
+// StreamName is the name of the stream Open opens for cfg: cfg.Stream, or
+// OUTBOXLAB_<PIPELINE> (default pipeline "outbox").
+func StreamName(cfg Config) string {
+	if cfg.Stream != "" {
+		return cfg.Stream
+	}
+	if cfg.Pipeline == "" {
+		cfg.Pipeline = "outbox"
+	}
+	return "OUTBOXLAB_" + strings.ToUpper(subjectToken(cfg.Pipeline))
+}
+
 // Stream is the stream's name.
 func (b *Broker) Stream() string { return b.stream }
+
+// Opened says what Open did to the stream: OpenedCreated, OpenedUpdated
+// and what changed, or OpenedKept.
+func (b *Broker) Opened() string { return b.opened }
+
+// Connected reports whether the client is connected to a server now (no
+// round trip): false while it reconnects.
+func (b *Broker) Connected() bool { return b.nc.IsConnected() }
 
 // Config is the configuration in force, defaults filled in.
 func (b *Broker) Config() Config { return b.cfg }

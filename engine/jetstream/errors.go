@@ -29,5 +29,11 @@ func brokerErr(what string, err error) error {
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, errAnswerTimeout), errors.Is(err, ErrServerStopped):
 		return fmt.Errorf("%s: %w (%v)", what, engine.ErrBrokerDown, err)
 	}
+	var api *jetstream.APIError
+	if errors.As(err, &api) && api.Code == 503 {
+		// "JetStream system temporarily unavailable": a cluster without
+		// its quorum (a majority of its servers down) answers so.
+		return fmt.Errorf("%s: %w (%v)", what, engine.ErrBrokerDown, err)
+	}
 	return fmt.Errorf("%s: %w", what, err)
 }

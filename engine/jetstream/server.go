@@ -125,11 +125,24 @@ func (s *Server) Connect(name string, reconnectWait time.Duration) (*nats.Conn, 
 // Dial connects to a NATS server (or cluster) at url, with the same
 // reconnect policy as Connect. An unreachable url is an error at once.
 func Dial(url, name string, reconnectWait time.Duration) (*nats.Conn, error) {
+	return dial(url, name, reconnectWait)
+}
+
+// DialLater is Dial that returns at once even when no server at url
+// answers: the client keeps trying in the background, every
+// reconnectWait, for ever (IsConnected says when it is). err is only a
+// url it cannot use.
+func DialLater(url, name string, reconnectWait time.Duration) (*nats.Conn, error) {
+	return dial(url, name, reconnectWait, nats.RetryOnFailedConnect(true))
+}
+
+func dial(url, name string, reconnectWait time.Duration, more ...nats.Option) (*nats.Conn, error) {
 	if reconnectWait <= 0 {
 		reconnectWait = 250 * time.Millisecond
 	}
-	nc, err := nats.Connect(url, nats.Name(name), nats.Timeout(2*time.Second),
-		nats.MaxReconnects(-1), nats.ReconnectWait(reconnectWait), nats.ReconnectBufSize(-1))
+	opts := append([]nats.Option{nats.Name(name), nats.Timeout(2 * time.Second),
+		nats.MaxReconnects(-1), nats.ReconnectWait(reconnectWait), nats.ReconnectBufSize(-1)}, more...)
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}

@@ -108,46 +108,61 @@ func settingsOf(si *jetstream.StreamInfo, cfg Config) StreamSettings {
 // is updated, to no effect, at each Open). auto says the replica count was
 // not asked for: an existing stream with more replicas keeps them (a count
 // raised by hand is not lowered).
-func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, error) {
+func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, string, error) {
 	st, err := js.Stream(ctx, want.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		st, err = js.CreateStream(ctx, want)
 		if err != nil {
-			return nil, replicasErr("create stream "+want.Name, want.Replicas, err)
+			return nil, "", replicasErr("create stream "+want.Name, want.Replicas, err)
 		}
-		return st.Info(ctx)
+		si, err := st.Info(ctx)
+		return si, OpenedCreated, brokerErr("stream info "+want.Name, err)
 	}
 	if err != nil {
-		return nil, brokerErr("stream "+want.Name, err)
+		return nil, "", brokerErr("stream "+want.Name, err)
 	}
 	si, err := st.Info(ctx)
 	if err != nil {
-		return nil, brokerErr("stream info "+want.Name, err)
+		return nil, "", brokerErr("stream info "+want.Name, err)
 	}
 	have := si.Config
 	if auto && have.Replicas > want.Replicas {
 		want.Replicas = have.Replicas
 	}
+	if want.Description == "" {
+		want.Description = have.Description // no owner: a description set by hand stays
+	}
 	if slices.Equal(have.Subjects, want.Subjects) && have.Storage == want.Storage && have.Retention == want.Retention &&
-		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish {
-		return si, nil
+		have.Duplicates == want.Duplicates && max(have.Replicas, 1) == want.Replicas && have.AllowAtomicPublish == want.AllowAtomicPublish &&
+		have.Description == want.Description {
+		return si, OpenedKept, nil
 	}
 	if have.Retention == jetstream.LimitsPolicy && want.Retention == jetstream.InterestPolicy && si.State.Consumers == 0 && si.State.Msgs > 0 {
 		// The server would drop every message: interest retention with no
 		// consumer keeps nothing. They are owed; a broker that purges its
 		// acked messages (PurgeAcked) opens it as it is.
-		return nil, fmt.Errorf("stream %s holds %d messages and no consumer: changing its retention from limits to interest would drop them all; open it with PurgeAcked",
+		return nil, "", fmt.Errorf("stream %s holds %d messages and no consumer: changing its retention from limits to interest would drop them all; open it with PurgeAcked",
 			want.Name, si.State.Msgs)
 	}
 	cfg := have
 	cfg.Subjects, cfg.Storage, cfg.Retention, cfg.Duplicates, cfg.Replicas = want.Subjects, want.Storage, want.Retention, want.Duplicates, want.Replicas
-	cfg.AllowAtomicPublish = want.AllowAtomicPublish
+	cfg.AllowAtomicPublish, cfg.Description = want.AllowAtomicPublish, want.Description
 	st, err = js.UpdateStream(ctx, cfg)
 	if err != nil {
-		return nil, replicasErr(fmt.Sprintf("update stream %s in place (replicas %d → %d)", want.Name, have.Replicas, want.Replicas), want.Replicas, err)
+		return nil, "", replicasErr(fmt.Sprintf("update stream %s in place (replicas %d → %d)", want.Name, have.Replicas, want.Replicas), want.Replicas, err)
 	}
-	return st.Info(ctx)
+	si, err = st.Info(ctx)
+	return si, fmt.Sprintf("%s (replicas %d → %d, retention %s → %s)", OpenedUpdated, max(have.Replicas, 1), want.Replicas,
+		strings.ToLower(have.Retention.String()), strings.ToLower(want.Retention.String())), brokerErr("stream info "+want.Name, err)
 }
+
+// What Open did to the stream (Broker.Opened): made it, updated it in
+// place (followed by what changed), or found it as it wanted it.
+const (
+	OpenedCreated = "created"
+	OpenedUpdated = "updated in place"
+	OpenedKept    = "kept as it was"
+)
 
 // replicasErr says what to do when the cluster cannot hold the replicas
 // asked for (fewer servers with JetStream than replicas).

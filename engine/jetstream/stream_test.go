@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -162,5 +163,63 @@ func TestOpenNeverDeletesOnlyFreshDoes(t *testing.T) {
 	}
 	if si := streamInfo(t, nc, b.Stream()); si.State.Msgs != 0 || si.State.Consumers != 0 {
 		t.Fatalf("after Fresh: %d messages, %d consumers; want none", si.State.Msgs, si.State.Consumers)
+	}
+}
+
+// A stream marked as one owner's is refused to another (a *NotOwnedError
+// naming both), even with Fresh, which then deletes nothing; its owner
+// opens it and keeps its messages. A stream no owner marked (an older
+// build's) is refused too, unless Adopt, which marks it.
+func TestOpenKeepsToItsOwnersStream(t *testing.T) {
+	t.Parallel()
+	srv, err := StartServer(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	nc, err := srv.Connect("test", 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	ctx := context.Background()
+	b, err := Open(ctx, nc, Config{Pipeline: "owned", Owner: "aaaa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Subscribe(ctx, engine.TopicPayments, "accounting"); err != nil {
+		t.Fatal(err)
+	}
+	publishN(t, b, 3)
+	if d := streamInfo(t, nc, b.Stream()).Config.Description; d != "outboxlab deployment aaaa" {
+		t.Errorf("description %q, want the owner's mark", d)
+	}
+	for _, cfg := range []Config{{Pipeline: "other", Stream: b.Stream(), Owner: "bbbb"}, {Pipeline: "other", Stream: b.Stream(), Owner: "bbbb", Fresh: true, Adopt: true}} {
+		_, err := Open(ctx, nc, cfg)
+		var no *NotOwnedError
+		if !errors.As(err, &no) || no.Owner != "aaaa" || no.Want != "bbbb" || !strings.Contains(err.Error(), "aaaa") || !strings.Contains(err.Error(), "bbbb") {
+			t.Errorf("%+v: %v, want a NotOwnedError naming aaaa and bbbb", cfg, err)
+		}
+	}
+	if _, err := Open(ctx, nc, Config{Pipeline: "owned", Owner: "aaaa"}); err != nil {
+		t.Fatal(err)
+	}
+	if si := streamInfo(t, nc, b.Stream()); si.State.Msgs != 3 || si.State.Consumers != 1 {
+		t.Fatalf("after the refusals: %d messages, %d consumers; want 3 and 1", si.State.Msgs, si.State.Consumers)
+	}
+
+	if _, err := Open(ctx, nc, Config{Pipeline: "legacy"}); err != nil {
+		t.Fatal(err)
+	}
+	var no *NotOwnedError
+	if _, err := Open(ctx, nc, Config{Pipeline: "legacy", Owner: "cccc"}); !errors.As(err, &no) || no.Owner != "" {
+		t.Errorf("an unmarked stream without Adopt: %v, want a NotOwnedError with no owner", err)
+	}
+	l, err := Open(ctx, nc, Config{Pipeline: "legacy", Owner: "cccc", Adopt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := streamInfo(t, nc, l.Stream()).Config.Description; d != "outboxlab deployment cccc" {
+		t.Errorf("adopted: description %q, want cccc's mark", d)
 	}
 }
