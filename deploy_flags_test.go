@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 )
@@ -65,8 +65,7 @@ func TestServeHTTPPrintsThePaymentsDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"=serve --http 127.0.0.1:0 --data-dir "+seededDataDir(t))
+	cmd := outboxlabChild(t, 3*time.Minute, "serve --http 127.0.0.1:0 --data-dir "+seededDataDir(t))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -43,9 +43,8 @@ func startServeNATS(t *testing.T, dir string, extra ...string) *servedDeployment
 // stdout until it serves.
 func startServe(t *testing.T, extra ...string) *servedDeployment {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	args := append([]string{"serve", "--http", "127.0.0.1:0"}, extra...)
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, " "))
+	cmd := outboxlabChild(t, 3*time.Minute, strings.Join(args, " "))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

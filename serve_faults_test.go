@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,8 +48,7 @@ func TestServeTakesTheREADMEsFaults(t *testing.T) {
 // API's base URL, read from what it prints.
 func startServeArgs(t *testing.T, args string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+args)
+	cmd := outboxlabChild(t, 3*time.Minute, args)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
