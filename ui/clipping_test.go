@@ -20,6 +20,8 @@ var clipSizes = [][2]int{{120, 40}, {80, 24}}
 type clipped struct {
 	mu    sync.Mutex
 	found []string
+	// scan reads every frame the lessons show, at every scan size.
+	scan *frameScan
 }
 
 func (c *clipped) add(s ...string) {
