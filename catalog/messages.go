@@ -77,13 +77,21 @@ var messages = []struct{ en, es string }{
 
 	// Dialogs.
 	{"%s which actor?", "%s: ¿qué actor?"},
+	{"crash which actor?", "¿qué actor debe caer?"},
+	{"stall which actor?", "¿qué actor detener?"},
+	{"move which actor?", "¿qué actor mover?"},
 	{"move", "mover"},
 	{"%s %s when?", "%s %s: ¿cuándo?"},
 	{"move %s how far?", "mover %s: ¿hasta dónde?"},
 	{"advance the clock by?", "¿cuánto adelantar el reloj?"},
 	{"fail the next COMMIT of which writer?", "¿el próximo COMMIT de qué escritor falla?"},
 	{"%s which pipeline's %s?", "%s: ¿%s de qué pipeline?"},
-	{"1-9 or ↑/↓ enter choose · esc cancel", "1-9 o ↑/↓ enter elige · esc cancela"},
+	{"free simulator", "simulador libre"},
+	{"…1a2b: an id's end", "…1a2b: final de un id"},
+	{"no payment to send again yet: p sends one", "aún no hay un pago que reenviar: p envía uno"},
+	{"no other future here: [ goes back, and what you do then is another one", "aquí no hay otro futuro: [ retrocede, y lo que hagas entonces es otro"},
+	{"back in the free simulator: / opens a lesson", "de vuelta en el simulador libre: / abre una lección"},
+	{"%s or ↑/↓ enter choose · esc cancel", "%s o ↑/↓ y enter para elegir · esc cancela"},
 	{"no choice %d here: 1 to %d", "no hay opción %d: de 1 a %d"},
 	{"now", "ahora"},
 	{"kill it where it is", "matarlo donde está"},
@@ -128,7 +136,7 @@ var messages = []struct{ en, es string }{
 	{"✗ crashed", "✗ caído"},
 	{"✗ crashed at %s", "✗ caído en %s"},
 	{"✗ DOWN", "✗ CAÍDO"},
-	{"○ up", "○ arriba"},
+	{"○ up", "○ activo"},
 	{"○ idle", "○ libre"},
 
 	// The timeline: what reaching each checkpoint means (sim/explain.go).
@@ -791,7 +799,7 @@ var messages = []struct{ en, es string }{
 	{"lesson or scene", "lección o escena"},
 	{"lessons and scenes", "lecciones y escenas"},
 	{"open", "abrir"},
-	{"nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons", "aún no ha pasado nada: p envía un pago, n avanza un paso, espacio ejecuta; / abre las lecciones"},
+	{"new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs", "¿primera vez? / abre el curso en la lección 1. O bien: p envía un pago, n avanza un paso, espacio ejecuta"},
 	{"▲ before the fork · ▼ the original future", "▲ antes de la bifurcación · ▼ el futuro original"},
 	{"restart %s?", "¿reiniciar %s?"},
 	{"resume %s?", "¿reanudar %s?"},
@@ -805,6 +813,7 @@ var plurals = []struct {
 }{
 	{"%d entries", "%d entry", "%d entries", "%d entrada", "%d entradas", 0},
 	{"%d rows", "%d row", "%d rows", "%d fila", "%d filas", 0},
+	{"%d columns left out", "%d column left out", "%d columns left out", "%d columna oculta", "%d columnas ocultas", 0},
 	{"%d pending", "%d pending", "%d pending", "%d pendiente", "%d pendientes", 0},
 	{"%d payments", "%d payment", "%d payments", "%d pago", "%d pagos", 0},
 	// What a lesson's check found.

@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
@@ -42,7 +43,10 @@ func (m Model) size() (int, int) {
 func (m Model) helpView() string {
 	if keys, alone := m.overlayHelp(m.overlays.top()); alone {
 		// Over the story or a chaos run, its own keys are the only ones
-		// that work.
+		// that work (as many as fit the line, never cut with "…").
+		if !m.help.ShowAll {
+			return m.help.ShortHelpView(fitShort(keys.ShortHelp(), m.help.Width(), key.Binding{}))
+		}
 		return m.help.View(keys)
 	}
 	if m.page.ownsKeys() {
@@ -58,7 +62,30 @@ func (m Model) helpView() string {
 		if m.http != nil {
 			lines = append(slices.Clip(lines), m.http.Curl()...)
 		}
-		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(lines, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
+		// Each command whole: under the lead when the line is wide enough,
+		// else on lines of its own, wrapped at spaces.
+		W, _ := m.size()
+		indent := ansi.StringWidth(lead)
+		widest := 0
+		for _, l := range lines {
+			widest = max(widest, ansi.StringWidth(l))
+		}
+		if indent+widest > W {
+			indent = 2
+			v += "\n" + m.st.App.Muted.Render(strings.TrimSpace(lead))
+			lead = ""
+		}
+		var out []string
+		for i, l := range lines {
+			for j, piece := range wrapWhole(l, W-indent, 4) {
+				if i == 0 && j == 0 && lead != "" {
+					out = append(out, lead+piece)
+					continue
+				}
+				out = append(out, strings.Repeat(" ", indent)+piece)
+			}
+		}
+		v += "\n" + m.st.App.Muted.Render(strings.Join(out, "\n"))
 	}
 	if m.help.ShowAll {
 		// Which broker runs, and why this one: the learner's next question
@@ -341,6 +368,10 @@ func (m Model) statusView(W int) string {
 	}
 	if label != "" {
 		parts = slices.Insert(parts, 1, kv("lesson", label))
+		if label == m.scene.Name {
+			// A lesson named as its scene: one name, not two.
+			parts = slices.Delete(parts, 2, 3)
+		}
 	}
 	if n := len(m.page.script(m.pageCtx())); n > 0 {
 		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
@@ -359,7 +390,21 @@ func (m Model) statusView(W int) string {
 	if msg != "" {
 		parts = slices.Insert(parts, 1, msg)
 	}
-	return fitLine(strings.Join(parts, sep), W)
+	// The parts that fit, whole, in their order: the run's details go
+	// first on a narrow terminal, never cut mid-word ("semill…"). Only a
+	// message longer than the line is cut (a notice that long is drawn
+	// whole in a band instead: noticeBand).
+	line := parts[0]
+	for i, p := range parts[1:] {
+		if ansi.StringWidth(line+sep+p) > W {
+			if i == 0 {
+				line += sep + p
+			}
+			break
+		}
+		line += sep + p
+	}
+	return fitLine(line, W)
 }
 
 // noticeBand is the notice wrapped to the screen's width when it would not

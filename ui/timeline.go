@@ -178,9 +178,13 @@ func (t timelinePane) View() string {
 	if len(t.entries) == 0 {
 		empty := w.T("nothing has happened yet: p sends a payment, n steps, space runs")
 		if t.picker {
-			empty = w.T("nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons")
+			// The free simulator's first screen: the way into the course
+			// first, wrapped, never cut ("/ opens the…").
+			empty = w.T("new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs")
 		}
-		lines = append(lines, t.st.Pane.Empty.Render("  "+empty))
+		for _, l := range wrapWhole(empty, t.w-2, 0) {
+			lines = append(lines, t.st.Pane.Empty.Render("  "+l))
+		}
 	}
 	// Scrolled, the selected entry is the last one shown (entries wrap, so
 	// counting entries cannot tell what fits above it); else the newest.
@@ -237,20 +241,21 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 	if t.compare && e.Pipeline != "" {
 		who = e.Pipeline[:1] + ":" + who
 	}
-	what := shortCheckpoint(e.Checkpoint)
+	w := t.st.Words
+	what := w.State(shortCheckpoint(e.Checkpoint))
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
 	case sim.KindCheckpoint:
 	case sim.KindCrash:
-		what, whatStyle = "CRASH", ts.Crash
+		what, whatStyle = w.State("CRASH"), ts.Crash
 		if e.Checkpoint != "" {
 			what += "@" + shortCheckpoint(e.Checkpoint)
 		}
 	case sim.KindFault, sim.KindError, sim.KindBlocked:
-		what, whatStyle = string(e.Kind), ts.Fault
+		what, whatStyle = w.State(string(e.Kind)), ts.Fault
 	default:
 		if what == "" {
-			what, whatStyle = string(e.Kind), ts.Answer
+			what, whatStyle = w.State(string(e.Kind)), ts.Answer
 		}
 	}
 	var sb strings.Builder

@@ -36,7 +36,7 @@ func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
 func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
-	if s := d.screen(); !strings.Contains(s, "/ opens the lessons") || !strings.Contains(s, "lessons and scenes") {
+	if s := d.screen(); !strings.Contains(s, "/ opens the course at lesson 1") || !strings.Contains(s, "lessons and scenes") {
 		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
 	}
 	d.press("/")
