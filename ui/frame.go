@@ -54,6 +54,7 @@ func (m Model) helpView() string {
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
+	keysOnly := v
 	if m.help.ShowAll && len(m.lesson.psql) > 0 {
 		// The full help also says how to look at the same tables with psql,
 		// and how to reach the HTTP API.
@@ -93,6 +94,11 @@ func (m Model) helpView() string {
 		v += "\n" + m.st.App.Muted.Render(m.st.Words.T("broker: in-process, on the simulator's virtual clock:")+
 			"\n"+m.st.Words.T("        only it can be stopped between two statements;")+
 			"\n"+m.st.Words.T("        outboxlab live: the same engine on NATS JetStream, in real time"))
+		// The keys come first: what is said beside them is left out when
+		// the help would not fit the screen with it (below the status line).
+		if _, H := m.size(); strings.Count(v, "\n")+1 > H-1 {
+			v = keysOnly
+		}
 	}
 	return v
 }
@@ -311,6 +317,26 @@ func (m Model) compareBody(body rect) string {
 		stack = max(stack, m.pipeline.stack(k))
 	}
 	rows := min(2*stack, max(1, top-5))
+	if W < wideLesson {
+		// Too narrow for two pipelines side by side: each full width, one
+		// line per actor, then their guarantees side by side.
+		var lines []string
+		for _, k := range m.settings.Pipelines() {
+			lines = append(lines, strings.Split(m.pipeline.viewPipeline(k, W, m.pipeline.stack(k), true), "\n")...)
+		}
+		gh := max(1, top-len(lines))
+		var gs []string
+		for i, k := range m.settings.Pipelines() {
+			w := cw
+			if i == 1 {
+				w = W - cw - 1
+			}
+			title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
+			gs = append(gs, block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
+		}
+		lines = append(lines, joinColumns(m.st.Pane.Gutter.Render("│"), gs...))
+		return block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
+	}
 	var cols []string
 	for i, k := range m.settings.Pipelines() {
 		w := cw

@@ -69,7 +69,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	}
 	wg.Wait()
 	clips.report(t)
-	clips.scan.report(t)
+	clips.scan.reportWithin(t, lessonScanCeilings, scanBorder, scanBottom, scanPane)
 }
 
 // The lessons on the CDC relay, by keys as TestEveryLessonByKeysAlone plays
@@ -111,7 +111,7 @@ func TestCDCLessonsByKeysAlone(t *testing.T) {
 		t.Fatal("no lesson runs the CDC relay: the test plays nothing")
 	}
 	clips.report(t)
-	clips.scan.report(t)
+	clips.scan.reportWithin(t, lessonScanCeilings, scanBorder, scanBottom, scanPane)
 }
 
 // lessonChaosRuns is how many chaos runs a lesson's steps ask for.

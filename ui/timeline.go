@@ -285,7 +285,7 @@ func (t timelinePane) explain(e sim.Entry) string {
 }
 
 // entryMaxLines is how many lines one entry may take.
-const entryMaxLines = 6
+const entryMaxLines = 8
 
 // entryLines is one entry wrapped to the pane: its explanation continues
 // under itself, in at most n lines (the last cut with … if it still does
@@ -303,12 +303,20 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	indent := ansi.StringWidth(head)
 	first := t.w - ansi.StringWidth(head)
 	rest := t.w - indent
+	headAlone := false
 	if first < 12 || rest < 20 {
-		return []string{one} // too narrow to wrap usefully: cut instead
+		// A narrow pane (a lesson's column): the sentence goes under the
+		// actor instead, four cells in, from the line after the head when
+		// not even a word fits beside it.
+		indent, rest = 4, t.w-4
+		headAlone = first < 12
 	}
 	words := strings.Fields(explain)
 	var out []string
 	line, width := "", first
+	if headAlone {
+		out, width = append(out, ""), rest
+	}
 	for _, w := range words {
 		switch {
 		case line == "":
@@ -327,7 +335,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	lines := make([]string, len(out))
 	for i, l := range out {
 		if i == 0 {
-			lines[i] = head + ts.Explain.Render(l)
+			lines[i] = head + render(ts.Explain, l)
 			continue
 		}
 		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)
