@@ -19,8 +19,9 @@ import (
 // other operation runs) right after each action's result comes back. The
 // lesson pane draws it; the page holds the course.
 type lessonPage struct {
-	// back is the free simulator the lesson was opened from (the /
-	// picker): esc goes back to it. Nil for --lesson and play.
+	// back is the free simulator the lesson was opened from (its /
+	// picker): esc goes back to it. Nil for --lesson and play, where an
+	// esc pressed once too often must not close the lesson.
 	back   *simulatorPage
 	course courseState
 	found  lessons.Findings // what the step found outside the simulator (its chaos run)

@@ -137,9 +137,6 @@ func (p *simulatorPage) ownsKeys() bool { return false }
 
 func (p *simulatorPage) shownLesson() *lessonPage { return nil }
 
-func (p *simulatorPage) learn(lp *lessonPage) (page, bool) {
-	lp.back = p
-	return lp, true
-}
+func (p *simulatorPage) learn(lp *lessonPage) (page, bool) { return lp, true }
 
 func (p *simulatorPage) failed() error { return nil }

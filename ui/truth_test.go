@@ -59,6 +59,15 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
 		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
 	}
+	// Opened from /, the lesson shows its number, and esc goes back.
+	if want := "Lesson " + first.pos + " " + first.l.Name; !strings.Contains(d.screen(), want) {
+		t.Errorf("the lesson opened from / does not show %q:\n%s", want, d.screen())
+	}
+	d.press("esc")
+	d.waitFor("the free simulator", func(m Model) bool { return m.lessonPage() == nil && m.sim != nil && !m.busy })
+	if strings.Contains(d.screen(), "Lesson ") {
+		t.Errorf("after esc the lesson is still on screen:\n%s", d.screen())
+	}
 }
 
 // w's notice names the saved file and the command that replays it: too long
