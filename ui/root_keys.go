@@ -26,7 +26,14 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if o := m.overlays.top(); o != 0 && !m.page.ownsKeys() {
 		// play keeps its own two keys over the run it plays.
-		return m, m.updateOverlay(o, msg)
+		cmd := m.updateOverlay(o, msg)
+		if cmd != nil && (o == overlayChooser || o == overlayStory) {
+			// A dialog's answer and a story's close are plain messages:
+			// taken now, before the next key typed (c 2 3 p typed fast
+			// sent the payment before the crash was armed).
+			return m.Update(cmd())
+		}
+		return m, cmd
 	}
 	if m.help.ShowAll && !m.page.ownsKeys() {
 		// The full help is read, not typed under: ? or esc closes it, q
