@@ -132,3 +132,17 @@ func TestRowCountsArePlural(t *testing.T) {
 		t.Errorf("one row in English: %q", got)
 	}
 }
+
+// Where an actor stands and what it has armed are words of the screen's
+// language; English draws the engine's own.
+func TestStates(t *testing.T) {
+	es, en := For("es"), For("en")
+	for _, c := range []struct{ got, want string }{
+		{es.State("claimed"), "tomado"}, {es.State("fault crash"), "caída"}, {es.State("acked"), "con ACK"},
+		{en.State("claimed"), "claimed"}, {en.State("fault crash"), "crash"}, {es.State("relay.published"), "relay.published"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -87,6 +87,7 @@ var messages = []struct{ en, es string }{
 	{"fail the next COMMIT of which writer?", "¿el próximo COMMIT de qué escritor falla?"},
 	{"%s which pipeline's %s?", "%s: ¿%s de qué pipeline?"},
 	{"free simulator", "simulador libre"},
+	{"compare", "comparación"}, // the mode, as the status line and the / list name it
 	{"…1a2b: an id's end", "…1a2b: final de un id"},
 	{"no payment to send again yet: p sends one", "aún no hay un pago que reenviar: p envía uno"},
 	{"no other future here: [ goes back, and what you do then is another one", "aquí no hay otro futuro: [ retrocede, y lo que hagas entonces es otro"},

@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // The words the screen draws for where an actor stands (a checkpoint's
 // last part: relay.claimed is "claimed") and for what a timeline entry is
 // (its kind). English draws them as the engine names them; Spanish draws a
@@ -45,16 +47,24 @@ var states = map[string]string{
 	"skip":       "omitido",
 	"stuck":      "atascado",
 	"down":       "caído",
+	// Faults armed on an actor, as the pipeline marks them (⚑ caída@acked).
+	"fault crash":       "caída",
+	"fault stall":       "detención",
+	"fault fail-commit": "fallo-COMMIT",
+	"fault drop-commit": "COMMIT-sin-respuesta",
+	"fault duplicate":   "duplicado",
 }
 
-// State is a checkpoint's last part or a timeline entry's kind in the
-// printer's language.
+// State is a checkpoint's last part, a timeline entry's kind or ("fault
+// " and its name) a fault armed, in the printer's language.
 func (p *Printer) State(s string) string {
-	if p == nil || p.Word("en") == "en" {
-		return s
+	if p != nil && p.Word("en") != "en" {
+		if es, ok := states[s]; ok {
+			return es
+		}
 	}
-	if es, ok := states[s]; ok {
-		return es
+	if f, ok := strings.CutPrefix(s, "fault "); ok {
+		return f
 	}
 	return s
 }
@@ -66,4 +76,40 @@ func States() [][2]string {
 		out = append(out, [2]string{en, es})
 	}
 	return out
+}
+
+// columns are the tables pane's headers in Spanish: the header is a short
+// name for the column (lease until is locked_until), not SQL, so it is
+// said in the screen's language; the glossary's English terms stay.
+var columns = map[string]string{
+	"aggregate":    "agregado",
+	"att":          "int",
+	"lease until":  "lease hasta",
+	"next attempt": "próx. intento",
+	"published":    "publicado",
+	"dead":         "dead letter",
+	"last error":   "último error",
+	"client":       "cliente",
+	"amount":       "importe",
+	"cur":          "mon",
+	"created":      "creado",
+	"last seq":     "último seq",
+	"consumer":     "consumidor",
+	"message":      "mensaje",
+	"processed":    "procesado",
+	"payment":      "pago",
+	"at":           "hora",
+	"body":         "cuerpo",
+	"type":         "tipo",
+	"parked":       "aparcado",
+}
+
+// Column is a table's column header in the printer's language.
+func (p *Printer) Column(name string) string {
+	if p != nil && p.Word("en") != "en" {
+		if es, ok := columns[name]; ok {
+			return es
+		}
+	}
+	return name
 }

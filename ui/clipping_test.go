@@ -51,7 +51,11 @@ func clippedOnScreen(d *driver, where string) []string {
 		lay := d.m.layout()
 		l := d.m.lesson
 		if l.lesson != nil && l.stage <= stagePassed {
-			out = append(out, clippedColumns(screen, lay, namedColumns(l.lesson, l.step), at)...)
+			var named []string // as the header says them, in the screen's language
+			for _, c := range namedColumns(l.lesson, l.step) {
+				named = append(named, d.m.st.Words.Column(c))
+			}
+			out = append(out, clippedColumns(screen, lay, named, at)...)
 		}
 		if l.lesson != nil && l.namesGuarantees() {
 			gr := lay.guarantees

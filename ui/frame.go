@@ -388,7 +388,7 @@ func (m Model) statusView(W int) string {
 		kv("scene", m.scene.Name),
 		st.StatusValue.Render(play),
 		kv("time", clock(m.now)),
-		kv("mode", string(m.settings.Mode)),
+		kv("mode", w.Word(string(m.settings.Mode))),
 		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
 		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}

@@ -198,7 +198,7 @@ func (p pickerPane) View() string {
 	}
 	if it, ok := p.list.SelectedItem().(sceneItem); ok {
 		sc := it.sc
-		detail = append(detail, p.heading(sc.TitleIn(it.lang), "("+sc.Name+", "+p.st.Words.T("mode")+" "+string(sc.Settings.Mode)+")")...)
+		detail = append(detail, p.heading(sc.TitleIn(it.lang), "("+sc.Name+", "+p.st.Words.T("mode")+" "+p.st.Words.Word(string(sc.Settings.Mode))+")")...)
 		for _, l := range strings.Split(lipgloss.Wrap(strings.Join(strings.Fields(sc.TeachesIn(it.lang)), " "), max(10, p.w-4), " "), "\n") {
 			detail = append(detail, "  "+l)
 		}

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -335,10 +336,10 @@ func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 	w := p.st.Words
 	c := cell{name: st.Name.Render(a.Name)}
 	if len(a.Armed) > 0 {
-		armed := "⚑ " + shortArmed(a.Armed)
+		armed := "⚑ " + shortArmed(w, a.Armed)
 		switch level {
 		case 1:
-			armed = "⚑ " + armedKinds(a.Armed)
+			armed = "⚑ " + armedKinds(w, a.Armed)
 		case 2, 3:
 			armed = "⚑"
 		}
@@ -394,10 +395,11 @@ func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 }
 
 // armedKinds are the kinds of fault armed on an actor, without where.
-func armedKinds(armed []string) string {
+func armedKinds(w *catalog.Printer, armed []string) string {
 	var kinds []string
 	for _, a := range slices.Sorted(slices.Values(armed)) {
 		k, _, _ := strings.Cut(a, " at ")
+		k = w.State("fault " + k)
 		if !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
@@ -414,15 +416,15 @@ func shortCheckpoint(cp string) string {
 	return cp
 }
 
-func shortArmed(armed []string) string {
+func shortArmed(w *catalog.Printer, armed []string) string {
 	armed = slices.Sorted(slices.Values(armed))
 	out := make([]string, len(armed))
 	for i, a := range armed {
 		kind, cp, ok := strings.Cut(a, " at ")
 		if ok {
-			out[i] = kind + "@" + shortCheckpoint(cp)
+			out[i] = w.State("fault "+kind) + "@" + shortCheckpoint(cp)
 		} else {
-			out[i] = a
+			out[i] = w.State("fault " + a)
 		}
 	}
 	return strings.Join(out, ",")

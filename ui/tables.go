@@ -270,7 +270,7 @@ func (t tablesPane) View() string {
 			detail += " · " + t.st.Words.T("%d columns left out", n)
 		}
 		for i := range cols {
-			if idColumn(rows, i) && widths[i] < columnWidth(cols[i], rows, i) {
+			if idColumn(rows, i) && widths[i] < columnWidth(t.st.Words.Column(cols[i]), rows, i) {
 				detail += " · " + t.st.Words.T("…1a2b: an id's end")
 				break
 			}
@@ -324,7 +324,7 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 	widths := make([]int, len(cols))
 	least := make([]int, len(cols)) // an id's abbreviated width, else its whole width
 	for i, c := range cols {
-		widths[i] = ansi.StringWidth(c)
+		widths[i] = ansi.StringWidth(t.st.Words.Column(c))
 	}
 	for _, r := range rows {
 		for i := range widths {
@@ -339,7 +339,7 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 		}
 		least[i] = widths[i]
 		if idColumn(rows, i) {
-			least[i] = min(widths[i], max(ansi.StringWidth(cols[i]), idTailWidth))
+			least[i] = min(widths[i], max(ansi.StringWidth(t.st.Words.Column(cols[i])), idTailWidth))
 		}
 	}
 	avail := func() int { return t.w - 2 - 2*(len(cols)-1) }
@@ -439,7 +439,7 @@ func (t tablesPane) clippedNamed() []string {
 			out = append(out, name+" (not drawn)")
 			continue
 		}
-		need := ansi.StringWidth(name)
+		need := ansi.StringWidth(t.st.Words.Column(name))
 		for _, r := range rows {
 			if i < len(r) {
 				need = max(need, ansi.StringWidth(r[i]))
@@ -482,7 +482,11 @@ func (t tablesPane) grid(name string) []string {
 		}
 		return sb.String()
 	}
-	lines := []string{t.st.Table.Header.Render(row(cols))}
+	headers := make([]string, len(cols))
+	for i, c := range cols {
+		headers[i] = t.st.Words.Column(c)
+	}
+	lines := []string{t.st.Table.Header.Render(row(headers))}
 	if len(rows) == 0 {
 		lines = append(lines, t.st.Pane.Empty.Render("  "+t.st.Words.Word("(empty)")))
 	}
