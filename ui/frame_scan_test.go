@@ -167,7 +167,12 @@ func frameAt(m Model, w, h int) (Model, string) {
 
 // scanModel reads m's screen at every scan size and records what is wrong.
 func (f *frameScan) scanModel(m Model, lang, where string) {
-	for _, s := range scanSizes {
+	f.scanAt(m, lang, where, scanSizes)
+}
+
+// scanAt reads m's screen at the sizes given.
+func (f *frameScan) scanAt(m Model, lang, where string, sizes [][2]int) {
+	for _, s := range sizes {
 		mm, frame := frameAt(m, s[0], s[1])
 		f.add(lang, s[0], s[1], scanFrame(mm, frame, lang), fmt.Sprintf("%s at %dx%d", where, s[0], s[1]))
 	}
@@ -505,6 +510,16 @@ var courseNames = sync.OnceValue(func() map[string]bool {
 	return out
 })
 
+// scanEnds are the sizes a step's screen is read at: all three on a
+// lesson's first step, else the smallest and the largest, where its
+// layouts differ (100×30 lays a lesson out as 80×24 does, taller).
+func scanEnds(all bool) [][2]int {
+	if all {
+		return scanSizes
+	}
+	return [][2]int{scanSizes[0], scanSizes[2]}
+}
+
 // tourKeys are the dialogs and overlays a frame scan opens at a step, each
 // from the step's own screen: the help, the crash, stall, move and clock
 // dialogs, and the second screen of the first actor's and of each crashed
@@ -533,11 +548,11 @@ func tourKeys(m Model, all bool) [][]string {
 // -race, and a lesson's steps show the same dialogs: the scan's CPU is
 // taken from the lessons playing beside it).
 func (f *frameScan) scanTour(m Model, lang, where string, all bool) {
-	f.scanModel(m, lang, where)
 	sizes := scanSizes
 	if !all {
 		sizes = scanSizes[:1]
 	}
+	f.scanAt(m, lang, where, scanEnds(all))
 	for _, keys := range tourKeys(m, all) {
 		mm := m
 		for _, k := range keys {

@@ -213,7 +213,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
 			clips.add(clippedOnScreen(d, where+" (passed)")...)
-			clips.scan.scanModel(d.m, lang, where+" (passed)")
+			clips.scan.scanAt(d.m, lang, where+" (passed)", scanEnds(i == 0))
 			press("enter")
 			if step := d.m.lesson.current(); step != nil && step.Fresh {
 				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
