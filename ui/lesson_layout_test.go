@@ -18,6 +18,7 @@ import (
 // the pane shows.
 func TestLessonLayoutAt80x24(t *testing.T) {
 	longest, shown, where := 0, 0, ""
+	steps, whole := 0, 0 // steps, and those read with no scrolling
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {
@@ -41,6 +42,10 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 				want := m.lesson.watch()
 				if f := namedPaneMissing(m, frame); len(f) > 0 {
 					t.Errorf("%s: %s", at, f[0].what)
+				}
+				steps++
+				if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+					whole++
 				}
 				if n := len(m.lesson.content()); n > longest {
 					longest, shown, where = n, m.lesson.bodyHeight(), at
@@ -69,4 +74,5 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 		}
 	}
 	t.Logf("longest step: %s, %d lines of text; %d in view at 80×24", where, longest, shown)
+	t.Logf("%d of %d steps (both languages) read whole at 80×24 with no scrolling", whole, steps)
 }
