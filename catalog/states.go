@@ -18,7 +18,7 @@ var states = map[string]string{
 	"replayed":        "repetido",
 	"resolved":        "resuelto",
 	"published":       "publicado",
-	"claimed":         "tomado",
+	"claimed":         "reclamado",
 	"marked":          "marcado",
 	"retry_scheduled": "reintento",
 	"dead_lettered":   "dead letter",
@@ -49,7 +49,7 @@ var states = map[string]string{
 	"down":       "caído",
 	// Faults armed on an actor, as the pipeline marks them (⚑ caída@acked).
 	"fault crash":       "caída",
-	"fault stall":       "congelación",
+	"fault stall":       "detención",
 	"fault fail-commit": "fallo-COMMIT",
 	"fault drop-commit": "COMMIT-sin-respuesta",
 	"fault duplicate":   "duplicado",
