@@ -128,8 +128,8 @@ func TestRowCountsArePlural(t *testing.T) {
 			t.Errorf("%d rows: %q, want it to begin %q", n, got, want)
 		}
 	}
-	if got := For("en").Say(key, []any{"relay-1", 1, "", "x"}); !strings.HasPrefix(got, "relay-1 leased 1 row with") {
-		t.Errorf("one row in English: %q", got)
+	if got := For("en").Say(key, []any{"relay-1", 1, "", "x"}); !strings.HasPrefix(got, "relay-1 leased 1 row(s) with") {
+		t.Errorf("English keeps its words (the timelines the sim tests keep say row(s)): %q", got)
 	}
 }
 
