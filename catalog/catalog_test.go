@@ -1,6 +1,9 @@
 package catalog
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Spanish is printed where it exists, English otherwise, and counts take
 // their plural form in each language.
@@ -112,6 +115,34 @@ func TestMisused(t *testing.T) {
 	} {
 		if got := Misused("es", c.text); len(got) != c.n {
 			t.Errorf("%q: %d misuses %v, want %d", c.text, len(got), got, c.n)
+		}
+	}
+}
+
+// A count of rows is said in the number it has, not as «fila(s)».
+func TestRowCountsArePlural(t *testing.T) {
+	es := For("es")
+	key := "%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s"
+	for n, want := range map[int]string{1: "relay-1 tomó en lease 1 fila con", 2: "relay-1 tomó en lease 2 filas con"} {
+		if got := es.Say(key, []any{"relay-1", n, "", "…1a2b3c4d"}); !strings.HasPrefix(got, want) || strings.Contains(got, "(s)") {
+			t.Errorf("%d rows: %q, want it to begin %q", n, got, want)
+		}
+	}
+	if got := For("en").Say(key, []any{"relay-1", 1, "", "x"}); !strings.HasPrefix(got, "relay-1 leased 1 row(s) with") {
+		t.Errorf("English keeps its words (the timelines the sim tests keep say row(s)): %q", got)
+	}
+}
+
+// Where an actor stands and what it has armed are words of the screen's
+// language; English draws the engine's own.
+func TestStates(t *testing.T) {
+	es, en := For("es"), For("en")
+	for _, c := range []struct{ got, want string }{
+		{es.State("claimed"), "reclamado"}, {es.State("fault crash"), "caída"}, {es.State("acked"), "con ACK"},
+		{en.State("claimed"), "claimed"}, {en.State("fault crash"), "crash"}, {es.State("relay.published"), "relay.published"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
 }

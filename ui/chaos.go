@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"time"
 
@@ -169,7 +170,19 @@ func (p chaosPane) View() string {
 	default:
 		lines = append(lines, "  "+p.st.App.Muted.Render(w.T("each schedule plays on databases of its own, drains and is checked by the oracle; esc stops")))
 	}
-	return block(strings.Join(fitLines(lines, p.w, p.h), "\n"), p.w, p.h)
+	// The table the lesson asks the learner to read wraps to the width,
+	// each line's continuation four cells in: never cut mid-word.
+	var wrapped []string
+	for i, l := range lines {
+		if i == 0 || ansi.StringWidth(l) <= p.w {
+			wrapped = append(wrapped, l)
+			continue
+		}
+		for _, piece := range wrapWhole(strings.TrimLeft(l, " "), p.w-2, 2) {
+			wrapped = append(wrapped, "  "+piece)
+		}
+	}
+	return block(strings.Join(fitLines(wrapped, p.w, p.h), "\n"), p.w, p.h)
 }
 
 // table is the run's table as `outboxlab chaos` prints it, in the

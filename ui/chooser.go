@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -57,7 +58,7 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", st.Words.T("up"))),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", st.Words.T("down"))),
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("choose"))),
-		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", st.Words.T("choose by number"))),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9", "0"), key.WithHelp("1-9", st.Words.T("choose by number"))),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", st.Words.T("cancel"))),
 	}}
 	if fault == "advance" {
@@ -104,7 +105,21 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes
 
 func (c *chooserPane) SetSize(w, h int) { c.w, c.h = w, h }
 func (c chooserPane) ShortHelp() []key.Binding {
-	return []key.Binding{c.keys.Number, c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
+	n := c.keys.Number
+	n.SetHelp(digitsFor(len(c.items)), n.Help().Desc)
+	return []key.Binding{n, c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
+}
+
+// digitsFor is how the dialog's n choices are chosen by digit: 1 to n,
+// and 0 for a tenth.
+func digitsFor(n int) string {
+	switch {
+	case n <= 1:
+		return "1"
+	case n <= 9:
+		return fmt.Sprintf("1-%d", n)
+	}
+	return "1-9, 0"
 }
 
 // actorChoice is one actor a chooser lists, by name, with its state; shared
@@ -164,6 +179,9 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 		return c, func() tea.Msg { return closeChooserMsg{} }
 	case key.Matches(k, c.keys.Number):
 		i := int(k.String()[0] - '1')
+		if k.String() == "0" {
+			i = 9 // the tenth choice: 0, as on a keyboard's row of digits
+		}
 		if i >= len(c.items) {
 			c.warn = c.st.Words.T("no choice %d here: 1 to %d", i+1, len(c.items))
 			return c, nil
@@ -305,6 +323,14 @@ func (c chooserPane) View() string {
 	w := c.st.Words
 	verb := w.Word(c.fault)
 	q := w.T("%s which actor?", verb)
+	switch c.fault {
+	case "crash":
+		q = w.T("crash which actor?")
+	case "stall":
+		q = w.T("stall which actor?")
+	case "move":
+		q = w.T("move which actor?")
+	}
 	switch {
 	case c.fault == "advance":
 		q = w.T("advance the clock by?")
@@ -322,27 +348,65 @@ func (c chooserPane) View() string {
 	case c.actor != "":
 		q = w.T("%s %s when?", verb, c.actor)
 	}
-	lines := []string{ds.Title.Render(q), ""}
+	// The box fits the body: its border and padding take four cells, and
+	// every text in it wraps to what is left (a note too long for the line
+	// goes under its item, indented; when even that is too tall, the notes
+	// are left out).
+	room := 200
+	if c.w > 0 {
+		room = max(20, c.w-4)
+	}
+	wrap := func(s string, width, hang int) []string { return wrapWhole(s, width, hang) }
+	lines := append(wrap(q, room, 0), "")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = ds.Title.Render(l)
+		}
+	}
 	lw := 26
 	for i, it := range c.items {
-		lw = max(lw, len(fmt.Sprintf("%d %s", i+1, it.label))+2)
+		lw = max(lw, ansi.StringWidth(fmt.Sprintf("%d %s", (i+1)%10, it.label))+2)
 	}
-	for i, it := range c.items {
-		mark := "  "
-		s := ds.Item
-		if i == c.cur {
-			mark, s = "▸ ", ds.Selected
+	lw = min(lw, room)
+	items := func(notes bool) []string {
+		var out []string
+		for i, it := range c.items {
+			mark := "  "
+			s := ds.Item
+			if i == c.cur {
+				mark, s = "▸ ", ds.Selected
+			}
+			label := pad(fmt.Sprintf("%d %s", (i+1)%10, it.label), lw)
+			line := s.Render(mark + label)
+			switch {
+			case !notes || it.note == "":
+			case 2+lw+1+ansi.StringWidth(it.note) <= room:
+				line += " " + ds.Hint.Render(it.note)
+			default:
+				out = append(out, line)
+				for _, n := range wrap(it.note, room-4, 0) {
+					out = append(out, "    "+ds.Hint.Render(n))
+				}
+				continue
+			}
+			out = append(out, line)
 		}
-		line := s.Render(mark + pad(fmt.Sprintf("%d %s", i+1, it.label), lw))
-		if c.w == 0 || c.w >= 90 {
-			// Under 90 columns the notes would push the box off the screen.
-			line += " " + ds.Hint.Render(it.note)
-		}
-		lines = append(lines, line)
+		return out
 	}
-	lines = append(lines, "", ds.Hint.Render(w.T("1-9 or ↑/↓ enter choose · esc cancel")))
+	foot := wrap(w.T("%s or ↑/↓ enter choose · esc cancel", digitsFor(len(c.items))), room, 0)
+	list := items(true)
+	if c.h > 0 && len(lines)+len(list)+1+len(foot)+3 > c.h {
+		list = items(false)
+	}
+	lines = append(lines, list...)
+	lines = append(lines, "")
+	for _, f := range foot {
+		lines = append(lines, ds.Hint.Render(f))
+	}
 	if c.warn != "" {
-		lines = append(lines, ds.Title.Render(c.warn))
+		for _, l := range wrap(c.warn, room, 0) {
+			lines = append(lines, ds.Title.Render(l))
+		}
 	}
 	return ds.Box.Render(strings.Join(lines, "\n"))
 }

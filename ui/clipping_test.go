@@ -20,6 +20,8 @@ var clipSizes = [][2]int{{120, 40}, {80, 24}}
 type clipped struct {
 	mu    sync.Mutex
 	found []string
+	// scan reads every frame the lessons show, at every scan size.
+	scan *frameScan
 }
 
 func (c *clipped) add(s ...string) {
@@ -49,7 +51,11 @@ func clippedOnScreen(d *driver, where string) []string {
 		lay := d.m.layout()
 		l := d.m.lesson
 		if l.lesson != nil && l.stage <= stagePassed {
-			out = append(out, clippedColumns(screen, lay, namedColumns(l.lesson, l.step), at)...)
+			var named []string // as the header says them, in the screen's language
+			for _, c := range namedColumns(l.lesson, l.step) {
+				named = append(named, d.m.st.Words.Column(c))
+			}
+			out = append(out, clippedColumns(screen, lay, named, at)...)
 		}
 		if l.lesson != nil && l.namesGuarantees() {
 			gr := lay.guarantees

@@ -29,7 +29,11 @@ func (m Model) course() []*lessons.Lesson {
 // lesson's first step starts on a fresh simulation.
 func (m *Model) startLesson(l *lessons.Lesson) tea.Cmd {
 	if m.lessonPage() == nil {
+		free, _ := m.page.(*simulatorPage)
 		m.learnCourse(m.course())
+		if lp := m.lessonPage(); lp != nil && free != nil {
+			lp.back = free // opened from the free simulator's /: esc goes back to it
+		}
 	}
 	m.openLesson(l)
 	return m.reset()

@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
@@ -42,7 +43,10 @@ func (m Model) size() (int, int) {
 func (m Model) helpView() string {
 	if keys, alone := m.overlayHelp(m.overlays.top()); alone {
 		// Over the story or a chaos run, its own keys are the only ones
-		// that work.
+		// that work (as many as fit the line, never cut with "…").
+		if !m.help.ShowAll {
+			return m.help.ShortHelpView(fitShort(keys.ShortHelp(), m.help.Width(), key.Binding{}))
+		}
 		return m.help.View(keys)
 	}
 	if m.page.ownsKeys() {
@@ -50,6 +54,7 @@ func (m Model) helpView() string {
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
+	keysOnly := v
 	if m.help.ShowAll && len(m.lesson.psql) > 0 {
 		// The full help also says how to look at the same tables with psql,
 		// and how to reach the HTTP API.
@@ -58,7 +63,30 @@ func (m Model) helpView() string {
 		if m.http != nil {
 			lines = append(slices.Clip(lines), m.http.Curl()...)
 		}
-		v += "\n" + m.st.App.Muted.Render(lead+strings.Join(lines, "\n"+strings.Repeat(" ", ansi.StringWidth(lead))))
+		// Each command whole: under the lead when the line is wide enough,
+		// else on lines of its own, wrapped at spaces.
+		W, _ := m.size()
+		indent := ansi.StringWidth(lead)
+		widest := 0
+		for _, l := range lines {
+			widest = max(widest, ansi.StringWidth(l))
+		}
+		if indent+widest > W {
+			indent = 2
+			v += "\n" + m.st.App.Muted.Render(strings.TrimSpace(lead))
+			lead = ""
+		}
+		var out []string
+		for i, l := range lines {
+			for j, piece := range wrapWhole(l, W-indent, 4) {
+				if i == 0 && j == 0 && lead != "" {
+					out = append(out, lead+piece)
+					continue
+				}
+				out = append(out, strings.Repeat(" ", indent)+piece)
+			}
+		}
+		v += "\n" + m.st.App.Muted.Render(strings.Join(out, "\n"))
 	}
 	if m.help.ShowAll {
 		// Which broker runs, and why this one: the learner's next question
@@ -66,6 +94,11 @@ func (m Model) helpView() string {
 		v += "\n" + m.st.App.Muted.Render(m.st.Words.T("broker: in-process, on the simulator's virtual clock:")+
 			"\n"+m.st.Words.T("        only it can be stopped between two statements;")+
 			"\n"+m.st.Words.T("        outboxlab live: the same engine on NATS JetStream, in real time"))
+		// The keys come first: what is said beside them is left out when
+		// the help would not fit the screen with it (below the status line).
+		if _, H := m.size(); strings.Count(v, "\n")+1 > H-1 {
+			v = keysOnly
+		}
 	}
 	return v
 }
@@ -284,6 +317,26 @@ func (m Model) compareBody(body rect) string {
 		stack = max(stack, m.pipeline.stack(k))
 	}
 	rows := min(2*stack, max(1, top-5))
+	if W < wideLesson {
+		// Too narrow for two pipelines side by side: each full width, one
+		// line per actor, then their guarantees side by side.
+		var lines []string
+		for _, k := range m.settings.Pipelines() {
+			lines = append(lines, strings.Split(m.pipeline.viewPipeline(k, W, m.pipeline.stack(k), true), "\n")...)
+		}
+		gh := max(1, top-len(lines))
+		var gs []string
+		for i, k := range m.settings.Pipelines() {
+			w := cw
+			if i == 1 {
+				w = W - cw - 1
+			}
+			title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
+			gs = append(gs, block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
+		}
+		lines = append(lines, joinColumns(m.st.Pane.Gutter.Render("│"), gs...))
+		return block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
+	}
 	var cols []string
 	for i, k := range m.settings.Pipelines() {
 		w := cw
@@ -335,12 +388,16 @@ func (m Model) statusView(W int) string {
 		kv("scene", m.scene.Name),
 		st.StatusValue.Render(play),
 		kv("time", clock(m.now)),
-		kv("mode", string(m.settings.Mode)),
+		kv("mode", w.Word(string(m.settings.Mode))),
 		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
 		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}
 	if label != "" {
 		parts = slices.Insert(parts, 1, kv("lesson", label))
+		if label == m.scene.Name {
+			// A lesson named as its scene: one name, not two.
+			parts = slices.Delete(parts, 2, 3)
+		}
 	}
 	if n := len(m.page.script(m.pageCtx())); n > 0 {
 		parts = append(parts, st.StatusKey.Render(w.T("script")+" ")+st.StatusValue.Render(fmt.Sprintf("%d/%d", m.pos.Script, n)))
@@ -359,7 +416,21 @@ func (m Model) statusView(W int) string {
 	if msg != "" {
 		parts = slices.Insert(parts, 1, msg)
 	}
-	return fitLine(strings.Join(parts, sep), W)
+	// The parts that fit, whole, in their order: the run's details go
+	// first on a narrow terminal, never cut mid-word ("semill…"). Only a
+	// message longer than the line is cut (a notice that long is drawn
+	// whole in a band instead: noticeBand).
+	line := parts[0]
+	for i, p := range parts[1:] {
+		if ansi.StringWidth(line+sep+p) > W {
+			if i == 0 {
+				line += sep + p
+			}
+			break
+		}
+		line += sep + p
+	}
+	return fitLine(line, W)
 }
 
 // noticeBand is the notice wrapped to the screen's width when it would not

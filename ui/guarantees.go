@@ -133,7 +133,14 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 		}
 		s += fs.Bad.Render(fmt.Sprintf("%d ✗", n))
 		if example != "" {
-			s += " " + fs.Example.Render(w8.Word(what)+" "+shortID(example))
+			// The example whole, or its id alone, or none: never cut.
+			ex := w8.Word(what) + " " + shortID(example)
+			if ansi.StringWidth(s)+1+ansi.StringWidth(ex) > w {
+				ex = shortID(example)
+			}
+			if ansi.StringWidth(s)+1+ansi.StringWidth(ex) <= w {
+				s += " " + fs.Example.Render(ex)
+			}
 		}
 		return s
 	}

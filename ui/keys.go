@@ -52,6 +52,7 @@ type KeyMap struct {
 	Hint   key.Binding
 	Next   key.Binding
 	Choose key.Binding
+	Leave  key.Binding // esc: a lesson opened from / back to the free simulator
 }
 
 // DefaultKeyMap returns the simulator's keys, their help in w's language.
@@ -91,6 +92,7 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", w.T("hint"))),
 		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", w.T("next step"))),
 		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", w.T("choose"))),
+		Leave:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("free simulator"))),
 	}
 }
 
@@ -109,7 +111,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Play, k.Step, k.Move, k.Drain, k.Faster, k.Slower, k.Advance, k.AdvanceBy, k.Reset},
 		{k.Payment, k.Poison, k.Capture, k.Resend, k.Reuse, k.Requeue},
 		{k.Crash, k.Stall, k.FailNext, k.Duplicate, k.Broker, k.RestartPG},
-		{k.Back, k.Forward, k.Other, k.Save, k.Compare, k.Chaos, k.NextPane, k.Scenes, k.Help, k.Quit, k.Next, k.Hint, k.Choose},
+		{k.Back, k.Forward, k.Other, k.Save, k.Compare, k.Chaos, k.NextPane, k.Scenes, k.Help, k.Quit, k.Next, k.Hint, k.Choose, k.Leave},
 	}
 }
 
@@ -117,7 +119,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k *KeyMap) all() []*key.Binding {
 	return []*key.Binding{&k.Play, &k.Step, &k.Move, &k.Drain, &k.Poison, &k.Capture, &k.Reuse, &k.Requeue, &k.AdvanceBy, &k.Crash, &k.Stall, &k.Duplicate, &k.Broker, &k.RestartPG, &k.FailNext,
 		&k.Payment, &k.Resend, &k.Advance, &k.Faster, &k.Slower, &k.Reset, &k.Back, &k.Forward, &k.Other, &k.Save, &k.Compare, &k.Chaos, &k.NextPane, &k.Scenes, &k.Help, &k.Quit,
-		&k.Hint, &k.Next, &k.Choose}
+		&k.Hint, &k.Next, &k.Choose, &k.Leave}
 }
 
 // combinedHelp is the root's help: its global keys plus the focused pane's.
@@ -135,6 +137,46 @@ func (c combinedHelp) ShortHelp() []key.Binding {
 	out := c.global.ShortHelp()
 	if c.pane != nil {
 		out = append(out, c.pane.ShortHelp()...)
+	}
+	if c.width > 0 {
+		out = fitShort(out, c.width, c.global.Help)
+	}
+	return out
+}
+
+// shortSep is what the help model puts between the one-line help's keys
+// (help.Model's ShortSeparator).
+const shortSep = " • "
+
+// fitShort is the enabled keys of the one-line help that fit in width
+// cells, in their order, with more (the key to the full help) kept last:
+// the help model would cut the line and end it in "…".
+func fitShort(keys []key.Binding, width int, more key.Binding) []key.Binding {
+	size := func(b key.Binding) int {
+		return ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+	}
+	room := width
+	if more.Enabled() {
+		room -= size(more) + ansi.StringWidth(shortSep)
+	}
+	var out []key.Binding
+	used := 0
+	for _, b := range keys {
+		if !b.Enabled() || b.Help().Key == more.Help().Key {
+			continue
+		}
+		w := size(b)
+		if len(out) > 0 {
+			w += ansi.StringWidth(shortSep)
+		}
+		if used+w > room {
+			continue // a shorter key further on may still fit
+		}
+		out = append(out, b)
+		used += w
+	}
+	if more.Enabled() {
+		out = append(out, more)
 	}
 	return out
 }

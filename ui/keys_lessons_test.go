@@ -40,7 +40,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	slots := make(chan struct{}, 8)
 	// What a lesson points at and the screen cuts, read at 120×40 and
 	// 80×24 at each step's hint, its pass, and the lesson's end.
-	var clips clipped
+	clips := clipped{scan: newFrameScan()}
 	type played struct {
 		lang string
 		l    *lessons.Lesson
@@ -69,6 +69,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	}
 	wg.Wait()
 	clips.report(t)
+	clips.scan.reportWithin(t, lessonScanCeilings, scanBorder, scanBottom, scanPane)
 }
 
 // The lessons on the CDC relay, by keys as TestEveryLessonByKeysAlone plays
@@ -83,7 +84,7 @@ func TestCDCLessonsByKeysAlone(t *testing.T) {
 		t.Skip("plays the CDC lessons twice on the real database")
 	}
 	t.Parallel()
-	var clips clipped
+	clips := clipped{scan: newFrameScan()}
 	var played atomic.Int64
 	// One language at a time on a quiet server of its own, the two side by
 	// side: each is alone on its server (the languages once took turns on
@@ -110,6 +111,7 @@ func TestCDCLessonsByKeysAlone(t *testing.T) {
 		t.Fatal("no lesson runs the CDC relay: the test plays nothing")
 	}
 	clips.report(t)
+	clips.scan.reportWithin(t, lessonScanCeilings, scanBorder, scanBottom, scanPane)
 }
 
 // lessonChaosRuns is how many chaos runs a lesson's steps ask for.
@@ -152,6 +154,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 			press("h")
 			where := fmt.Sprintf("%s/%s step %d", lang, l.Name, i+1)
 			clips.add(clippedOnScreen(d, where+" (hint)")...)
+			clips.scan.scanTour(d.m, lang, where+" (hint)", i == 0)
 			if step.Chaos > 0 {
 				// The task is a chaos run: X, the hint says so; the
 				// table is read in the learner's language.
@@ -177,6 +180,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
 					t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
 				}
+				clips.scan.scanModel(d.m, lang, where+" (chaos result)")
 				press("esc")
 			}
 			for _, st := range step.Solution {
@@ -209,6 +213,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
 			clips.add(clippedOnScreen(d, where+" (passed)")...)
+			clips.scan.scanAt(d.m, lang, where+" (passed)", scanEnds(i == 0))
 			press("enter")
 			if step := d.m.lesson.current(); step != nil && step.Fresh {
 				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
@@ -222,6 +227,25 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)
+		clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (done)")
+		if d.m.timeline.total > 0 {
+			// One message's story, from the timeline, once the lesson is
+			// done (the story stops a run: opened earlier it would change
+			// the step).
+			d.m.focus = focusTimeline
+			d.m.setFocus()
+			// An entry about a message: the newest may be about none.
+			for try := 0; try < 8 && !d.m.overlays.has(overlayStory); try++ {
+				press("o")
+				if !d.m.overlays.has(overlayStory) {
+					press("up")
+				}
+			}
+			if d.m.overlays.has(overlayStory) {
+				clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (story)")
+				press("esc")
+			}
+		}
 		t.Logf("%s/%s by keys: %d presses, %v", lang, l.Name, presses, time.Since(start).Round(time.Millisecond))
 	})
 }

@@ -61,6 +61,16 @@ func paneTitle(st *Styles, focused bool, title, detail string, w int) string {
 		mark = "▸ "
 	}
 	s := ts.Render(mark+title) + " " + st.App.Muted.Render(detail)
+	for ansi.StringWidth(s) > w && detail != "" {
+		// The detail gives way whole, its last " · " part first, never
+		// cut mid-word ("desde la base de da…").
+		if i := strings.LastIndex(detail, " · "); i >= 0 {
+			detail = detail[:i]
+		} else {
+			detail = ""
+		}
+		s = ts.Render(mark+title) + " " + st.App.Muted.Render(detail)
+	}
 	rest := w - ansi.StringWidth(s) - 1
 	if rest > 0 {
 		s += " " + st.Pane.Gutter.Render(strings.Repeat("─", rest))

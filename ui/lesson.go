@@ -145,6 +145,9 @@ type lessonPane struct {
 	dead     *lessons.Check    // a check that can never hold again: the step cannot pass
 	checked  bool              // outcomes are for this step
 	showHint bool
+	// shown is the data pane tab chose for this step ("" for the one the
+	// step names): the narrow layout shows one under the lesson.
+	shown    lessons.Pane
 	question int
 	choice   int
 	answered bool
@@ -247,7 +250,36 @@ func (l *lessonPane) startStep(i int) {
 	l.step, l.stage = i, stageStep
 	l.outcomes, l.checked, l.showHint, l.dead = nil, false, false, nil
 	l.offset, l.follow = 0, false
+	l.shown = lessons.PaneNone
 	l.render()
+}
+
+// watch is the data pane shown with the lesson on a narrow screen: the
+// one tab chose, else the one the step names (its watch: line), else the
+// one its text points at (the Guarantees when it names them, the tables
+// when it names their columns), else the timeline.
+func (l lessonPane) watch() lessons.Pane {
+	if l.shown != lessons.PaneNone {
+		return l.shown
+	}
+	st := l.current()
+	switch {
+	case st == nil || l.stage > stagePassed:
+		return lessons.PaneTimeline
+	case st.Watch != lessons.PaneNone:
+		return st.Watch
+	case l.namesGuarantees():
+		return lessons.PaneGuarantees
+	case len(l.named()) > 0:
+		return lessons.PaneTables
+	}
+	return lessons.PaneTimeline
+}
+
+// nextWatch shows the next data pane (tab), in lessons.Panes' order.
+func (l *lessonPane) nextWatch() {
+	i := slices.Index(lessons.Panes, l.watch())
+	l.shown = lessons.Panes[(i+1)%len(lessons.Panes)]
 }
 
 // setOutcomes records an evaluation of the step's checks; passed moves the
@@ -262,10 +294,30 @@ func (l *lessonPane) setOutcomes(out []lessons.Outcome, passed bool) {
 	}
 }
 
+// toggleHint shows or hides the hint. Shown, the text scrolls to its keys
+// line, the first thing the hint adds: the written hint follows under it
+// (scrolling to the end put the keys above the top of a short pane).
 func (l *lessonPane) toggleHint() {
 	l.showHint = !l.showHint
-	l.follow = l.showHint
+	l.follow = false
 	l.render()
+	if l.showHint {
+		l.offset = l.keysLine()
+		l.clamp()
+	}
+}
+
+// keysLine is where the hint's keys line is in the scrolling text (its
+// end when there is none).
+func (l lessonPane) keysLine() int {
+	lead := l.lang().Keys + "."
+	text := l.content()
+	for i, line := range text {
+		if strings.Contains(stripped(line), lead) {
+			return i
+		}
+	}
+	return len(text)
 }
 
 func (l *lessonPane) startQuiz() {
@@ -819,7 +871,9 @@ func (l lessonPane) sceneView() string {
 	lines := []string{paneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
 		lang := langOf(l.st.Words)
-		lines = append(lines, " "+l.st.Figures.Heading.Render(l.scene.TitleIn(lang)))
+		for _, t := range wrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
+			lines = append(lines, " "+l.st.Figures.Heading.Render(t))
+		}
 		text := strings.Join(strings.Fields(l.scene.TeachesIn(lang)), " ")
 		for _, s := range strings.Split(lipgloss.Wrap(text, max(10, l.w-2), " "), "\n") {
 			lines = append(lines, " "+s)

@@ -19,6 +19,10 @@ import (
 // other operation runs) right after each action's result comes back. The
 // lesson pane draws it; the page holds the course.
 type lessonPage struct {
+	// back is the free simulator the lesson was opened from (its /
+	// picker): esc goes back to it. Nil for --lesson and play, where an
+	// esc pressed once too often must not close the lesson.
+	back   *simulatorPage
 	course courseState
 	found  lessons.Findings // what the step found outside the simulator (its chaos run)
 }
@@ -34,7 +38,7 @@ type courseState struct {
 func (p *lessonPage) open(c pageCtx, l *lessons.Lesson) {
 	pos, next := "", (*lessons.Lesson)(nil)
 	for i, c := range p.course.all {
-		if c == l {
+		if c.Name == l.Name { // the picker's course is loaded apart
 			pos = fmt.Sprintf("%d/%d", i+1, len(p.course.all))
 			if i+1 < len(p.course.all) {
 				next = p.course.all[i+1]
@@ -168,6 +172,7 @@ func (p *lessonPage) enable(c pageCtx) {
 	on := l.lesson != nil && c.run.booted()
 	k.Hint.SetEnabled(on && l.stage == stageStep && l.current().Hint != "")
 	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
+	k.Leave.SetEnabled(on && p.back != nil)
 	next := ""
 	switch l.stage {
 	case stagePassed:
@@ -201,63 +206,81 @@ func (p *lessonPage) enable(c pageCtx) {
 	}
 }
 
-// lessonLayout places the panes with a lesson open: the lesson beside the
-// tables and timeline on a wide terminal; under the pipeline, above a short
-// timeline, on a narrow one (no tables: the checks say what matters).
+// layout places the panes with a lesson open. On a wide terminal (110
+// columns and more) the lesson stands beside the guarantees, the tables and
+// the timeline. On a narrower one it takes most of the body, at least
+// lessonRows, between the pipeline and one data pane: the one the step
+// names (lessonPane.watch), which tab changes.
 func (p *lessonPage) layout(c pageCtx, s screen) screen {
 	ps := c.panes
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
-	ph := ps.pipeline.Height(max(3, min(13, bodyH/3)))
-	if W < 110 {
-		ph = ps.pipeline.Height(max(3, min(7, bodyH/4)))
-	}
-	s.pipeline = rect{0, y, W, ph}
-	y += ph
-	rest := bodyH - ph
-	if W >= 110 {
+	s.compact = true
+	if W >= wideLesson {
+		ph := ps.pipeline.Height(max(3, min(13, bodyH/3)))
+		s.pipeline = rect{0, y, W, ph}
+		y += ph
+		rest := bodyH - ph
 		// The lesson pane grows with the terminal (two fifths of it, 50
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
 		gh := min(ps.guarantees.compactHeight(lw), rest/3)
+		if ps.lesson.watch() == lessons.PaneMetrics {
+			// The step reads the metrics: they take the guarantees' place.
+			gh = min(ps.metrics.Height(), rest/3)
+			s.metrics = rect{0, y, lw, gh}
+		} else {
+			s.guarantees = rect{0, y, lw, gh}
+		}
 		tlh := max(6, (rest-gh)/2)
-		s.compact = true
-		s.guarantees = rect{0, y, lw, gh}
 		s.tables = rect{0, y + gh, lw, rest - gh - tlh}
 		s.timeline = rect{0, y + rest - tlh, lw, tlh}
 		s.lesson = rect{lw + 1, y, rw, rest}
 		return s
 	}
-	s.compact = true
-	tlh := max(3, rest/4)
-	if ps.lesson.namesGuarantees() {
-		// The step sends the learner to the Guarantees figures: their
-		// summary takes the timeline's place.
-		gh := min(ps.guarantees.compactHeight(W), rest/2)
-		s.lesson = rect{0, y, W, rest - gh}
-		s.guarantees = rect{0, y + rest - gh, W, gh}
-		return s
+	// The pipeline on one line per actor at 80×24 (a fifth of the body),
+	// on two from 30 rows: the lesson's text needs the rows.
+	ph := ps.pipeline.Height(max(ps.pipeline.oneLineHeight(), min(7, bodyH/5)))
+	s.pipeline = rect{0, y, W, ph}
+	y += ph
+	rest := bodyH - ph
+	lh := min(rest-dataRows, max(lessonRows+2, rest*2/3))
+	data := rect{0, y + lh, W, rest - lh}
+	s.lesson = rect{0, y, W, lh}
+	switch ps.lesson.watch() {
+	case lessons.PaneGuarantees:
+		s.guarantees = data
+	case lessons.PaneTables:
+		s.tables = data
+	case lessons.PaneMetrics:
+		s.metrics = data
+	default:
+		s.timeline = data
 	}
-	if len(ps.lesson.named()) > 0 {
-		// The step names columns of the outbox: the table takes the
-		// timeline's place, tall enough for a few rows.
-		th := max(tlh, min(6, rest/2))
-		s.lesson = rect{0, y, W, rest - th}
-		s.tables = rect{0, y + rest - th, W, th}
-		return s
-	}
-	s.lesson = rect{0, y, W, rest - tlh}
-	s.timeline = rect{0, y + rest - tlh, W, tlh}
 	return s
 }
+
+// The narrow lesson layout: below wideLesson columns the lesson keeps at
+// least lessonRows (its title and twelve lines of text: a step, its task,
+// checks and keys at 80×24), the data pane under it at least dataRows.
+const (
+	wideLesson = 110
+	lessonRows = 13
+	dataRows   = 4
+)
 
 // body draws the body as layout places it.
 func (p *lessonPage) body(c pageCtx, l screen) string {
 	ps := c.panes
 	parts := []string{ps.pipeline.View()}
 	if l.lesson.x > 0 {
-		left := []string{block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h)}
+		var left []string
+		if l.metrics.h > 0 {
+			left = append(left, ps.metrics.View())
+		} else {
+			left = append(left, block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+		}
 		if l.tables.h > 0 {
 			left = append(left, ps.tables.View())
 		}
@@ -266,13 +289,17 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
 		return strings.Join(parts, "\n")
 	}
-	if l.tables.h > 0 {
-		return strings.Join(append(parts, ps.lesson.View(), ps.tables.View()), "\n")
+	parts = append(parts, ps.lesson.View())
+	switch {
+	case l.tables.h > 0:
+		parts = append(parts, ps.tables.View())
+	case l.guarantees.h > 0:
+		parts = append(parts, block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+	case l.metrics.h > 0:
+		parts = append(parts, ps.metrics.View())
+	default:
+		parts = append(parts, ps.timeline.View())
 	}
-	if l.guarantees.h > 0 {
-		return strings.Join(append(parts, ps.lesson.View(), block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h)), "\n")
-	}
-	parts = append(parts, ps.lesson.View(), ps.timeline.View())
 	return strings.Join(parts, "\n")
 }
 
@@ -314,6 +341,19 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return run.resize(), true
 	case key.Matches(msg, k.Next):
 		return p.next(c), true
+	case key.Matches(msg, k.NextPane) && c.panes.pipeline.w < wideLesson && l.lesson != nil:
+		// One data pane under the lesson: tab shows the next one, and
+		// the keys that scroll go to it (to the lesson for the figures).
+		l.nextWatch()
+		switch l.watch() {
+		case lessons.PaneTables:
+			run.setFocus(focusTables)
+		case lessons.PaneTimeline:
+			run.setFocus(focusTimeline)
+		default:
+			run.setFocus(focusLesson)
+		}
+		return run.resize(), true
 	case key.Matches(msg, k.Choose):
 		l.choose(int(msg.String()[0] - '1'))
 		return nil, true
@@ -327,6 +367,8 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Reset):
 		p.restartStep(c)
 		return run.reset(), true
+	case key.Matches(msg, k.Leave) && p.back != nil:
+		return run.leaveLesson(p.back), true
 	}
 	return nil, false
 }

@@ -72,6 +72,9 @@ type runner interface {
 	setFocus(f focus)
 	// openPicker opens the / picker on the scene on screen.
 	openPicker() tea.Cmd
+	// leaveLesson closes the lesson and goes back to the free simulator
+	// it was opened from, on the lesson's scene.
+	leaveLesson(back *simulatorPage) tea.Cmd
 	// chaos says a chaos run is open over the body, and still running;
 	// startChaos starts the page's (chaosStep) or shows its table again;
 	// closeChaos closes it.
@@ -130,6 +133,13 @@ func (r rootRunner) autoplay() tea.Cmd {
 func (r rootRunner) setFocus(f focus) {
 	r.m.focus = f
 	r.m.setFocus()
+}
+
+func (r rootRunner) leaveLesson(back *simulatorPage) tea.Cmd {
+	r.m.page = back
+	r.m.focus = focusTables
+	r.m.notice = r.m.st.Words.T("back in the free simulator: / opens a lesson")
+	return r.m.reset()
 }
 
 func (r rootRunner) openPicker() tea.Cmd {

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -70,10 +71,13 @@ type closePickerMsg struct{}
 // pickerPane lists the course's lessons, then every scene (bubbles list,
 // with filtering), and shows what the selected one teaches.
 type pickerPane struct {
-	st   *Styles
-	keys pickerKeys
-	w, h int
-	list list.Model
+	// opened says the picker was opened before: it then opens on the
+	// scene on screen, the first time on lesson 1.
+	opened bool
+	st     *Styles
+	keys   pickerKeys
+	w, h   int
+	list   list.Model
 }
 
 func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, hasDark bool) pickerPane {
@@ -86,8 +90,14 @@ func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, ha
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(hasDark)
+	// One line an item: the list would cut a description to its width
+	// ("…"); the selected one's is read whole in the detail under it.
+	d.ShowDescription = false
 	l := list.New(items, d, 80, 20)
-	l.Title = st.Words.T("Lessons and scenes")
+	l.Title = st.Words.T("Lessons and scenes") + fmt.Sprintf(" · %d", len(items))
+	// The list's status bar speaks English ("13 filtered"): the count is
+	// in the title instead.
+	l.SetShowStatusBar(false)
 	l.FilterInput.Prompt = st.Words.T("Filter: ")
 	l.Styles = list.DefaultStyles(hasDark)
 	l.SetShowHelp(false)
@@ -111,7 +121,11 @@ func (p *pickerPane) open(scene string) tea.Cmd {
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
 	// The filter key puts the cursor on the first item: select after it.
-	p.selectScene(scene)
+	// The first time, that is the course's first lesson, the way in.
+	if p.opened {
+		p.selectScene(scene)
+	}
+	p.opened = true
 	return cmd
 }
 
@@ -177,17 +191,30 @@ func (p pickerPane) View() string {
 	var detail []string
 	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
 	if it, ok := p.list.SelectedItem().(lessonItem); ok {
-		detail = append(detail, "  "+p.st.Figures.Heading.Render(it.l.Title)+p.st.App.Muted.Render("  (outboxlab --lesson "+it.l.Name+")"))
+		detail = append(detail, p.heading(it.l.Title, "(outboxlab --lesson "+it.l.Name+")")...)
 		for _, l := range strings.Split(lipgloss.Wrap(it.l.Summary, max(10, p.w-4), " "), "\n") {
 			detail = append(detail, "  "+l)
 		}
 	}
 	if it, ok := p.list.SelectedItem().(sceneItem); ok {
 		sc := it.sc
-		detail = append(detail, "  "+p.st.Figures.Heading.Render(sc.TitleIn(it.lang))+p.st.App.Muted.Render("  ("+sc.Name+", "+p.st.Words.T("mode")+" "+string(sc.Settings.Mode)+")"))
+		detail = append(detail, p.heading(sc.TitleIn(it.lang), "("+sc.Name+", "+p.st.Words.T("mode")+" "+p.st.Words.Word(string(sc.Settings.Mode))+")")...)
 		for _, l := range strings.Split(lipgloss.Wrap(strings.Join(strings.Fields(sc.TeachesIn(it.lang)), " "), max(10, p.w-4), " "), "\n") {
 			detail = append(detail, "  "+l)
 		}
 	}
 	return top + "\n" + block(strings.Join(detail, "\n"), p.w, p.h-lh)
+}
+
+// heading is the detail's title and the name to open it by: on one line
+// when both fit, else the name on a line of its own.
+func (p pickerPane) heading(title, name string) []string {
+	if ansi.StringWidth(title)+2+ansi.StringWidth(name) <= p.w-4 {
+		return []string{"  " + p.st.Figures.Heading.Render(title) + p.st.App.Muted.Render("  "+name)}
+	}
+	var out []string
+	for _, l := range wrapWhole(title, p.w-4, 0) {
+		out = append(out, "  "+p.st.Figures.Heading.Render(l))
+	}
+	return append(out, "  "+p.st.App.Muted.Render(name))
 }

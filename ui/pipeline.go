@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
@@ -64,6 +66,16 @@ func (p pipelinePane) ShortHelp() []key.Binding { return nil }
 
 // FullHelp: the pipeline pane has no keys of its own.
 func (p pipelinePane) FullHelp() [][]key.Binding { return nil }
+
+// oneLineHeight is the pane's height with one line per actor: the least
+// it needs to draw every actor.
+func (p pipelinePane) oneLineHeight() int {
+	h := 1
+	for _, k := range p.kinds {
+		h += p.stack(k)
+	}
+	return max(3, h)
+}
 
 // Height is the height the pane wants at width w: its title plus each
 // pipeline two lines per stacked actor (one when tall does not fit in max).
@@ -149,68 +161,37 @@ func role(name string) actorRole {
 
 // viewPipeline draws one pipeline in rows lines (two per actor when rows
 // allows, else one) and w cells, with its kind as a label when label is set.
+// Each actor is drawn in the longest of its forms that lets the row fit
+// (actorCell's levels: every word, then fewer, then the legend's symbols),
+// never cut: "✗ caído en pu…" or "broker ⚑ duplicate …" read as nothing.
 func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string {
 	stack := p.stack(kind)
 	twoLines := rows >= 2*stack
-	var writer, relays, broker, consumers [][2]string
-	for _, a := range p.actors {
-		if a.Pipeline != kind {
-			continue
-		}
-		cell := p.actorCell(a)
-		switch role(a.Name) {
-		case roleWriter:
-			writer = append(writer, cell)
-		case roleRelay:
-			relays = append(relays, cell)
-		case roleBroker:
-			broker = append(broker, cell)
-		default:
-			if e, ok := p.edge(kind, "broker", a.Name); ok && e.Queued+e.Unacked > 0 {
-				cell[0] += p.st.Pipeline.Count.Render(p.st.Words.T(" ◂%d queued %d unacked", e.Queued, e.Unacked))
-			}
-			consumers = append(consumers, cell)
-		}
-	}
-	o := p.oracles[kind]
-	db := [2]string{p.st.Pipeline.Name.Render("postgres"), ""}
-	if kind == "outbox" {
-		db[1] = p.st.Pipeline.Count.Render(p.st.Words.T("%d pending", o.Pending))
-		if e, ok := p.edge(kind, "postgres", "relay"); ok && e.Unacked > 0 {
-			db[1] += p.st.Pipeline.Count.Render(p.st.Words.T(" · %d leased", e.Unacked))
-		}
-	} else {
-		db[1] = p.st.Pipeline.Idle.Render(p.st.Words.T("%d payments", o.Payments))
-	}
-	cols := [][][2]string{writer, {db}}
-	if len(relays) > 0 {
-		cols = append(cols, relays)
-	}
-	cols = append(cols, broker, consumers)
-
 	prefix := ""
 	if label {
 		prefix = p.st.Pipeline.Kind.Render(pad(kind, 6)) + " "
 	}
 	arrow := p.st.Pipeline.Arrow.Render(" ─▶ ")
-	avail := w - ansi.StringWidth(prefix) - 4*(len(cols)-1)
-	// Each column becomes its lines. On one line each, an idle actor's
-	// state is its symbol alone when the words would not fit (the legend
-	// says ○): cut, "broker ○ ar…" lost the names too.
-	idle := map[string]bool{p.st.Pipeline.Idle.Render(p.st.Words.T("○ idle")): true, p.st.Pipeline.Idle.Render(p.st.Words.T("○ up")): true}
-	lay := func(short bool) ([][]string, []int) {
-		colLines := make([][]string, len(cols))
-		widths := make([]int, len(cols))
-		for i, c := range cols {
-			for _, cell := range c {
-				state := cell[1]
-				if short && idle[state] {
-					state = p.st.Pipeline.Idle.Render("○")
-				}
+	// Each column at its own level of detail: the widest column that can
+	// still say less does, until the row fits.
+	var at [lastLevel + 1][][]cell
+	for level := range at {
+		at[level] = p.columns(kind, level)
+	}
+	n := len(at[0])
+	levels := make([]int, n)
+	avail := w - ansi.StringWidth(prefix) - 4*(n-1)
+	lay := func() ([][]string, []int) {
+		colLines := make([][]string, n)
+		widths := make([]int, n)
+		for i := range n {
+			for _, cell := range at[levels[i]][i] {
 				if twoLines {
-					colLines[i] = append(colLines[i], cell[0], state)
+					colLines[i] = append(colLines[i], cell.name+cell.armed, cell.state)
 				} else {
-					colLines[i] = append(colLines[i], cell[0]+" "+state)
+					// On one line the state comes before what is armed:
+					// a broker down stays in view.
+					colLines[i] = append(colLines[i], cell.name+" "+cell.state+cell.armed)
 				}
 			}
 			for _, l := range colLines[i] {
@@ -219,9 +200,23 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 		}
 		return colLines, widths
 	}
-	colLines, widths := lay(false)
-	if !twoLines && sum(widths) > avail {
-		colLines, widths = lay(true)
+	colLines, widths := lay()
+	// Level by level, the widest columns first: every column says "○"
+	// before any loses its checkpoint.
+	for target := 1; target <= lastLevel && sum(widths) > avail; target++ {
+		for sum(widths) > avail {
+			wi := -1
+			for i := range n {
+				if levels[i] < target && (wi < 0 || widths[i] > widths[wi]) {
+					wi = i
+				}
+			}
+			if wi < 0 {
+				break
+			}
+			levels[wi] = target
+			colLines, widths = lay()
+		}
 	}
 	shrink(widths, avail)
 
@@ -233,7 +228,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 		} else {
 			sb.WriteString(strings.Repeat(" ", ansi.StringWidth(prefix)))
 		}
-		for i := range cols {
+		for i := range colLines {
 			if i > 0 {
 				if r == 0 {
 					sb.WriteString(arrow)
@@ -250,6 +245,61 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 		out[r] = fitLine(sb.String(), w)
 	}
 	return strings.Join(out, "\n")
+}
+
+// cell is an actor as the pipeline draws it: its name, its state, and what
+// is armed on it (with a leading space; "" for nothing).
+type cell struct{ name, state, armed string }
+
+// columns are the pipeline's columns of actors at a level of detail:
+// writers, the database, the relays, the broker, the consumers.
+func (p pipelinePane) columns(kind string, level int) [][]cell {
+	var writer, relays, broker, consumers []cell
+	for _, a := range p.actors {
+		if a.Pipeline != kind {
+			continue
+		}
+		c := p.actorCell(a, level)
+		switch role(a.Name) {
+		case roleWriter:
+			writer = append(writer, c)
+		case roleRelay:
+			relays = append(relays, c)
+		case roleBroker:
+			broker = append(broker, c)
+		default:
+			if e, ok := p.edge(kind, "broker", a.Name); ok && e.Queued+e.Unacked > 0 {
+				q := p.st.Words.T(" ◂%d queued %d unacked", e.Queued, e.Unacked)
+				if level > 0 {
+					q = fmt.Sprintf(" ◂%d/%d", e.Queued, e.Unacked)
+				}
+				c.name += p.st.Pipeline.Count.Render(q)
+			}
+			consumers = append(consumers, c)
+		}
+	}
+	o := p.oracles[kind]
+	db := cell{name: p.st.Pipeline.Name.Render("postgres")}
+	if kind == "outbox" {
+		db.state = p.st.Pipeline.Count.Render(p.st.Words.T("%d pending", o.Pending))
+		if e, ok := p.edge(kind, "postgres", "relay"); ok && e.Unacked > 0 {
+			db.state += p.st.Pipeline.Count.Render(p.st.Words.T(" · %d leased", e.Unacked))
+		}
+	} else {
+		db.state = p.st.Pipeline.Idle.Render(p.st.Words.T("%d payments", o.Payments))
+	}
+	if level == lastLevel {
+		n := o.Payments
+		if kind == "outbox" {
+			n = o.Pending
+		}
+		db.state = p.st.Pipeline.Count.Render(p.st.Words.T("%d", n))
+	}
+	cols := [][]cell{writer, {db}}
+	if len(relays) > 0 {
+		cols = append(cols, relays)
+	}
+	return append(cols, broker, consumers)
 }
 
 // shrink narrows the widest columns until they fit in avail cells.
@@ -273,38 +323,88 @@ func shrink(widths []int, avail int) {
 	}
 }
 
-// actorCell is an actor's name line and state line.
-func (p pipelinePane) actorCell(a sim.ActorView) [2]string {
+// lastLevel is actorCell's shortest form.
+const lastLevel = 3
+
+// actorCell is an actor at a level of detail: 0 every word ("✗ crashed at
+// published", "⚑ crash@claimed"); 1 the state without its checkpoint and
+// idle as its symbol ("✗ crashed", "○", "⚑ crash"); 2 the legend's symbols
+// alone ("✗", "⚑"), but the checkpoint an actor is paused at, which is what
+// its ● says; 3 that one too, and the database's count without its word.
+func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 	st := p.st.Pipeline
-	name := st.Name.Render(a.Name)
+	w := p.st.Words
+	c := cell{name: st.Name.Render(a.Name)}
 	if len(a.Armed) > 0 {
-		name += " " + st.Armed.Render("⚑ "+shortArmed(a.Armed))
+		armed := "⚑ " + shortArmed(w, a.Armed)
+		switch level {
+		case 1:
+			armed = "⚑ " + armedKinds(w, a.Armed)
+		case 2, 3:
+			armed = "⚑"
+		}
+		c.armed = " " + st.Armed.Render(armed)
 	}
-	cp := shortCheckpoint(string(a.At))
-	var state string
+	cp := w.State(shortCheckpoint(string(a.At)))
 	switch a.State {
 	case sim.Paused:
-		state = st.Paused.Render("● " + cp)
-	case sim.Stalled:
-		state = st.Stalled.Render(p.st.Words.T("‖ stalled %s", cp))
-	case sim.Blocked:
-		state = st.Blocked.Render(p.st.Words.T("⧗ blocked on a lock"))
-	case sim.Crashed:
-		s := p.st.Words.T("✗ crashed")
-		if cp != "" {
-			s = p.st.Words.T("✗ crashed at %s", cp)
+		s := "● " + cp
+		if level == lastLevel {
+			s = "●"
 		}
-		state = st.Crashed.Render(s)
+		c.state = st.Paused.Render(s)
+	case sim.Stalled:
+		s := w.T("‖ stalled %s", cp)
+		switch level {
+		case 1:
+			s = w.T("‖ stalled")
+		case 2, 3:
+			s = "‖"
+		}
+		c.state = st.Stalled.Render(strings.TrimSpace(s))
+	case sim.Blocked:
+		s := w.T("⧗ blocked on a lock")
+		if level > 0 {
+			s = "⧗"
+		}
+		c.state = st.Blocked.Render(s)
+	case sim.Crashed:
+		s := w.T("✗ crashed")
+		if cp != "" && level == 0 {
+			s = w.T("✗ crashed at %s", cp)
+		}
+		if level >= 2 {
+			s = "✗"
+		}
+		c.state = st.Crashed.Render(s)
 	case sim.Down:
-		state = st.Down.Render(p.st.Words.T("✗ DOWN"))
+		// Down is never shortened past its word: the broker that is down
+		// must be seen at any width.
+		c.state = st.Down.Render(w.T("✗ DOWN"))
 	default:
+		s := w.T("○ idle")
 		if a.Name == "broker" {
-			state = st.Idle.Render(p.st.Words.T("○ up"))
-		} else {
-			state = st.Idle.Render(p.st.Words.T("○ idle"))
+			s = w.T("○ up")
+		}
+		if level > 0 {
+			s = "○"
+		}
+		c.state = st.Idle.Render(s)
+	}
+	return c
+}
+
+// armedKinds are the kinds of fault armed on an actor, without where.
+func armedKinds(w *catalog.Printer, armed []string) string {
+	var kinds []string
+	for _, a := range slices.Sorted(slices.Values(armed)) {
+		k, _, _ := strings.Cut(a, " at ")
+		k = w.State("fault " + k)
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
 		}
 	}
-	return [2]string{name, state}
+	return strings.Join(kinds, ",")
 }
 
 // shortCheckpoint drops the actor-kind prefix: beside relay-1, "published"
@@ -316,15 +416,15 @@ func shortCheckpoint(cp string) string {
 	return cp
 }
 
-func shortArmed(armed []string) string {
+func shortArmed(w *catalog.Printer, armed []string) string {
 	armed = slices.Sorted(slices.Values(armed))
 	out := make([]string, len(armed))
 	for i, a := range armed {
 		kind, cp, ok := strings.Cut(a, " at ")
 		if ok {
-			out[i] = kind + "@" + shortCheckpoint(cp)
+			out[i] = w.State("fault "+kind) + "@" + shortCheckpoint(cp)
 		} else {
-			out[i] = a
+			out[i] = w.State("fault " + a)
 		}
 	}
 	return strings.Join(out, ",")

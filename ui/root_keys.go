@@ -26,7 +26,27 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	if o := m.overlays.top(); o != 0 && !m.page.ownsKeys() {
 		// play keeps its own two keys over the run it plays.
-		return m, m.updateOverlay(o, msg)
+		cmd := m.updateOverlay(o, msg)
+		if cmd != nil && (o == overlayChooser || o == overlayStory) {
+			// A dialog's answer and a story's close are plain messages:
+			// taken now, before the next key typed (c 2 3 p typed fast
+			// sent the payment before the crash was armed).
+			return m.Update(cmd())
+		}
+		return m, cmd
+	}
+	if m.help.ShowAll && !m.page.ownsKeys() {
+		// The full help is read, not typed under: ? or esc closes it, q
+		// still quits, and no other key reaches what it covers (an enter
+		// pressed there moved a lesson on to its next step).
+		switch {
+		case key.Matches(msg, m.keys.Help), msg.String() == "esc":
+			m.help.ShowAll = false
+			return m, m.resize()
+		case key.Matches(msg, m.keys.Quit):
+			return m, tea.Quit
+		}
+		return m, nil
 	}
 	if cmd, ok := m.page.key(m.pageCtx(), msg); ok {
 		return m, cmd
@@ -75,6 +95,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		m.chooser = newChooserPane(m.st, dialog, m.actors, m.settings)
 		m.overlays.push(overlayChooser)
+		m.sizeChooser()
 		return m, nil
 	case key.Matches(msg, k.Drain):
 		m.notice = ""
@@ -102,6 +123,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.chooser = newChooserPane(m.st, "fail", m.actors, m.settings)
 			m.chooser.naive = m.settings.Naive
 			m.overlays.push(overlayChooser)
+			m.sizeChooser()
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
@@ -112,6 +134,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		st := scenes.Request(1000+250*m.requests, "acme", fmt.Sprintf("k-%d", m.requests), key.Matches(msg, k.Poison))
 		m.updateKeys()
 		return m, m.enqueue(action{kind: actDo, step: st, user: true})
+	case (key.Matches(msg, k.Resend) || key.Matches(msg, k.Reuse)) && m.requests == 0:
+		m.notice = m.st.Words.T("no payment to send again yet: p sends one")
+		return m, nil
 	case key.Matches(msg, k.Resend):
 		// The learner's own last payment, by its key: not a request the
 		// scene's script sent since.
@@ -183,11 +208,11 @@ func (m *Model) updateKeys() {
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
 	k.Compare.SetEnabled(running)
 	// A rewind or a saved session is the free simulator's page's to allow.
-	for _, b := range []*key.Binding{&k.Back, &k.Forward, &k.Save, &k.Other, &k.Hint, &k.Next, &k.Choose, &m.timeline.keys.Rewind} {
+	for _, b := range []*key.Binding{&k.Back, &k.Forward, &k.Save, &k.Other, &k.Hint, &k.Next, &k.Choose, &k.Leave, &m.timeline.keys.Rewind} {
 		b.SetEnabled(false)
 	}
-	k.Resend.SetEnabled(running && m.requests > 0)
-	k.Reuse.SetEnabled(running && m.requests > 0)
+	// i and I are listed before any payment (help lists every key): they
+	// then say there is none to resend.
 	// An external server (--database-url) is not outboxlab's to stop.
 	k.RestartPG.SetEnabled(running && m.srv != nil && (!m.srv.External() || m.opts.NoRestartPG != ""))
 	if m.pgDown != "" {
@@ -240,4 +265,11 @@ func (m *Model) nextFocus() {
 	}
 	m.setFocus()
 	m.updateKeys()
+}
+
+// sizeChooser gives a dialog just opened the body's size: it wraps its
+// text to it.
+func (m *Model) sizeChooser() {
+	l := m.layout()
+	m.chooser.SetSize(l.body.w, l.body.h)
 }

@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 )
 
@@ -71,17 +73,26 @@ func TestSceneTextInTheLearnersLanguage(t *testing.T) {
 	}
 }
 
-// The picker opens on the scene on screen, already filtering, and its
-// detail (in the learner's language) is that scene's.
+// The picker opens first on the course's first lesson, the way in; after
+// that on the scene on screen, already filtering, and its detail (in the
+// learner's language) is that scene's.
 func TestPickerOpensOnTheSceneOnScreen(t *testing.T) {
 	all, err := scenes.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
+	course, err := lessons.Load("es")
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := DefaultStyles(true)
 	st.Words = catalog.For("es")
-	p := newPickerPane(&st, all, nil, true)
+	p := newPickerPane(&st, all, course, true)
 	p.SetSize(120, 30)
+	p.open("crash-after-publish")
+	if it, ok := p.list.SelectedItem().(lessonItem); !ok || it.pos != fmt.Sprintf("1/%d", len(course)) {
+		t.Fatalf("the picker first opens on %v, want lesson 1/20", p.list.SelectedItem())
+	}
 	p.open("crash-after-publish")
 	if it, ok := p.list.SelectedItem().(sceneItem); !ok || it.sc.Name != "crash-after-publish" {
 		t.Fatalf("the picker opens on %v, want crash-after-publish", p.list.SelectedItem())

@@ -80,6 +80,9 @@ func (p *simulatorPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		run.stopAutoplay()
 		return run.enqueue(action{kind: kind, user: true}), true
+	case key.Matches(msg, k.Other) && run.pos().Other == 0:
+		run.say(c.st.Words.T("no other future here: [ goes back, and what you do then is another one"))
+		return nil, true
 	case key.Matches(msg, k.Other):
 		run.stopAutoplay()
 		return run.enqueue(action{kind: actOther, user: true}), true
@@ -104,11 +107,12 @@ func (p *simulatorPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 // so neither rewinds or saves.
 func (p *simulatorPage) enable(c pageCtx) {
 	k := c.keys
+	k.Reset.SetHelp("r", c.st.Words.T("reset scene")) // after a lesson left with esc, r is the scene's again
 	free := c.run.up()
 	k.Back.SetEnabled(free)
 	k.Forward.SetEnabled(free)
 	k.Save.SetEnabled(free)
-	k.Other.SetEnabled(free && c.run.pos().Other > 0)
+	k.Other.SetEnabled(free) // listed always; with no other future it says so
 	c.panes.timeline.keys.Rewind.SetEnabled(free)
 	if p.compareScene == c.run.scene().Name && !c.run.compareView() {
 		k.Compare.SetHelp("v", c.st.Words.T("own mode"))

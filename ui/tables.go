@@ -262,6 +262,20 @@ func (t tablesPane) View() string {
 	if t.data.Total > t.visible() {
 		detail += fmt.Sprintf(" · %d–%d", t.data.Offset+1, t.data.Offset+len(t.data.Rows))
 	}
+	if t.src != nil || len(t.data.Columns) > 0 {
+		// What the grid leaves out or abbreviates, said where it is drawn.
+		all, _ := visibleColumns(t.data, nil)
+		cols, rows, widths := t.columnLayout()
+		if n := len(all) - len(cols); n > 0 {
+			detail += " · " + t.st.Words.T("%d columns left out", n)
+		}
+		for i := range cols {
+			if idColumn(rows, i) && widths[i] < columnWidth(t.st.Words.Column(cols[i]), rows, i) {
+				detail += " · " + t.st.Words.T("…1a2b: an id's end")
+				break
+			}
+		}
+	}
 	tabs := t.tabs()
 	lines := []string{paneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
 	switch {
@@ -293,9 +307,12 @@ func (t tablesPane) tabs() string {
 }
 
 // columnLayout is the columns in view, their rows and their widths at the
-// pane's width: sized to their content, cut to fit. The columns the step
-// names (named) keep their whole width: the others shrink first, and if
-// that is not enough the last of them are left out.
+// pane's width. A column is drawn whole or not at all: its header and every
+// cell in view (a long text, last error, to 36 cells). Only ids are drawn
+// narrower, by one rule the title's legend states: their last digits after
+// an ellipsis (…deb1bbf2, as the timeline writes them). When the columns
+// still do not fit, the last ones the step does not name are left out,
+// the id column last of all; the title says how many.
 func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 	named := map[string]bool{}
 	if t.data.Name == "outbox_messages" {
@@ -305,8 +322,9 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 	}
 	cols, rows := visibleColumns(t.data, named)
 	widths := make([]int, len(cols))
+	least := make([]int, len(cols)) // an id's abbreviated width, else its whole width
 	for i, c := range cols {
-		widths[i] = ansi.StringWidth(c)
+		widths[i] = ansi.StringWidth(t.st.Words.Column(c))
 	}
 	for _, r := range rows {
 		for i := range widths {
@@ -316,38 +334,95 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 		}
 	}
 	for i := range widths {
-		if !named[cols[i]] { // a named column is drawn whole, however wide
+		if !named[cols[i]] {
 			widths[i] = min(widths[i], 36)
+		}
+		least[i] = widths[i]
+		if idColumn(rows, i) {
+			least[i] = min(widths[i], max(ansi.StringWidth(t.st.Words.Column(cols[i])), idTailWidth))
 		}
 	}
 	avail := func() int { return t.w - 2 - 2*(len(cols)-1) }
-	if len(named) > 0 {
-		free := func(i int) bool { return !named[cols[i]] }
-		shrinkFree(widths, avail(), free)
-		for sum(widths) > avail() {
-			last := -1
-			for i := range cols {
-				if free(i) && i > 0 { // the id goes last: it says which row
-					last = i
-				}
+	// Ids first give up their heads, the widest first.
+	for i := range widths {
+		if sum(widths) <= avail() {
+			break
+		}
+		widths[i] = least[i]
+	}
+	for sum(widths) > avail() && len(cols) > 1 {
+		last := -1
+		for i := range cols {
+			if !named[cols[i]] && i > 0 { // the id goes last: it says which row
+				last = i
 			}
-			if last < 0 && len(cols) > 0 && free(0) {
-				last = 0
-			}
-			if last < 0 {
-				break
-			}
-			cols = append(cols[:last:last], cols[last+1:]...)
-			widths = append(widths[:last:last], widths[last+1:]...)
-			for k, r := range rows {
-				if last < len(r) {
-					rows[k] = append(r[:last:last], r[last+1:]...)
-				}
+		}
+		if last < 0 {
+			break
+		}
+		cols = append(cols[:last:last], cols[last+1:]...)
+		widths = append(widths[:last:last], widths[last+1:]...)
+		for k, r := range rows {
+			if last < len(r) {
+				rows[k] = append(r[:last:last], r[last+1:]...)
 			}
 		}
 	}
-	shrink(widths, avail())
+	// What the step names and the id are left: only then is a column the
+	// step does not name cut, the widest first.
+	for sum(widths) > avail() {
+		wi := -1
+		for i, w := range widths {
+			if !named[cols[i]] && w > 3 && (wi < 0 || w > widths[wi]) {
+				wi = i
+			}
+		}
+		if wi < 0 {
+			break
+		}
+		widths[wi]--
+	}
 	return cols, rows, widths
+}
+
+// columnWidth is column i's whole width: its header's or its widest cell's.
+func columnWidth(name string, rows [][]string, i int) int {
+	w := ansi.StringWidth(name)
+	for _, r := range rows {
+		if i < len(r) {
+			w = max(w, ansi.StringWidth(r[i]))
+		}
+	}
+	return w
+}
+
+// idTailWidth is an abbreviated id: an ellipsis and its last eight digits.
+const idTailWidth = 9
+
+// idColumn says column i holds ids (hexadecimal, with a uuid's hyphens).
+func idColumn(rows [][]string, i int) bool {
+	seen := false
+	for _, r := range rows {
+		if i >= len(r) || r[i] == "" || r[i] == "-" {
+			continue
+		}
+		if len(r[i]) < idTailWidth || strings.Trim(r[i], "0123456789abcdef-") != "" {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+// fitCell draws a cell in w cells: whole, or an id by its last digits.
+func fitCell(c string, w int) string {
+	if ansi.StringWidth(c) <= w {
+		return fitLine(c, w)
+	}
+	if w >= 2 && strings.Trim(c, "0123456789abcdef-") == "" {
+		return "…" + c[len(c)-(w-1):]
+	}
+	return fitLine(c, w)
 }
 
 // clippedNamed are the columns the step names that the pane does not draw
@@ -364,7 +439,7 @@ func (t tablesPane) clippedNamed() []string {
 			out = append(out, name+" (not drawn)")
 			continue
 		}
-		need := ansi.StringWidth(name)
+		need := ansi.StringWidth(t.st.Words.Column(name))
 		for _, r := range rows {
 			if i < len(r) {
 				need = max(need, ansi.StringWidth(r[i]))
@@ -375,23 +450,6 @@ func (t tablesPane) clippedNamed() []string {
 		}
 	}
 	return out
-}
-
-// shrinkFree narrows the widest of the columns free says may shrink, one
-// cell at a time, until the widths fit avail or each is down to 3.
-func shrinkFree(widths []int, avail int, free func(int) bool) {
-	for sum(widths) > avail {
-		wi := -1
-		for i, w := range widths {
-			if free(i) && w > 3 && (wi < 0 || w > widths[wi]) {
-				wi = i
-			}
-		}
-		if wi < 0 {
-			return
-		}
-		widths[wi]--
-	}
 }
 
 func sum(xs []int) int {
@@ -420,11 +478,15 @@ func (t tablesPane) grid(name string) []string {
 			if i < len(cells) {
 				c = cells[i]
 			}
-			sb.WriteString(fitLine(c, w))
+			sb.WriteString(fitCell(c, w))
 		}
 		return sb.String()
 	}
-	lines := []string{t.st.Table.Header.Render(row(cols))}
+	headers := make([]string, len(cols))
+	for i, c := range cols {
+		headers[i] = t.st.Words.Column(c)
+	}
+	lines := []string{t.st.Table.Header.Render(row(headers))}
 	if len(rows) == 0 {
 		lines = append(lines, t.st.Pane.Empty.Render("  "+t.st.Words.Word("(empty)")))
 	}

@@ -178,9 +178,13 @@ func (t timelinePane) View() string {
 	if len(t.entries) == 0 {
 		empty := w.T("nothing has happened yet: p sends a payment, n steps, space runs")
 		if t.picker {
-			empty = w.T("nothing has happened yet: p sends a payment, n steps, space runs; / opens the lessons")
+			// The free simulator's first screen: the way into the course
+			// first, wrapped, never cut ("/ opens the…").
+			empty = w.T("new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs")
 		}
-		lines = append(lines, t.st.Pane.Empty.Render("  "+empty))
+		for _, l := range wrapWhole(empty, t.w-2, 0) {
+			lines = append(lines, t.st.Pane.Empty.Render("  "+l))
+		}
 	}
 	// Scrolled, the selected entry is the last one shown (entries wrap, so
 	// counting entries cannot tell what fits above it); else the newest.
@@ -237,20 +241,21 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 	if t.compare && e.Pipeline != "" {
 		who = e.Pipeline[:1] + ":" + who
 	}
-	what := shortCheckpoint(e.Checkpoint)
+	w := t.st.Words
+	what := w.State(shortCheckpoint(e.Checkpoint))
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
 	case sim.KindCheckpoint:
 	case sim.KindCrash:
-		what, whatStyle = "CRASH", ts.Crash
+		what, whatStyle = w.State("CRASH"), ts.Crash
 		if e.Checkpoint != "" {
 			what += "@" + shortCheckpoint(e.Checkpoint)
 		}
 	case sim.KindFault, sim.KindError, sim.KindBlocked:
-		what, whatStyle = string(e.Kind), ts.Fault
+		what, whatStyle = w.State(string(e.Kind)), ts.Fault
 	default:
 		if what == "" {
-			what, whatStyle = string(e.Kind), ts.Answer
+			what, whatStyle = w.State(string(e.Kind)), ts.Answer
 		}
 	}
 	var sb strings.Builder
@@ -280,7 +285,7 @@ func (t timelinePane) explain(e sim.Entry) string {
 }
 
 // entryMaxLines is how many lines one entry may take.
-const entryMaxLines = 6
+const entryMaxLines = 8
 
 // entryLines is one entry wrapped to the pane: its explanation continues
 // under itself, in at most n lines (the last cut with … if it still does
@@ -298,12 +303,20 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	indent := ansi.StringWidth(head)
 	first := t.w - ansi.StringWidth(head)
 	rest := t.w - indent
+	headAlone := false
 	if first < 12 || rest < 20 {
-		return []string{one} // too narrow to wrap usefully: cut instead
+		// A narrow pane (a lesson's column): the sentence goes under the
+		// actor instead, four cells in, from the line after the head when
+		// not even a word fits beside it.
+		indent, rest = 4, t.w-4
+		headAlone = first < 12
 	}
 	words := strings.Fields(explain)
 	var out []string
 	line, width := "", first
+	if headAlone {
+		out, width = append(out, ""), rest
+	}
 	for _, w := range words {
 		switch {
 		case line == "":
@@ -322,7 +335,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	lines := make([]string, len(out))
 	for i, l := range out {
 		if i == 0 {
-			lines[i] = head + ts.Explain.Render(l)
+			lines[i] = head + render(ts.Explain, l)
 			continue
 		}
 		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)

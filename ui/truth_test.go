@@ -36,7 +36,7 @@ func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
 func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
-	if s := d.screen(); !strings.Contains(s, "/ opens the lessons") || !strings.Contains(s, "lessons and scenes") {
+	if s := d.screen(); !strings.Contains(s, "/ opens the course at lesson 1") || !strings.Contains(s, "lessons and scenes") {
 		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
 	}
 	d.press("/")
@@ -58,6 +58,15 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	d.settle()
 	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
 		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
+	}
+	// Opened from /, the lesson shows its number, and esc goes back.
+	if want := "Lesson " + first.pos + " " + first.l.Name; !strings.Contains(d.screen(), want) {
+		t.Errorf("the lesson opened from / does not show %q:\n%s", want, d.screen())
+	}
+	d.press("esc")
+	d.waitFor("the free simulator", func(m Model) bool { return m.lessonPage() == nil && m.sim != nil && !m.busy })
+	if strings.Contains(d.screen(), "Lesson ") {
+		t.Errorf("after esc the lesson is still on screen:\n%s", d.screen())
 	}
 }
 
