@@ -138,7 +138,7 @@ func TestRowCountsArePlural(t *testing.T) {
 func TestStates(t *testing.T) {
 	es, en := For("es"), For("en")
 	for _, c := range []struct{ got, want string }{
-		{es.State("claimed"), "reclamado"}, {es.State("fault crash"), "caída"}, {es.State("acked"), "con ACK"},
+		{es.State("claimed"), "tomado"}, {es.State("fault crash"), "caída"}, {es.State("acked"), "con ACK"},
 		{en.State("claimed"), "claimed"}, {en.State("fault crash"), "crash"}, {es.State("relay.published"), "relay.published"},
 	} {
 		if c.got != c.want {

@@ -18,7 +18,7 @@ var states = map[string]string{
 	"replayed":        "repetido",
 	"resolved":        "resuelto",
 	"published":       "publicado",
-	"claimed":         "reclamado",
+	"claimed":         "tomado",
 	"marked":          "marcado",
 	"retry_scheduled": "reintento",
 	"dead_lettered":   "dead letter",
@@ -49,7 +49,7 @@ var states = map[string]string{
 	"down":       "caído",
 	// Faults armed on an actor, as the pipeline marks them (⚑ caída@acked).
 	"fault crash":       "caída",
-	"fault stall":       "detención",
+	"fault stall":       "congelación",
 	"fault fail-commit": "fallo-COMMIT",
 	"fault drop-commit": "COMMIT-sin-respuesta",
 	"fault duplicate":   "duplicado",

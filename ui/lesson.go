@@ -59,7 +59,7 @@ var paneLabels = map[string]labels{
 		Right: "%d de %d respuestas correctas.", Next: "Siguiente: **%s**, `outboxlab --lesson %s` (enter la abre).",
 		Last: "Era la última lección del curso.", Checking: "comprobando…",
 		Crashed: "**%s sigue caído** desde el paso anterior: `c` lo reinicia.",
-		Stalled: "**%s sigue detenido** desde el paso anterior: `s` lo reanuda.",
+		Stalled: "**%s sigue congelado** desde el paso anterior: `s` lo reanuda.",
 		Restart: "`r` vuelve a empezar este paso.", RestartFrom: "`r` vuelve a empezar desde el paso %d, sobre el que se construye este.",
 	},
 }

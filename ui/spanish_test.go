@@ -93,7 +93,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	if strings.Contains(screen, "English kept for run") {
 		t.Error("the timeline shows the English Explain instead of the catalog sentence")
 	}
-	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor debe caer?", "¿qué actor detener?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
+	for _, want := range []string{"escena", "Garantías", "Cronología", "nada avanza", "¿qué actor debe caer?", "¿qué actor congelar?", "de qué pipeline?", "eventos perdidos", "hizo ACK de", "sin ninguna transacción abierta",
 		"falló el intento 1, el siguiente a las", "entrada más antigua", "primera fila", "PostgreSQL se detuvo: el postmaster (pid 28979) ha desaparecido", "buscando los binarios", "PostgreSQL no arrancó", "relay-1 no está caído"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish screen lacks %q", want)

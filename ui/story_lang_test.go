@@ -13,7 +13,7 @@ func TestMessageStoryInSpanish(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{Scene: "crash-after-publish", Lang: "es"})
 	screen := storyByKeys(t, d)
-	for _, want := range []string{"Historia de …", "mensaje 1 de 1", "pipeline outbox", "reclamar", "publicar", "caída", "duplicado: ignorado",
+	for _, want := range []string{"Historia de …", "mensaje 1 de 1", "pipeline outbox", "tomar", "publicar", "caída", "duplicado: ignorado",
 		"reloj +31s", "2 entregas, 1 efecto (su inbox ignoró 1 duplicado)"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the Spanish story lacks %q:\n%s", want, screen)

@@ -73,7 +73,7 @@ func with(a []sim.ActorView, name string, st sim.ActorState) []sim.ActorView {
 func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 	for lang, want := range map[string][]string{
 		"en": {"relay-1 is still crashed", "c restarts it", "accounting is still stalled", "s resumes it"},
-		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue detenido", "s lo reanuda"},
+		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue congelado", "s lo reanuda"},
 	} {
 		p := lessonInProgress(t, lang, 80, 40)
 		actors := with(fixtureActors(), "relay-1", sim.Crashed)
