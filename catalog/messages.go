@@ -383,7 +383,7 @@ var messages = []struct{ en, es string }{
 	{"table:%s rows of %s %s", "tabla:%s filas de %s %s"},
 	{"actor: %s is %s%s", "actor: %s está %s%s"},
 	{"timeline: %s", "cronología: %s"},
-	{"timeline: %s, times %s", "cronología: %s, veces %s"},
+	{"timeline: %s, times %s", "cronología: %s (veces %s)"},
 	{"%s crashed", "%s se cayó"},
 	{"%s crashed at %s", "%s se cayó en %s"},
 	{"%s reached %s", "%s llegó a %s"},
@@ -798,6 +798,7 @@ var messages = []struct{ en, es string }{
 	{"▲ before the fork · ▼ the original future", "▲ antes de la bifurcación · ▼ el futuro original"},
 	{"restart %s?", "¿reiniciar %s?"},
 	{"resume %s?", "¿reanudar %s?"},
+	{"■ the end", "■ fin"},
 	{"%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", "%s se cayó en %s, después de su COMMIT: su trabajo está confirmado y la entrega sigue sin ACK: el broker la reentrega cuando vence su plazo de ACK"},
 }
 

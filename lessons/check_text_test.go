@@ -21,7 +21,7 @@ func TestCheckTextInEachLanguage(t *testing.T) {
 		{"timeline: relay-1 reached relay.claimed == 2", one, "cronología: relay-1 llegó a relay.claimed, veces == 2"},
 		{"timeline: relay-1 restarted >= 2", one, "cronología: relay-1 se reinició, veces >= 2"},
 		{"timeline: accounting blocked", one, "cronología: accounting esperó un lock de fila"},
-		{"actor: relay-1 is stalled at relay.claimed", one, "actor: relay-1 está detenido en relay.claimed"},
+		{"actor: relay-1 is stalled at relay.claimed", one, "actor: relay-1 está congelado en relay.claimed"},
 		{"actor: broker is down", one, "actor: broker está caído"},
 		{"chaos: naive_lost_runs >= 1", one, "caos: ejecuciones naive con pérdidas >= 1"},
 	} {
@@ -43,7 +43,7 @@ func TestCheckTextInEachLanguage(t *testing.T) {
 	}
 	// What an actor check found says the state in the check's language too.
 	c := Check{Lang: "es"}
-	if got := c.words().T("%s is %s%s", "relay-1", c.state("stalled"), ""); got != "relay-1 está detenido" {
+	if got := c.words().T("%s is %s%s", "relay-1", c.state("stalled"), ""); got != "relay-1 está congelado" {
 		t.Errorf("found: %q", got)
 	}
 }

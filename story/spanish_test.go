@@ -108,7 +108,7 @@ func TestEveryStoryInSpanish(t *testing.T) {
 	for _, leak := range catalog.EnglishIn(text, 6, nil) {
 		t.Errorf("a Spanish story shows the English %q (Spanish: %q)", leak[0], leak[1])
 	}
-	for _, want := range []string{"mensaje 1 de 1", "pipeline outbox", "reclamar: lease hasta las", "publicar (intento 1)", "entregar (entrega 1)",
+	for _, want := range []string{"mensaje 1 de 1", "pipeline outbox", "tomar: lease hasta las", "publicar (intento 1)", "entregar (entrega 1)",
 		"duplicado: ignorado, sin segundo efecto", "✗ caída en relay.published: publicado, sin marcar", "reloj +31s", "publicado 2 veces con el mismo id",
 		"2 entregas, 1 efecto (su inbox ignoró 1 duplicado)", "1 entrega, 1 efecto", "intentos fallidos", "la retención borra"} {
 		if !strings.Contains(screen.String(), want) {
