@@ -306,6 +306,10 @@ func (t tablesPane) tabs() string {
 	return strings.Join(parts, " ")
 }
 
+// spareFirst are the columns of outbox_messages a narrow pane leaves out
+// before the others, in that order (what a step names stays).
+var spareFirst = []string{"seq", "aggregate", "next attempt", "ver"}
+
 // columnLayout is the columns in view, their rows and their widths at the
 // pane's width. A column is drawn whole or not at all: its header and every
 // cell in view (a long text, last error, to 36 cells). Only ids are drawn
@@ -355,6 +359,14 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 		for i := range cols {
 			if !named[cols[i]] && i > 0 { // the id goes last: it says which row
 				last = i
+			}
+		}
+		// The outbox's story is in its attempts, lease and published
+		// columns: the order and aggregate columns give way first.
+		for _, c := range spareFirst {
+			if i := slices.Index(cols, c); i > 0 && !named[c] {
+				last = i
+				break
 			}
 		}
 		if last < 0 {
