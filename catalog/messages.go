@@ -131,9 +131,9 @@ var messages = []struct{ en, es string }{
 	{"waiting for the oracle…", "esperando al oráculo…"},
 
 	// The pipeline.
-	{"○ idle  ● paused at  ‖ stalled  ⧗ blocked  ✗ crashed/down  ⚑ armed", "○ libre  ● parado en  ‖ congelado  ⧗ bloqueado  ✗ caído  ⚑ armado"},
+	{"○ idle  ● paused at  ‖ stalled  ◷ blocked  ✗ crashed/down  ⚑ armed", "○ libre  ● parado en  ‖ congelado  ◷ bloqueado  ✗ caído  ⚑ armado"},
 	{"‖ stalled %s", "‖ congelado %s"},
-	{"⧗ blocked on a lock", "⧗ esperando un lock"},
+	{"◷ blocked on a lock", "◷ esperando un lock"},
 	{"✗ crashed", "✗ caído"},
 	{"✗ crashed at %s", "✗ caído en %s"},
 	{"✗ DOWN", "✗ CAÍDO"},

@@ -444,7 +444,7 @@ var englishWords = sync.OnceValue(func() map[string]bool {
 })
 
 // statesMarked are the marks the pipeline draws before an actor's state.
-const statesMarked = "●○✗‖⧗⚑"
+const statesMarked = "●○✗‖◷⚑"
 
 // englishToken is a word as the screen writes it: letters, and the
 // underscore of a state written as code (version_gap).

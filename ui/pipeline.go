@@ -118,7 +118,7 @@ func (p pipelinePane) View() string {
 }
 
 func (p pipelinePane) legend() string {
-	return p.st.Words.T("○ idle  ● paused at  ‖ stalled  ⧗ blocked  ✗ crashed/down  ⚑ armed")
+	return p.st.Words.T("○ idle  ● paused at  ‖ stalled  ◷ blocked  ✗ crashed/down  ⚑ armed")
 }
 
 // stack is how many actors the tallest column of a pipeline holds.
@@ -363,9 +363,9 @@ func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 		}
 		c.state = st.Stalled.Render(strings.TrimSpace(s))
 	case sim.Blocked:
-		s := w.T("⧗ blocked on a lock")
+		s := w.T("◷ blocked on a lock")
 		if level > 0 {
-			s = "⧗"
+			s = "◷"
 		}
 		c.state = st.Blocked.Render(s)
 	case sim.Crashed:
