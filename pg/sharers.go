@@ -99,23 +99,19 @@ func (s *Server) waitForSharers() {
 }
 
 // holdGate keeps the stopping gate until release.
-func (s *Server) holdGate(f *os.File) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.gate != nil {
-		_ = s.gate.Close()
-	}
-	s.gate = f
-}
+func (s *Server) holdGate(f *os.File) { s.hold(&s.gate, f) }
 
 // holdSharers keeps the sharers' lock, exclusive, until release.
-func (s *Server) holdSharers(f *os.File) {
+func (s *Server) holdSharers(f *os.File) { s.hold(&s.sharers, f) }
+
+// hold keeps f in *field (closing what was there) until release.
+func (s *Server) hold(field **os.File, f *os.File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sharers != nil {
-		_ = s.sharers.Close()
+	if *field != nil {
+		_ = (*field).Close()
 	}
-	s.sharers = f
+	*field = f
 }
 
 // say tells the user something while no screen is up: through the
