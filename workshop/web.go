@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
@@ -297,7 +298,9 @@ func clampSize(cols, rows int) (int, int) {
 	return min(max(cols, 1), 1000), min(max(rows, 1), 500)
 }
 
-// webOutput is the program's output: one binary message per write.
+// webOutput is the program's output: one binary message per write, each
+// \n sent as \r\n as a terminal's pty does (ONLCR; the SSH door's
+// emulated pty too): the renderer counts on it.
 type webOutput struct {
 	ctx context.Context
 	c   *websocket.Conn
@@ -306,7 +309,7 @@ type webOutput struct {
 func (o webOutput) Write(p []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(o.ctx, webWriteWithin)
 	defer cancel()
-	if err := o.c.Write(ctx, websocket.MessageBinary, p); err != nil {
+	if err := o.c.Write(ctx, websocket.MessageBinary, bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
