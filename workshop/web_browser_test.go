@@ -165,8 +165,8 @@ func frameSize(r *Room, id string) (cols, rows int) {
 // keys (p D) and moves on; the window is made smaller and her screen in
 // the room follows the page's terminal; sent to trace, she passes its
 // first step and moves on, reloads the page and is back on trace's step
-// 2 without typing her name again. Screenshots at a laptop's size and a
-// phone's.
+// 2 without typing her name again; on a phone's screen the simulator says
+// it is too small. Screenshots at a laptop's size and a phone's.
 func TestWebLearnerInChromium(t *testing.T) {
 	r := startRoom(t, Config{Web: "127.0.0.1:0", Password: "s3cret"})
 	ctx := browser(t, "en-US", 1280, 800)
@@ -275,7 +275,9 @@ func TestWebLearnerInChromium(t *testing.T) {
 	}
 	waitTerm(t, ctx, regexp.MustCompile(`trace`))
 	do(t, ctx, "a phone's size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-	time.Sleep(time.Second)
+	// A phone's 45 columns are below the simulator's 80: it says so
+	// (once the room's notice over its one line has gone).
+	waitTerm(t, ctx, regexp.MustCompile(`terminal too small`))
 	shot(t, ctx, "learner-phone")
 }
 
