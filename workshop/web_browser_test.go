@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,30 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", p)
 }
 
+// sameScreen waits until the page's terminal shows, row by row, the
+// screen the room last drew for the learner.
+func sameScreen(t *testing.T, ctx context.Context, r *Room, id string) {
+	t.Helper()
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			out = append(out, strings.TrimRight(ansi.Strip(l), " "))
+		}
+		return out
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		page, room := lines(termText(t, ctx)), lines(r.Frame(id))
+		if slices.Equal(page, room) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page's terminal:\n%s\nis not the screen the room drew:\n%s", strings.Join(page, "\n"), strings.Join(room, "\n"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // frameSize is the learner's screen as the room last drew it: its widest
 // line and its lines.
 func frameSize(r *Room, id string) (cols, rows int) {
@@ -217,6 +242,7 @@ func TestWebLearnerInChromium(t *testing.T) {
 	pressKeys(t, ctx, "p", "D")
 	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
 	waitTerm(t, ctx, regexp.MustCompile(`step passed`))
+	sameScreen(t, ctx, r, "ana")
 	shot(t, ctx, "learner-laptop")
 	pressKeys(t, ctx, "\r")
 	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
