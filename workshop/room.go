@@ -190,7 +190,7 @@ func (r *Room) serve(ctx context.Context) error {
 		r.cfg.Ready(r.sshLn.Addr().String(), httpAddr)
 	}
 	if r.web != nil {
-		fmt.Fprintf(r.cfg.Out, "learners' page: http://%s/\n", r.WebAddr())
+		fmt.Fprintf(r.cfg.Out, "learners' page: http://%s/\nthe room's page (instructor, keep the token to yourself): http://%s/room?token=%s\n", r.WebAddr(), r.WebAddr(), r.RoomToken())
 	}
 	var err error
 	if r.cfg.Screen {

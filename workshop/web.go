@@ -96,6 +96,8 @@ type webDoor struct {
 	ln   net.Listener
 	srv  *http.Server
 	page *template.Template
+	// token lets the instructor into /room (web_room.go).
+	token string
 
 	mu     sync.Mutex
 	byAddr map[string]int
@@ -115,12 +117,13 @@ func (r *Room) listenWeb() (*webDoor, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("workshop: web page: %w", err)
 	}
-	d := &webDoor{room: r, ln: ln, page: page, byAddr: map[string]int{}}
+	d := &webDoor{room: r, ln: ln, page: page, byAddr: map[string]int{}, token: newRoomToken()}
 	assets, _ := fs.Sub(webAssets, "webassets")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.index)
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(assets)))
 	mux.HandleFunc("GET /join", d.join)
+	d.roomRoutes(mux)
 	d.srv = deadline.Defaults().Server(secured(mux))
 	return d, nil
 }

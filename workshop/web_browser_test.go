@@ -175,6 +175,69 @@ func sameScreen(t *testing.T, ctx context.Context, r *Room, id string) {
 	}
 }
 
+// roomPage is the instructor in another tab: /room without the token is
+// refused; with it, the list shows ana at her step through the web door,
+// a click shows her screen read-only, and she is told she is watched
+// until the tab closes.
+func roomPage(t *testing.T, browserCtx context.Context, r *Room) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx)
+	base := "http://" + r.WebAddr()
+	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+"/room"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 401 {
+		t.Errorf("/room without the token: %d; want 401", res.Status)
+	}
+	do(t, ctx, "the room's page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/room?token="+r.RoomToken()),
+		chromedp.WaitVisible(chromedp.CSS(`#learners tr[data-id="ana"]`)))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || strings.Contains(loc, "token") {
+		t.Errorf("the room's page left the token in the address bar: %s %v", loc, err)
+	}
+	row, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#learners tr[data-id="ana"]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`ana\s+web\s+dual-write\s+2/2\s+working`).MatchString(row) {
+		t.Errorf("ana's line on the room's page: %q", row)
+	}
+	do(t, ctx, "watch ana", chromedp.Click(chromedp.CSS(`#learners tr[data-id="ana"]`)))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll('#screen .xterm-rows > div')).map(d => d.textContent).join('\n')`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.mu.Lock()
+		watched := r.learners["ana"].watched
+		r.mu.Unlock()
+		if strings.Contains(s, "Step 2/2") && watched {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the room's page never showed ana's screen (watched %v):\n%s", watched, s)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	shot(t, ctx, "room-laptop")
+	cancel()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		watched := r.learners["ana"].watched
+		r.mu.Unlock()
+		if !watched {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ana is still watched after the room's tab closed")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // frameSize is the learner's screen as the room last drew it: its widest
 // line and its lines.
 func frameSize(r *Room, id string) (cols, rows int) {
@@ -246,6 +309,8 @@ func TestWebLearnerInChromium(t *testing.T) {
 	shot(t, ctx, "learner-laptop")
 	pressKeys(t, ctx, "\r")
 	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+
+	roomPage(t, ctx, r)
 
 	// The page's rows are the room's: the terminal fills the window.
 	rows := func() int {

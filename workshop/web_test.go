@@ -166,6 +166,17 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 		}
 	}
 
+	for _, path := range []string{"/room", "/room?token=guess", "/room/learners", "/room/watch/ana"} {
+		res, err := http.Get(webURL(r, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without the instructor token: %s; want 401", path, res.Status)
+		}
+	}
+
 	if c, res, err := dialWeb(t, r, "http://evil.example"); err == nil {
 		c.CloseNow()
 		t.Error("a WebSocket from another origin was accepted")
