@@ -249,3 +249,22 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	}
 	again.waitText("2/")
 }
+
+// TestWebIdleLearnerIsEnded: a page that sends nothing for --web-idle has
+// its session ended, its databases dropped, as if the tab had closed.
+func TestWebIdleLearnerIsEnded(t *testing.T) {
+	r := startRoom(t, Config{Web: "127.0.0.1:0", WebIdle: 3 * time.Second})
+	ana := joinWeb(t, r, "ana", "", 120, 40)
+	waitLearner(t, r, "ana", "ready", func(v LearnerView) bool { return v.Ready })
+	start := time.Now()
+	ana.keys("n") // a key: the idle time starts again
+	select {
+	case <-ana.ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("an idle page's session was never ended")
+	}
+	if d := time.Since(start); d < 3*time.Second {
+		t.Errorf("the idle session ended %s after its last key; --web-idle is 3s", d)
+	}
+	waitGone(t, r, "ana")
+}
