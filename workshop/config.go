@@ -31,6 +31,9 @@ type Config struct {
 	// WebIdle ends a web learner's session after this long without a key
 	// or a resize from their page (0 = DefaultWebIdle).
 	WebIdle time.Duration
+	// WebPerAddress is how many WebSockets one address may hold at once
+	// (0 = DefaultWebPerAddress).
+	WebPerAddress int
 	// HTTP serves /metrics at this address ("" = none).
 	HTTP string
 	// Lang is the course's language for a learner whose client sent no
@@ -128,6 +131,12 @@ func (c *Config) checkWeb() error {
 	}
 	if c.WebIdle < 0 {
 		return usagef("--web-idle %s: want a positive duration", c.WebIdle)
+	}
+	if c.WebPerAddress == 0 {
+		c.WebPerAddress = DefaultWebPerAddress
+	}
+	if c.WebPerAddress < 1 {
+		return usagef("--web-per-address %d: want at least 1", c.WebPerAddress)
 	}
 	if c.Web == "" {
 		return nil

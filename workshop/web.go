@@ -41,11 +41,11 @@ var webAssets embed.FS
 // key, no resize) before their session ends, as if they had closed it.
 const DefaultWebIdle = 30 * time.Minute
 
-// webPerAddress is how many WebSockets one address may hold at once: a
-// learner with a few tabs, not a script opening simulators by the
-// hundred. A room behind one NAT address (a venue's network rarely is)
-// would need it raised.
-const webPerAddress = 8
+// DefaultWebPerAddress is how many WebSockets one address may hold at
+// once (--web-per-address): a learner with a few tabs, not a script
+// opening simulators by the hundred. A room whose learners come through
+// one address (a NAT, a proxy) needs it raised to the room's size.
+const DefaultWebPerAddress = 8
 
 // webHelloWithin is how long a page has to say who it is once its
 // WebSocket is open.
@@ -176,7 +176,7 @@ func (d *webDoor) index(w http.ResponseWriter, _ *http.Request) {
 func (d *webDoor) hold(addr string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.byAddr[addr] >= webPerAddress {
+	if d.byAddr[addr] >= d.room.cfg.WebPerAddress {
 		return false
 	}
 	d.byAddr[addr]++

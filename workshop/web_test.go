@@ -195,18 +195,18 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	}
 
 	var held []*websocket.Conn
-	for range webPerAddress {
+	for range DefaultWebPerAddress {
 		c, _, err := dialWeb(t, r, "")
 		if err != nil {
-			t.Fatalf("WebSocket %d of %d from one address: %v", len(held)+1, webPerAddress, err)
+			t.Fatalf("WebSocket %d of %d from one address: %v", len(held)+1, DefaultWebPerAddress, err)
 		}
 		held = append(held, c)
 	}
 	if c, res, err := dialWeb(t, r, ""); err == nil {
 		c.CloseNow()
-		t.Errorf("WebSocket %d from one address accepted; the cap is %d", webPerAddress+1, webPerAddress)
+		t.Errorf("WebSocket %d from one address accepted; the cap is %d", DefaultWebPerAddress+1, DefaultWebPerAddress)
 	} else if res == nil || res.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("WebSocket %d from one address: %v; want 429", webPerAddress+1, err)
+		t.Errorf("WebSocket %d from one address: %v; want 429", DefaultWebPerAddress+1, err)
 	}
 	for _, c := range held {
 		c.CloseNow()
