@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/outboxlab/outboxlab/badinput"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // TestWebRefusedBeyondLoopbackWithoutPassword: --web on every interface
@@ -133,7 +134,8 @@ func (wc *webClient) waitText(s string) {
 // TestWebLearnerPassesAStepAndResumes: the page is served with its
 // security headers; a WebSocket from another origin, a wrong password and
 // a ninth WebSocket from one address are refused; ana joins over the web
-// door, is on the first lesson with her door shown as web, passes its
+// door, is on the first lesson with her door shown as web (bea, beside her
+// over SSH, as ssh), passes its
 // first step by keys (p D: a payment, drained) and moves on with enter;
 // sent to trace, passes its first step and moves on, closes the page, and
 // joining again is on trace's step 2, as over SSH.
@@ -194,6 +196,18 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 		t.Errorf("a wrong password: refusal %q, %d bytes of a screen", wrong.refusal, wrong.bytesSent())
 	}
 
+	// The refused socket is counted out once its handler ends.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r.web.mu.Lock()
+		n := len(r.web.byAddr)
+		r.web.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refused WebSocket is still counted: %d addresses", n)
+		}
+	}
 	var held []*websocket.Conn
 	for range DefaultWebPerAddress {
 		c, _, err := dialWeb(t, r, "")
@@ -220,6 +234,27 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	if v.Door != "web" {
 		t.Errorf("ana's door: %q; want web", v.Door)
 	}
+	// One room, two doors: bea comes in over SSH beside her.
+	cfg := clientConfig("bea", nil)
+	cfg.Auth = []gossh.AuthMethod{gossh.Password("s3cret")}
+	bea, err := gossh.Dial("tcp", r.sshLn.Addr().String(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := bea.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	if v := waitLearner(t, r, "bea", "in over SSH", func(v LearnerView) bool { return v.Connected }); v.Door != "ssh" {
+		t.Errorf("bea's door: %q; want ssh", v.Door)
+	}
+	_ = bea.Close()
 	ana.waitText("dual-write")
 	before := ana.bytesSent()
 	ana.keys("p", "D")
