@@ -17,9 +17,12 @@ func newWorkshop() *cobra.Command {
 	var (
 		pf                                   pgFlags
 		sshAddr, httpAddr, lang, keys, passw string
+		webAddr                              string
+		webPerAddr                           int
 		report                               string
 		maxLearners                          int
 		stuck                                = workshop.DefaultStuck
+		webIdle                              = workshop.DefaultWebIdle
 	)
 	cmd := &cobra.Command{
 		Use:   "workshop",
@@ -46,13 +49,16 @@ shows the room: each learner's lesson and step, who is stuck`,
 			if !screen {
 				fmt.Fprintln(stdout, "outboxlab workshop: booting PostgreSQL…")
 			}
-			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
+			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, Web: webAddr, WebIdle: webIdle, WebPerAddress: webPerAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
 				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report})
 		},
 	}
 	fs := cmd.Flags()
 	pf.register(fs)
 	fs.StringVar(&sshAddr, "ssh", "127.0.0.1:2222", "where learners connect: `HOST:PORT` (0.0.0.0:2222 for a room on a LAN, with --password or --authorized-keys)")
+	fs.StringVar(&webAddr, "web", "", "also let learners join from a browser at `HOST:PORT` (0.0.0.0:8080 for a room on a LAN, with --password)")
+	fs.DurationVar(&webIdle, "web-idle", workshop.DefaultWebIdle, "end a web learner's session after this long without a key from their page")
+	fs.IntVar(&webPerAddr, "web-per-address", workshop.DefaultWebPerAddress, "WebSockets one address may hold at once, `N` (raise it to the room's size when learners come through one NAT or proxy)")
 	fs.StringVar(&httpAddr, "http", "", "also serve the room's /metrics at `HOST:PORT`")
 	fs.StringVar(&lang, "lang", "", "the course's language for a learner whose ssh sends no LANG, and the instructor's: en or es (default: from LC_ALL or LANG)")
 	fs.IntVar(&maxLearners, "max-learners", workshop.DefaultMaxLearners, "learners connected at once, `N`; PostgreSQL's max_connections is sized from it")

@@ -25,6 +25,15 @@ import (
 type Config struct {
 	// SSH is the address learners connect to (HOST:PORT; port 0 picks one).
 	SSH string
+	// Web is where learners join from a browser (HOST:PORT; "" = no web
+	// page; port 0 picks one).
+	Web string
+	// WebIdle ends a web learner's session after this long without a key
+	// or a resize from their page (0 = DefaultWebIdle).
+	WebIdle time.Duration
+	// WebPerAddress is how many WebSockets one address may hold at once
+	// (0 = DefaultWebPerAddress).
+	WebPerAddress int
 	// HTTP serves /metrics at this address ("" = none).
 	HTTP string
 	// Lang is the course's language for a learner whose client sent no
@@ -105,8 +114,39 @@ func (c *Config) check() error {
 			return badinput.Wrap(err)
 		}
 	}
+	if err := c.checkWeb(); err != nil {
+		return err
+	}
 	if c.AuthorizedKeys == "" && c.Password == "" && !loopback(host) {
 		return usagef("--ssh %s listens beyond this machine, where anyone who reaches the port would get a simulator: give --password PW (say it in the room) or --authorized-keys FILE (the attendees' public keys), or listen on 127.0.0.1", c.SSH)
+	}
+	return nil
+}
+
+// checkWeb refuses a web door that cannot serve a room safely: one
+// beyond this machine without a password (the page has no keys to check).
+func (c *Config) checkWeb() error {
+	if c.WebIdle == 0 {
+		c.WebIdle = DefaultWebIdle
+	}
+	if c.WebIdle < 0 {
+		return usagef("--web-idle %s: want a positive duration", c.WebIdle)
+	}
+	if c.WebPerAddress == 0 {
+		c.WebPerAddress = DefaultWebPerAddress
+	}
+	if c.WebPerAddress < 1 {
+		return usagef("--web-per-address %d: want at least 1", c.WebPerAddress)
+	}
+	if c.Web == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(c.Web)
+	if err != nil {
+		return usagef("--web %q: want HOST:PORT (127.0.0.1:8080 for this machine, 0.0.0.0:8080 for a room on a LAN)", c.Web)
+	}
+	if c.Password == "" && !loopback(host) {
+		return usagef("--web %s listens beyond this machine, where anyone who reaches the port would get a simulator: give --password PW (say it in the room), or listen on 127.0.0.1", c.Web)
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +29,7 @@ func learnerNamespace(id string) pg.Namespace { return pg.OwnNamespace("ws").Sub
 // finds their place.
 type learner struct {
 	id, user, key string        // key: the fingerprint of the key they came with
+	door          string        // how their last session came in: ssh or web
 	ns            pg.Namespace  // their databases (ws_ana_outbox, ws_ana_naive), dropped as they leave; its prefix names their role
 	dir           string        // their progress and place in the course
 	active        bool          // a session of theirs runs (cleanup included)
@@ -64,6 +67,7 @@ type learner struct {
 // LearnerView is one line of the instructor's screen.
 type LearnerView struct {
 	ID, User      string
+	Door          string // ssh or web: how they came in last
 	Connected     bool
 	Lesson        string
 	Step, Steps   int // Step from 1
@@ -86,7 +90,7 @@ type LearnerView struct {
 const idleAfter = 2 * time.Minute
 
 func (l *learner) view(now time.Time, stuck time.Duration) LearnerView {
-	v := LearnerView{ID: l.id, User: l.user, Connected: l.program != nil, Lesson: l.state.Lesson, Step: l.state.Step + 1, Steps: l.state.Steps,
+	v := LearnerView{ID: l.id, User: l.user, Door: l.door, Connected: l.program != nil, Lesson: l.state.Lesson, Step: l.state.Step + 1, Steps: l.state.Steps,
 		Stage: l.state.Stage, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed, Ready: l.state.Running}
 	if !l.stepSince.IsZero() {
 		v.OnStep = now.Sub(l.stepSince)
@@ -129,11 +133,25 @@ var errFull = errors.New("the room is full")
 // errClosed says the room is closing.
 var errClosed = errors.New("the room is closing")
 
-// admit finds the learner a session is, or makes one: the SSH user name,
-// or with that name already connected, the name and the key's fingerprint
-// (a counter without a key).
-func (r *Room) admit(sess ssh.Session, w words) (*learner, error) {
-	name, key := learnerName(sess.User()), fingerprint(sess)
+// door is how a session comes into the room (SSH, the web page): who it
+// says it is, and the learner's program's input, output and window sizes.
+type door struct {
+	kind      string // ssh or web
+	user, key string // the name asked for; the key's fingerprint ("" without one)
+	ctx       context.Context
+	out       io.Writer // where the room says why it refused or ended a session
+	opts      []tea.ProgramOption
+	windows   <-chan ssh.Window
+	// hangUp ends the session (refused: false), while the room still
+	// counts it: a closing room waits for it.
+	hangUp func(ok bool)
+}
+
+// admit finds the learner a session is, or makes one: the name it asked
+// for, or with that name already connected, the name and the key's
+// fingerprint (a counter without a key).
+func (r *Room) admit(d door, w words) (*learner, error) {
+	name, key := learnerName(d.user), d.key
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// A learner back while their last session's cleanup (its simulation
@@ -145,10 +163,10 @@ func (r *Room) admit(sess ssh.Session, w words) (*learner, error) {
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
-		case <-sess.Context().Done():
+		case <-d.ctx.Done():
 		}
 		r.mu.Lock()
-		if !l.active || sess.Context().Err() != nil {
+		if !l.active || d.ctx.Err() != nil {
 			break
 		}
 	}
@@ -167,7 +185,7 @@ func (r *Room) admit(sess ssh.Session, w words) (*learner, error) {
 	}
 	l := r.learners[id]
 	if l == nil {
-		l = &learner{id: id, user: sess.User(), ns: learnerNamespace(id), dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
+		l = &learner{id: id, user: d.user, ns: learnerNamespace(id), dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
 		// What an earlier room on this data directory counted goes on.
 		st := loadStats(l.dir)
 		l.passed, l.hints, l.hands, l.stepTimes = st.Passed, st.Hints, st.Hands, st.Steps
@@ -179,7 +197,7 @@ func (r *Room) admit(sess ssh.Session, w words) (*learner, error) {
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
-	l.active, l.key, l.lastInput = true, key, r.now()
+	l.active, l.key, l.door, l.lastInput = true, key, d.kind, r.now()
 	l.cleaned = make(chan struct{})
 	r.sessions.Add(1)
 	return l, nil
@@ -213,7 +231,21 @@ func (r *Room) handle(sess ssh.Session) {
 		_ = sess.Exit(1)
 		return
 	}
-	l, err := r.admit(sess, w)
+	hangUp := func(ok bool) {
+		if ok {
+			_ = sess.Exit(0)
+		} else {
+			_ = sess.Exit(1)
+		}
+	}
+	r.enter(door{kind: "ssh", user: sess.User(), key: fingerprint(sess), ctx: sess.Context(), out: sess, opts: bubbletea.MakeOptions(sess), windows: windows, hangUp: hangUp}, lang, w)
+}
+
+// enter admits a session through its door and runs its learner's
+// simulator until they leave, then hangs up; a session the room refuses
+// is told why on d.out.
+func (r *Room) enter(d door, lang string, w words) {
+	l, err := r.admit(d, w)
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, errFull) {
@@ -221,29 +253,29 @@ func (r *Room) handle(sess ssh.Session) {
 		} else if errors.Is(err, errClosed) {
 			msg = w.closing
 		}
-		fmt.Fprint(sess, strings.ReplaceAll(msg, "\n", "\r\n"))
-		_ = sess.Exit(1)
+		fmt.Fprint(d.out, strings.ReplaceAll(msg, "\n", "\r\n"))
+		d.hangUp(false)
 		return
 	}
 	defer r.sessions.Done()
-	r.play(sess, l, lang, w, windows)
+	r.play(d, l, lang, w)
 	r.mu.Lock()
 	closed := r.closed
 	r.mu.Unlock()
 	if closed {
 		// On the terminal the learner is back to: why their session ended.
-		fmt.Fprint(sess, strings.ReplaceAll(w.closedBye, "\n", "\r\n"))
+		fmt.Fprint(d.out, strings.ReplaceAll(w.closedBye, "\n", "\r\n"))
 	}
-	_ = sess.Exit(0)
+	d.hangUp(true)
 }
 
 // play runs the learner's simulator on the session until they quit or
 // hang up, then ends everything of theirs: actors, connections, databases.
-func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows <-chan ssh.Window) {
+func (r *Room) play(d door, l *learner, lang string, w words) {
 	defer r.left(l)
 	opts := ui.Options{DBPrefix: l.ns.Prefix(), Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart}
 	opts.Lesson, opts.Step = r.resume(l)
-	ctx, cancel := context.WithCancel(sess.Context())
+	ctx, cancel := context.WithCancel(d.ctx)
 	defer cancel()
 	r.mu.Lock()
 	l.end, l.words = cancel, w
@@ -254,7 +286,7 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 	defer r.dropLearner(l)
 	srv, err := r.learnerRole(ctx, l.ns.Prefix())
 	if err != nil {
-		fmt.Fprintf(sess, "outboxlab: %v\r\n", err)
+		fmt.Fprintf(d.out, "outboxlab: %v\r\n", err)
 		return
 	}
 	r.mu.Lock()
@@ -266,11 +298,11 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 		if OverBudget(err) {
 			msg = fmt.Sprintf(w.overBudget, perLearner())
 		}
-		fmt.Fprint(sess, strings.ReplaceAll(msg, "\n", "\r\n"))
+		fmt.Fprint(d.out, strings.ReplaceAll(msg, "\n", "\r\n"))
 		return
 	}
 	defer func() { _ = m.Close() }()
-	popts := append(bubbletea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
+	popts := append(slices.Clip(d.opts), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30))
 	r.mu.Lock()
 	told := append([]string{fmt.Sprintf(w.joined, l.id)}, l.told...)
 	l.told = nil
@@ -303,7 +335,7 @@ func (r *Room) play(sess ssh.Session, l *learner, lang string, w words, windows 
 			case <-ctx.Done():
 				p.Quit()
 				return
-			case win := <-windows:
+			case win := <-d.windows:
 				p.Send(tea.WindowSizeMsg{Width: win.Width, Height: win.Height})
 			}
 		}

@@ -55,6 +55,7 @@ type Room struct {
 	course []*lessons.Lesson
 	ssh    *ssh.Server
 	sshLn  net.Listener
+	web    *webDoor // nil without --web
 	met    *metrics
 
 	mu       sync.Mutex
@@ -148,6 +149,10 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
 		return nil, badinput.Errorf("--ssh %s: %w; give another HOST:PORT (port 0 takes a free one, and the room's screen says which)", cfg.SSH, err)
 	}
+	if r.web, err = r.listenWeb(); err != nil {
+		_ = r.sshLn.Close()
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -170,6 +175,7 @@ func (r *Room) serve(ctx context.Context) error {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- r.ssh.Serve(r.sshLn) }()
+	r.web.serve()
 	httpAddr := ""
 	if r.cfg.HTTP != "" {
 		stop, addr, err := r.met.serve(r.cfg.HTTP, r)
@@ -182,6 +188,9 @@ func (r *Room) serve(ctx context.Context) error {
 	}
 	if r.cfg.Ready != nil {
 		r.cfg.Ready(r.sshLn.Addr().String(), httpAddr)
+	}
+	if r.web != nil {
+		fmt.Fprintf(r.cfg.Out, "learners' page: http://%s/\nthe room's page (instructor, keep the token to yourself): http://%s/room?token=%s\n", r.WebAddr(), r.WebAddr(), r.RoomToken())
 	}
 	var err error
 	if r.cfg.Screen {
@@ -232,6 +241,7 @@ func (r *Room) close() error {
 			err = errors.Join(err, e)
 		}
 	}
+	err = errors.Join(err, r.web.close())
 	return errors.Join(err, reportErr, r.srv.Stop())
 }
 
