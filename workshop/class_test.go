@@ -286,3 +286,29 @@ func selectLearner(t *testing.T, m instructorModel, id string) instructorModel {
 	t.Fatalf("%s is not on the list", id)
 	return m
 }
+
+// What a learner pastes while raising a hand goes with the hand.
+func TestAPasteGoesWithTheHand(t *testing.T) {
+	m := learnerModel{w: wordsFor("en"), width: 80, height: 24}
+	next, _ := m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
+	m = next.(learnerModel)
+	if !m.raising {
+		t.Fatal("! raised no prompt")
+	}
+	next, _ = m.Update(tea.PasteMsg{Content: "stuck on step 2"})
+	m = next.(learnerModel)
+	if got := m.hand.Value(); got != "stuck on step 2" {
+		t.Errorf("the hand's line after a paste: %q", got)
+	}
+}
+
+// A learner who came through the browser says so on the list.
+func TestTheListSaysTheDoor(t *testing.T) {
+	r, _, _ := roomOnClock(t, "en")
+	r.learners["ana"].door = "web"
+	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	_, s := screen(m)
+	if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), " · web") || strings.Contains(line(t, s, "bea"), "web") {
+		t.Errorf("ana, in a browser: %q", l)
+	}
+}

@@ -42,6 +42,7 @@ type instructorModel struct {
 	cancel        context.CancelFunc
 	sshAddr, http string
 	hostKey       string   // the room's host key, as ssh prints it
+	web           string   // the web door's learners' page and the projector's, "" without --web
 	addrs         []string // the addresses learners can reach, for the board
 	views         []LearnerView
 	sel           int
@@ -442,6 +443,9 @@ func (m instructorModel) header() []string {
 		second += " · " + fmt.Sprintf(m.w.http, m.http)
 	}
 	lines = append(lines, m.wrap(lipgloss.NewStyle(), second)...)
+	if m.web != "" {
+		lines = append(lines, m.wrap(lipgloss.NewStyle(), m.web)...)
+	}
 	if p := m.room.Paused(); p != "" {
 		lines = append(lines, m.wrap(warn, fmt.Sprintf(m.w.pausedNow, p))...)
 	}
@@ -564,6 +568,9 @@ func (m instructorModel) table() []string {
 		case v.Idle:
 			state = m.w.idle
 		}
+		if v.Door == "web" {
+			state += " · web"
+		}
 		step, checks := "-", "-"
 		if v.Lesson != "" {
 			step = fmt.Sprintf("%d/%d", v.Step, v.Steps)
@@ -640,6 +647,10 @@ func round(d time.Duration) string {
 func (r *Room) instructorScreen(ctx context.Context, cancel context.CancelFunc, httpAddr string) error {
 	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.sshLn.Addr().String(), http: httpAddr, views: r.Learners(),
 		hostKey: r.hostKeyFingerprint(), addrs: reachableAddrs()}
+	if r.web != nil {
+		base := "http://" + r.web.ln.Addr().String()
+		m.web = fmt.Sprintf(m.w.webBoard, base+"/", base+"/room?token="+r.web.token)
+	}
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler())
 	go func() { <-ctx.Done(); p.Quit() }()
 	_, err := p.Run()

@@ -122,6 +122,13 @@ func (m learnerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, m.noticeTimer())
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+	case tea.PasteMsg:
+		if m.raising {
+			// What is pasted goes with the hand, not to the simulator.
+			var cmd tea.Cmd
+			m.hand, cmd = m.hand.Update(msg)
+			return m, cmd
+		}
 	case tea.KeyPressMsg:
 		input = true
 		if m.raising {

@@ -16,6 +16,7 @@ type words struct {
 	// the instructor's dialogs and board
 	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
 	more, hostKey, watchTitle, watchKeys, handCol, removed, ended, reportSaid string
+	webBoard                                                                  string
 }
 
 var wordsByLang = map[string]words{
@@ -77,6 +78,7 @@ var wordsByLang = map[string]words{
 		removed:        "%s taken off the list",
 		ended:          "%s's session ended",
 		reportSaid:     "report written: %s",
+		webBoard:       "in a browser: %s · projector: %s",
 	},
 	"es": {
 		noPty:          "outboxlab workshop: es una aplicación de terminal y tu ssh no pidió terminal.\nConéctate con un simple `ssh -p PUERTO NOMBRE@HOST` (sin comando detrás; añade -t si diste uno).\n",
@@ -136,6 +138,7 @@ var wordsByLang = map[string]words{
 		removed:        "%s fuera de la lista",
 		ended:          "sesión de %s terminada",
 		reportSaid:     "informe escrito: %s",
+		webBoard:       "en un navegador: %s · proyector: %s",
 	},
 }
 
