@@ -207,7 +207,7 @@ func (t *teller) fault(e sim.Entry) {
 		kind := strings.Fields(x)[1] // a script's command (crash, stall, fail-commit): the same in every language
 		t.add(e, Fault, Note, who, "", say("⚑ armed: %s at %s", kind, e.Checkpoint), say("⚑ %s", kind))
 	case strings.Contains(x, " stalls at "):
-		t.add(e, Stall, Note, who, "", say("⏸ stalls at %s (a long pause)", e.Checkpoint), say("⏸ stalls"))
+		t.add(e, Stall, Note, who, "", say("‖ stalls at %s (a long pause)", e.Checkpoint), say("‖ stalls"))
 	case strings.Contains(x, " resumes at "):
 		t.add(e, Stall, Note, who, "", say("▶ resumes, unaware of the time that passed"), say("▶ resumes"))
 	case strings.Contains(x, "twice"):

@@ -371,7 +371,7 @@ func (m Model) statusView(W int) string {
 	}
 	play, label := m.page.status(m.pageCtx())
 	if play == "" {
-		play = w.T("⏸ paused")
+		play = w.T("‖ paused")
 		if m.playing {
 			play = w.T("▶ running")
 		}

@@ -374,7 +374,7 @@ func (p *playPage) status(c pageCtx) (string, string) {
 		label = c.panes.lesson.lesson.Name
 	}
 	if p.play.paused {
-		return c.st.Words.T("⏸ paused"), label
+		return c.st.Words.T("‖ paused"), label
 	}
 	if p.play.held {
 		return c.st.Words.T("■ the end"), label

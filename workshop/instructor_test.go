@@ -184,8 +184,8 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 // learners get the message and the screen says so), p again resumes.
 func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 	for _, c := range []struct{ lang, sendTo, pauseAsk, paused string }{
-		{"en", "Send ana to:", "Pause the room with a message:", "⏸ paused: \"break\""},
-		{"es", "Enviar a ana a:", "Pausar la sala con un mensaje:", "⏸ en pausa: \"break\""},
+		{"en", "Send ana to:", "Pause the room with a message:", "‖ paused: \"break\""},
+		{"es", "Enviar a ana a:", "Pausar la sala con un mensaje:", "‖ en pausa: \"break\""},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			r, _, sent := roomOnClock(t, c.lang)
