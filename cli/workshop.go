@@ -19,7 +19,7 @@ func newWorkshop() *cobra.Command {
 		sshAddr, httpAddr, lang, keys, passw string
 		webAddr                              string
 		webPerAddr                           int
-		report                               string
+		report, roster                       string
 		maxLearners                          int
 		stuck                                = workshop.DefaultStuck
 		webIdle                              = workshop.DefaultWebIdle
@@ -50,7 +50,7 @@ shows the room: each learner's lesson and step, who is stuck`,
 				fmt.Fprintln(stdout, "outboxlab workshop: booting PostgreSQL…")
 			}
 			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, Web: webAddr, WebIdle: webIdle, WebPerAddress: webPerAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
-				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report})
+				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report, Roster: roster})
 		},
 	}
 	fs := cmd.Flags()
@@ -65,6 +65,7 @@ shows the room: each learner's lesson and step, who is stuck`,
 	fs.StringVar(&keys, "authorized-keys", "", "let in only the keys in this authorized_keys `FILE`")
 	fs.StringVar(&passw, "password", "", "let in whoever gives this password `PW`")
 	fs.DurationVar(&stuck, "stuck", workshop.DefaultStuck, "a learner on one step longer than this is shown stuck")
+	fs.StringVar(&roster, "roster", "", "the names expected, one a line, in `FILE`: the room's list shows who has not joined yet")
 	fs.StringVar(&report, "report", "", "when the room stops, write its report to `FILE`.json and FILE.csv (E writes one at any time)")
 	completeFlags(cmd)
 	return cmd

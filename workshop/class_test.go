@@ -312,3 +312,25 @@ func TestTheListSaysTheDoor(t *testing.T) {
 		t.Errorf("ana, in a browser: %q", l)
 	}
 }
+
+// --roster's names show who has not joined yet, last; s says a line to
+// every learner without pausing the room.
+func TestTheRosterAndSayingALine(t *testing.T) {
+	r, _, sent := roomOnClock(t, "en")
+	r.roster = []string{"Ana", "Zoë"}
+	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, s := screen(m)
+	if l := line(t, s, "zoe"); !strings.Contains(l, "not joined") {
+		t.Errorf("zoe, expected, has not joined: %q", l)
+	}
+	if strings.Count(s, "ana ") != 1 {
+		t.Errorf("ana, on the roster and connected, is not one line:\n%s", s)
+	}
+	if v := m.views[len(m.views)-1]; v.ID != "zoe" || !v.Expected {
+		t.Errorf("the last line is %+v, want zoe not joined", v)
+	}
+	m = press(t, m, "s", "h", "i", "enter")
+	if got := waitSent(t, sent, 1); len(got) != 1 || got[0] != (noticeMsg{"» hi"}) || r.Paused() != "" {
+		t.Errorf("s hi: ana got %v, the room paused %q", got, r.Paused())
+	}
+}

@@ -62,6 +62,9 @@ type Config struct {
 	// Report, when set, is where the room's report goes when it stops
 	// (REPORT.json and REPORT.csv).
 	Report string
+	// Roster, when set, is a file of the names expected, one a line: the
+	// list shows who has not joined yet.
+	Roster string
 }
 
 // DefaultMaxLearners is --max-learners's default.
@@ -98,6 +101,11 @@ func (c *Config) check() error {
 	c.Lang = l
 	if c.Out == nil {
 		c.Out = io.Discard
+	}
+	if c.Roster != "" {
+		if _, err := readRoster(c.Roster); err != nil {
+			return badinput.Wrap(err)
+		}
 	}
 	if c.Report != "" {
 		dir := filepath.Dir(c.Report)
@@ -203,4 +211,23 @@ func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 		return nil, errors.New("--authorized-keys " + path + ": no key in it (one `ssh-ed25519 AAAA… name` line per attendee)")
 	}
 	return keys, nil
+}
+
+// readRoster reads --roster: a name a line (as each will type it after
+// ssh … or in the browser), blank lines and # comments skipped.
+func readRoster(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--roster: %w", err)
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			names = append(names, line)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--roster %s: no name in it (one a line)", path)
+	}
+	return names, nil
 }

@@ -27,6 +27,7 @@ const (
 	modeConfirmAll                 // send everyone to the lesson picked?
 	modeConfirmEnd                 // end the selected learner's session?
 	modeWatch                      // the selected learner's screen
+	modeSay                        // a line for every learner's screen
 )
 
 // closeGrace is how long learners see the room's countdown before their
@@ -126,7 +127,7 @@ func (m instructorModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
-	if m.mode == modePause {
+	if m.mode == modePause || m.mode == modeSay {
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return m, cmd
@@ -142,6 +143,22 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch m.mode {
 	case modePicker:
 		return m.pickerKey(k)
+	case modeSay:
+		switch k.String() {
+		case "esc":
+			m.mode = modeTable
+			return m, nil
+		case "enter":
+			if text := strings.TrimSpace(m.input.Value()); text != "" {
+				m.room.Say(text)
+				m.notice = "» " + text
+			}
+			m.mode = modeTable
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(k)
+		return m, cmd
 	case modePause:
 		switch k.String() {
 		case "esc":
@@ -276,6 +293,11 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		} else {
 			m.notice = fmt.Sprintf(m.w.reportSaid, path)
 		}
+	case "s":
+		m.mode = modeSay
+		m.input = textinput.New()
+		m.input.SetWidth(min(60, max(10, m.width-4)))
+		return m, m.input.Focus()
 	case "p":
 		if m.room.Paused() != "" {
 			m.room.Pause("")
@@ -482,6 +504,9 @@ func (m instructorModel) render() string {
 	case modePause:
 		lines = append(lines, m.w.pauseAsk, m.input.View())
 		return strings.Join(append(lines, m.footer(m.w.keysPause)...), "\n")
+	case modeSay:
+		lines = append(lines, m.w.sayAsk, m.input.View())
+		return strings.Join(append(lines, m.footer(m.w.keysSay)...), "\n")
 	case modeConfirmStop:
 		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.stopAsk, m.connected(), int(closeGrace.Seconds())))...)
 		return strings.Join(append(lines, m.footer(m.w.stopKeys)...), "\n")
@@ -554,6 +579,8 @@ func (m instructorModel) table() []string {
 		}
 		state := m.w.connected
 		switch {
+		case v.Expected:
+			state = m.w.notJoined
 		case !v.Connected:
 			state = m.w.disconnected
 		case !v.Hand.IsZero():

@@ -84,6 +84,8 @@ type LearnerView struct {
 	// Progress orders learners by how far they are: the lesson's place in
 	// the course, then the step.
 	Progress int
+	// Expected: a name of --roster who has not joined yet.
+	Expected bool
 }
 
 // idleAfter is how long without a key makes a connected learner idle.

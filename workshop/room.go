@@ -65,6 +65,7 @@ type Room struct {
 	// each learner reads it in their own language.
 	pausedStandard bool
 	closeAt        time.Time // when the room closes, after the instructor's q (zero: not closing)
+	roster         []string  // --roster's names, as written
 	closed         bool
 	sessions       sync.WaitGroup // learner sessions still running (their cleanup included)
 	changed        chan struct{}  // poked on every change, for the instructor's screen
@@ -141,6 +142,11 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	// simulator, so the simulator refuses it on such a server.
 	if r.shared, err = pg.Boot(ctx, pg.Options{DatabaseURL: r.srv.URL()}); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
+	}
+	if cfg.Roster != "" {
+		if r.roster, err = readRoster(cfg.Roster); err != nil {
+			return nil, err
+		}
 	}
 	r.met = newMetrics()
 	if r.ssh, err = r.newSSH(); err != nil {
@@ -267,8 +273,15 @@ func (r *Room) Learners() []LearnerView {
 		v.Progress = r.lessonIndex(v.Lesson)*1000 + v.Step
 		out = append(out, v)
 	}
+	for _, name := range r.roster {
+		if _, ok := r.learners[learnerName(name)]; !ok {
+			out = append(out, LearnerView{ID: learnerName(name), User: name, Expected: true})
+		}
+	}
 	rank := func(v LearnerView) int {
 		switch {
+		case v.Expected:
+			return 4
 		case !v.Connected:
 			return 3
 		case !v.Hand.IsZero():

@@ -215,3 +215,11 @@ func (r *Room) wordsOf(l *learner) words {
 	}
 	return l.words
 }
+
+// Say puts a line of the instructor's on every connected learner's screen
+// for a while, without pausing the room.
+func (r *Room) Say(text string) {
+	for _, p := range r.programs(nil) {
+		p.Send(noticeMsg{"» " + text})
+	}
+}

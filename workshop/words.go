@@ -16,7 +16,7 @@ type words struct {
 	// the instructor's dialogs and board
 	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
 	more, hostKey, watchTitle, watchKeys, handCol, removed, ended, reportSaid string
-	webBoard                                                                  string
+	webBoard, notJoined, sayAsk, keysSay                                      string
 }
 
 var wordsByLang = map[string]words{
@@ -32,7 +32,7 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NAME@%s · access: %s",
 		learners:       "%d of %d learners connected",
 		http:           "metrics: http://%s/metrics",
-		keys:           "↑/↓ select · l lesson · L everyone's · w watch · a answer ✋ · e end · x remove · p pause · E report · q stop",
+		keys:           "↑/↓ select · l lesson · L everyone's · w watch · a answer ✋ · e end · x remove · s say · p pause · E report · q stop",
 		keysPicker:     "↑/↓ or a number · type to filter · enter send · esc cancel",
 		keysPause:      "type the message · enter pause · esc cancel",
 		pauseAsk:       "Pause the room with a message:",
@@ -79,6 +79,9 @@ var wordsByLang = map[string]words{
 		ended:          "%s's session ended",
 		reportSaid:     "report written: %s",
 		webBoard:       "in a browser: %s · projector: %s",
+		notJoined:      "not joined",
+		sayAsk:         "Say to every learner (shown for 10 s, the room keeps going):",
+		keysSay:        "type the line · enter says it · esc cancel",
 	},
 	"es": {
 		noPty:          "outboxlab workshop: es una aplicación de terminal y tu ssh no pidió terminal.\nConéctate con un simple `ssh -p PUERTO NOMBRE@HOST` (sin comando detrás; añade -t si diste uno).\n",
@@ -92,7 +95,7 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NOMBRE@%s · acceso: %s",
 		learners:       "%d de %d participantes conectados",
 		http:           "métricas: http://%s/metrics",
-		keys:           "↑/↓ elegir · l lección · L la de todos · w mirar · a responder ✋ · e terminar · x quitar · p pausa · E informe · q cerrar",
+		keys:           "↑/↓ elegir · l lección · L la de todos · w mirar · a responder ✋ · e terminar · x quitar · s decir · p pausa · E informe · q cerrar",
 		keysPicker:     "↑/↓ o un número · escribe para filtrar · enter enviar · esc cancelar",
 		keysPause:      "escribe el mensaje · enter pausar · esc cancelar",
 		pauseAsk:       "Pausar la sala con un mensaje:",
@@ -139,6 +142,9 @@ var wordsByLang = map[string]words{
 		ended:          "sesión de %s terminada",
 		reportSaid:     "informe escrito: %s",
 		webBoard:       "en un navegador: %s · proyector: %s",
+		notJoined:      "sin llegar",
+		sayAsk:         "Decir a todos (se ve 10 s, la sala sigue):",
+		keysSay:        "escribe la línea · enter la dice · esc cancela",
 	},
 }
 
