@@ -364,9 +364,25 @@ func (s *Sim) arm(name string, cp engine.Checkpoint, f fault.Fault) error {
 		return nil
 	})
 	if err == nil && armed {
-		s.record(Entry{Actor: name, Kind: KindFault, Checkpoint: string(cp)}.with(text("armed: %s %s when it reaches %s", string(f), name, cp)))
+		s.record(Entry{Actor: name, Kind: KindFault, Checkpoint: string(cp)}.with(armedText(f, name, cp)))
 	}
 	return err
+}
+
+// armedText says a fault armed, one sentence a fault, so that each reads
+// whole in every language ("armado: crash naive…" did not).
+func armedText(f fault.Fault, name string, cp engine.Checkpoint) Text {
+	switch f {
+	case fault.Crash:
+		return text("armed: crash %s when it reaches %s", name, cp)
+	case fault.Stall:
+		return text("armed: stall %s when it reaches %s", name, cp)
+	case fault.FailCommit:
+		return text("armed: fail-commit %s when it reaches %s", name, cp)
+	case fault.DropCommit:
+		return text("armed: drop-commit %s when it reaches %s", name, cp)
+	}
+	return text("armed: %s %s when it reaches %s", string(f), name, cp)
 }
 
 // crashNow kills an actor where it is. Parked, it dies at its checkpoint;
