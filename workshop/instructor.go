@@ -194,17 +194,9 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case modeConfirmAll:
-		switch k.String() {
-		case "y", "enter":
-			m.send(nil, m.w.everyone)
-			m.mode = modeTable
-		case "esc", "n":
-			m.mode = modeTable
-		}
-		return m, nil
+		return m.confirm(k, func(m *instructorModel) { m.send(nil, m.w.everyone) }), nil
 	case modeConfirmEnd:
-		switch k.String() {
-		case "y", "enter":
+		return m.confirm(k, func(m *instructorModel) {
 			if v, ok := m.selected(); ok {
 				if err := m.room.End(v.ID); err != nil {
 					m.notice = err.Error()
@@ -212,11 +204,7 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 					m.notice = fmt.Sprintf(m.w.ended, v.ID)
 				}
 			}
-			m.mode = modeTable
-		case "esc", "n":
-			m.mode = modeTable
-		}
-		return m, nil
+		}), nil
 	case modeWatch:
 		switch k.String() {
 		case "esc", "q", "w":
@@ -313,6 +301,19 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.selID = m.views[m.sel].ID
 	}
 	return m, nil
+}
+
+// confirm answers a question: y or enter does yes, esc or n does nothing;
+// either way the list is back.
+func (m instructorModel) confirm(k tea.KeyPressMsg, yes func(*instructorModel)) instructorModel {
+	switch k.String() {
+	case "y", "enter":
+		yes(&m)
+		m.mode = modeTable
+	case "esc", "n":
+		m.mode = modeTable
+	}
+	return m
 }
 
 // connected counts the learners connected now.
