@@ -131,7 +131,7 @@ func (m Model) Init() tea.Cmd {
 // psqlCommands open the databases on screen from another terminal: the same
 // tables, live. Short enough to copy at 80 columns: the password on its own.
 func (m Model) psqlCommands() []string {
-	if m.srv == nil {
+	if m.srv == nil || m.opts.NoPSQL {
 		return nil
 	}
 	var out []string

@@ -80,6 +80,9 @@ type Options struct {
 	// NoRestartPG, when set, refuses restart-postgres (R) with this reason,
 	// in the learner's language: a workshop's PostgreSQL is the room's.
 	NoRestartPG string
+	// NoPSQL leaves out the psql commands of the help: the databases are
+	// on a server the user has no terminal to reach (a workshop's learner).
+	NoPSQL bool
 }
 
 // DefaultDBPrefix names the simulator's databases: tui_outbox, tui_naive.

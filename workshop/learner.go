@@ -275,7 +275,7 @@ func (r *Room) enter(d door, lang string, w words) {
 // hang up, then ends everything of theirs: actors, connections, databases.
 func (r *Room) play(d door, l *learner, lang string, w words) {
 	defer r.left(l)
-	opts := ui.Options{DBPrefix: l.ns.Prefix(), Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart}
+	opts := ui.Options{DBPrefix: l.ns.Prefix(), Lang: lang, ProgressPath: filepath.Join(l.dir, lessons.ProgressFile), NoRestartPG: w.noRestart, NoPSQL: true}
 	opts.Lesson, opts.Step = r.resume(l)
 	ctx, cancel := context.WithCancel(d.ctx)
 	defer cancel()
