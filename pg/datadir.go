@@ -26,7 +26,7 @@ const (
 
 // ownFiles are the files outboxlab writes in a data directory, beside the
 // cluster (pgdata) that initdb makes.
-var ownFiles = []string{dataDirMarker, ownerFile, sharersFile, stoppingFile, passwordFile, logFile}
+var ownFiles = []string{dataDirMarker, ownerFile, sharersFile, stoppingFile, portFile, passwordFile, logFile}
 
 // BrokerDir is the directory of a data directory where serve --broker nats
 // keeps its embedded JetStream's store: outboxlab's too, not a stranger.

@@ -395,12 +395,22 @@ func (s *Server) writeConf() error {
 // launch starts the postmaster with pg_ctl on a free loopback port. Another
 // process may take the port between our probe and the server's bind; then it
 // simply tries another port.
+//
+// It tries the port of the last start first, when it is free: a psql
+// command or a Grafana data source someone copied keeps working across
+// restarts.
 func (s *Server) launch(ctx context.Context) error {
 	var lastErr error
 	for try := 0; try < 5; try++ {
-		port, err := freePort()
-		if err != nil {
-			return err
+		port, ok := 0, false
+		if try == 0 {
+			port, ok = s.lastPort()
+		}
+		if !ok {
+			var err error
+			if port, err = freePort(); err != nil {
+				return err
+			}
 		}
 		logPath := filepath.Join(s.DataDir, logFile)
 		cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "start", "-w", "-t", "60",
@@ -410,6 +420,7 @@ func (s *Server) launch(ctx context.Context) error {
 			s.mu.Lock()
 			s.Port, s.running = port, true
 			s.mu.Unlock()
+			s.keepPort(port)
 			return nil
 		}
 		tail := logTail(logPath, 8)
@@ -521,6 +532,33 @@ func (s *Server) Pool(ctx context.Context, db string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("open pool on %s: %w", db, err)
 	}
 	return pool, nil
+}
+
+// portFile keeps the port of the last start, to be tried first next time.
+const portFile = "outboxlab.port"
+
+// lastPort is the port of the last start, if it is free now.
+func (s *Server) lastPort() (int, bool) {
+	b, err := os.ReadFile(filepath.Join(s.DataDir, portFile))
+	if err != nil {
+		return 0, false
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || port <= 0 || port > 65535 {
+		return 0, false
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return 0, false
+	}
+	_ = l.Close()
+	return port, true
+}
+
+// keepPort writes the port started on, for the next start; a failure to
+// write costs only a new port next time.
+func (s *Server) keepPort(port int) {
+	_ = os.WriteFile(filepath.Join(s.DataDir, portFile), []byte(strconv.Itoa(port)+"\n"), 0o600)
 }
 
 func freePort() (int, error) {

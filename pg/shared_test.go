@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strconv"
 	"testing"
@@ -115,5 +116,44 @@ func TestASecondOutboxlabWaitsForTheOwnersBoot(t *testing.T) {
 	}
 	if err := second.Stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A restart on the same data directory listens on the same port when it is
+// free, so a psql command copied before still works; when another program
+// holds it, on another.
+func TestARestartKeepsItsPortWhenFree(t *testing.T) {
+	dir := seededDataDir(t)
+	ctx := context.Background()
+	first, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := first.Port
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Port != port {
+		t.Errorf("the second start listens on %d, want %d as before", second.Port, port)
+	}
+	if err := second.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Skipf("port %d taken meanwhile: %v", port, err)
+	}
+	defer taken.Close()
+	third, err := Boot(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("a start whose last port is taken: %v", err)
+	}
+	defer third.Stop()
+	if third.Port == port {
+		t.Errorf("the third start listens on the taken port %d", port)
 	}
 }

@@ -31,7 +31,7 @@ type Seed struct {
 
 // seedFormat is bumped when what a seed holds changes in a way its name
 // does not see.
-const seedFormat = "1"
+const seedFormat = "2"
 
 // SeedName names a seed of kind made with settings by a build whose
 // relevant parts (the migrations' digest, the binaries chosen) are parts: a
@@ -118,8 +118,13 @@ func (sd Seed) make(dir string) error {
 	if err := sd.Make(data); err != nil {
 		return err
 	}
-	// Each copy's log starts with its own boot.
+	// Each copy's log starts with its own boot, and each copy finds a port
+	// of its own: copies that all tried the seed's last port first would
+	// collide on it.
 	if err := os.Truncate(filepath.Join(data, "postgres.log"), 0); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Remove(filepath.Join(data, "outboxlab.port")); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
