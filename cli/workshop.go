@@ -43,6 +43,10 @@ shows the room: each learner's lesson and step, who is stuck`,
 			if pf.databaseURL != "" {
 				return badinput.New("--database-url: the room needs a PostgreSQL of its own (its max_connections sized for the room); leave it out")
 			}
+			if webAddr != "" && !cmd.Flags().Changed("ssh") {
+				// --web alone: the browser door only.
+				sshAddr = ""
+			}
 			ctx, cancel := signalContext()
 			defer cancel()
 			screen := term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
@@ -55,7 +59,7 @@ shows the room: each learner's lesson and step, who is stuck`,
 	}
 	fs := cmd.Flags()
 	pf.register(fs)
-	fs.StringVar(&sshAddr, "ssh", "127.0.0.1:2222", "where learners connect: `HOST:PORT` (0.0.0.0:2222 for a room on a LAN, with --password or --authorized-keys)")
+	fs.StringVar(&sshAddr, "ssh", "127.0.0.1:2222", "where learners connect with ssh: `HOST:PORT` (0.0.0.0:2222 for a room on a LAN, with --password or --authorized-keys); with --web and no --ssh, the browser door alone")
 	fs.StringVar(&webAddr, "web", "", "also let learners join from a browser at `HOST:PORT` (0.0.0.0:8080 for a room on a LAN, with --password)")
 	fs.DurationVar(&webIdle, "web-idle", workshop.DefaultWebIdle, "end a web learner's session after this long without a key from their page")
 	fs.IntVar(&webPerAddr, "web-per-address", workshop.DefaultWebPerAddress, "WebSockets one address may hold at once, `N` (raise it to the room's size when learners come through one NAT or proxy)")

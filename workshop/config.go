@@ -23,7 +23,8 @@ import (
 
 // Config is what `outboxlab workshop` was asked.
 type Config struct {
-	// SSH is the address learners connect to (HOST:PORT; port 0 picks one).
+	// SSH is the address learners connect to (HOST:PORT; port 0 picks one;
+	// "" = no SSH door, the web door alone).
 	SSH string
 	// Web is where learners join from a browser (HOST:PORT; "" = no web
 	// page; port 0 picks one).
@@ -113,9 +114,15 @@ func (c *Config) check() error {
 			return usagef("--report %s: no directory %s to write it in", c.Report, dir)
 		}
 	}
-	host, _, err := net.SplitHostPort(c.SSH)
-	if err != nil {
-		return usagef("--ssh %q: want HOST:PORT (127.0.0.1:2222 for this machine, 0.0.0.0:2222 for a room on a LAN)", c.SSH)
+	if c.SSH == "" && c.Web == "" {
+		return usagef("the room needs a door: --ssh HOST:PORT, --web HOST:PORT, or both")
+	}
+	host := "127.0.0.1" // no SSH door: nothing listens beyond this machine for it
+	if c.SSH != "" {
+		var err error
+		if host, _, err = net.SplitHostPort(c.SSH); err != nil {
+			return usagef("--ssh %q: want HOST:PORT (127.0.0.1:2222 for this machine, 0.0.0.0:2222 for a room on a LAN)", c.SSH)
+		}
 	}
 	if c.AuthorizedKeys != "" {
 		if _, err := readAuthorizedKeys(c.AuthorizedKeys); err != nil {

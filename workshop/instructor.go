@@ -457,7 +457,11 @@ func (m instructorModel) header() []string {
 			hosts = []string{"HOST"}
 		}
 	}
-	lines := m.wrap(bold, m.w.title+"  "+fmt.Sprintf(m.w.access, port, strings.Join(hosts, " · NAME@"), m.room.cfg.access(m.w)))
+	first := m.w.title + "  " + fmt.Sprintf(m.w.access, port, strings.Join(hosts, " · NAME@"), m.room.cfg.access(m.w))
+	if m.sshAddr == "" {
+		first = m.w.title // the web door alone: its line follows
+	}
+	lines := m.wrap(bold, first)
 	second := fmt.Sprintf(m.w.learners, m.connected(), m.room.cfg.MaxLearners)
 	if m.hostKey != "" {
 		second += " · " + fmt.Sprintf(m.w.hostKey, m.hostKey)
@@ -673,8 +677,11 @@ func round(d time.Duration) string {
 // instructorScreen runs the instructor's screen on the terminal until q
 // (which stops the room) or ctx ends.
 func (r *Room) instructorScreen(ctx context.Context, cancel context.CancelFunc, httpAddr string) error {
-	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.sshLn.Addr().String(), http: httpAddr, views: r.Learners(),
-		hostKey: r.hostKeyFingerprint(), addrs: reachableAddrs()}
+	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.SSHAddr(), http: httpAddr, views: r.Learners(),
+		addrs: reachableAddrs()}
+	if r.ssh != nil {
+		m.hostKey = r.hostKeyFingerprint()
+	}
 	if r.web != nil {
 		base := "http://" + r.web.ln.Addr().String()
 		m.web = fmt.Sprintf(m.w.webBoard, base+"/", base+"/room?token="+r.web.token)
@@ -693,8 +700,12 @@ func (r *Room) instructorScreen(ctx context.Context, cancel context.CancelFunc, 
 func (r *Room) logLines(ctx context.Context, httpAddr string) {
 	w := wordsFor(r.cfg.Lang)
 	out := r.cfg.Out
-	_, port, _ := net.SplitHostPort(r.sshLn.Addr().String())
-	fmt.Fprintf(out, "outboxlab workshop: %s · %s\n", fmt.Sprintf(w.access, port, "HOST", r.cfg.access(w)), fmt.Sprintf(w.learners, 0, r.cfg.MaxLearners))
+	if addr := r.SSHAddr(); addr != "" {
+		_, port, _ := net.SplitHostPort(addr)
+		fmt.Fprintf(out, "outboxlab workshop: %s · %s\n", fmt.Sprintf(w.access, port, "HOST", r.cfg.access(w)), fmt.Sprintf(w.learners, 0, r.cfg.MaxLearners))
+	} else {
+		fmt.Fprintf(out, "outboxlab workshop: %s\n", fmt.Sprintf(w.learners, 0, r.cfg.MaxLearners))
+	}
 	if httpAddr != "" {
 		fmt.Fprintln(out, fmt.Sprintf(w.http, httpAddr))
 	}

@@ -149,17 +149,29 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 		}
 	}
 	r.met = newMetrics()
-	if r.ssh, err = r.newSSH(); err != nil {
-		return nil, err
-	}
-	if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
-		return nil, badinput.Errorf("--ssh %s: %w; give another HOST:PORT (port 0 takes a free one, and the room's screen says which)", cfg.SSH, err)
+	if cfg.SSH != "" {
+		if r.ssh, err = r.newSSH(); err != nil {
+			return nil, err
+		}
+		if r.sshLn, err = net.Listen("tcp", cfg.SSH); err != nil {
+			return nil, badinput.Errorf("--ssh %s: %w; give another HOST:PORT (port 0 takes a free one, and the room's screen says which)", cfg.SSH, err)
+		}
 	}
 	if r.web, err = r.listenWeb(); err != nil {
-		_ = r.sshLn.Close()
+		if r.sshLn != nil {
+			_ = r.sshLn.Close()
+		}
 		return nil, err
 	}
 	return r, nil
+}
+
+// SSHAddr is where the SSH door listens, "" without one.
+func (r *Room) SSHAddr() string {
+	if r.sshLn == nil {
+		return ""
+	}
+	return r.sshLn.Addr().String()
 }
 
 // roomDir is where the room keeps its files: beside the cluster in the
@@ -180,7 +192,11 @@ func (r *Room) serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- r.ssh.Serve(r.sshLn) }()
+	if r.ssh != nil {
+		go func() { served <- r.ssh.Serve(r.sshLn) }()
+	} else {
+		served <- nil
+	}
 	r.web.serve()
 	httpAddr := ""
 	if r.cfg.HTTP != "" {
@@ -193,7 +209,7 @@ func (r *Room) serve(ctx context.Context) error {
 		httpAddr = addr
 	}
 	if r.cfg.Ready != nil {
-		r.cfg.Ready(r.sshLn.Addr().String(), httpAddr)
+		r.cfg.Ready(r.SSHAddr(), httpAddr)
 	}
 	if r.web != nil {
 		fmt.Fprintf(r.cfg.Out, "learners' page: http://%s/\nthe room's page (instructor, keep the token to yourself): http://%s/room?token=%s\n", r.WebAddr(), r.WebAddr(), r.RoomToken())
@@ -242,9 +258,11 @@ func (r *Room) close() error {
 	// "closed by remote host"); those that do not within 2 s are cut.
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if e := r.ssh.Shutdown(sctx); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
-		if e = r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
-			err = errors.Join(err, e)
+	if r.ssh != nil {
+		if e := r.ssh.Shutdown(sctx); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
+			if e = r.ssh.Close(); e != nil && !errors.Is(e, ssh.ErrServerClosed) {
+				err = errors.Join(err, e)
+			}
 		}
 	}
 	err = errors.Join(err, r.web.close())

@@ -28,12 +28,20 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // room starts a room on a PostgreSQL of its own in a temporary data
 // directory, serving until the test ends.
+// noSSH, as a Config's SSH for startRoom, is a room with the web door alone.
+const noSSH = "-"
+
 func startRoom(t *testing.T, cfg Config) *Room {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}
-	cfg.SSH = "127.0.0.1:0"
+	switch cfg.SSH {
+	case noSSH:
+		cfg.SSH = ""
+	default:
+		cfg.SSH = "127.0.0.1:0"
+	}
 	fsyncOff := map[string]string{"fsync": "off"}
 	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
 	if err := cfg.check(); err != nil {

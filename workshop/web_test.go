@@ -303,3 +303,19 @@ func TestWebIdleLearnerIsEnded(t *testing.T) {
 	}
 	waitGone(t, r, "ana")
 }
+
+// --web alone: a room with no SSH door serves learners in a browser, and
+// its screen and its stop need none.
+func TestAWebOnlyRoom(t *testing.T) {
+	r := startRoom(t, Config{SSH: noSSH, Web: "127.0.0.1:0"})
+	if r.SSHAddr() != "" || r.ssh != nil {
+		t.Fatalf("an SSH door at %q", r.SSHAddr())
+	}
+	joinWeb(t, r, "ana", "", 120, 40)
+	waitLearner(t, r, "ana", "ready", func(v LearnerView) bool { return v.Ready })
+	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: r.SSHAddr(), width: 80, height: 24}
+	_, s := screen(m)
+	if strings.Contains(s, "ssh -p") || !strings.Contains(s, "ana ") {
+		t.Errorf("the web-only room's screen:\n%s", s)
+	}
+}
