@@ -483,7 +483,7 @@ var messages = []struct{ en, es string }{
 	{"%d row(s) (%s) leased with no end by a relay that died: its restart is a new worker and no relay may claim a lease that never expires, so they are lost", "%d fila(s) (%s) en lease sin fin de un relay que murió: su reinicio es otro worker y ningún relay puede tomar un lease que nunca vence, así que se pierden"},
 	{"seq %d accepted by the broker, cursor not moved yet", "seq %d aceptado por el broker, cursor aún sin mover"},
 	{"cursor now seq %d", "cursor ahora en seq %d"},
-	// Per-key ordering lanes (S20, issue 16 item 5).
+	// Per-key ordering lanes (S20).
 	{"out of order", "fuera de orden"},
 	{"parked", "aparcados"},
 	{"held back", "retenidos"},
@@ -780,7 +780,7 @@ var messages = []struct{ en, es string }{
 	{"the payments, outbox and inboxes are in PostgreSQL; look with", "los pagos, el outbox y los inbox están en PostgreSQL; míralos con"},
 	{"JetStream's figures: messages in the stream not acked by every consumer yet (one acked by all leaves the stream a moment after its last ACK); per consumer, those waiting, delivered and not acked, and delivered more than once", "las cifras de JetStream: mensajes en el stream sin ACK de todos los consumidores aún (uno con ACK de todos sale del stream un momento después de su último ACK); por consumidor, los que esperan, los entregados sin ACK y los entregados más de una vez"},
 
-	// The screen made true (issue 27): what a crash after a COMMIT left,
+	// What a crash after a COMMIT left,
 	// the dialogs that bring an actor back, the key lines.
 	{"%s crashed at %s, after its COMMIT: the payment is committed and its event was never published: it is lost", "%s se cayó en %s, después de su COMMIT: el pago está confirmado y su evento nunca se publicó: se ha perdido"},
 	{"%s crashed at %s, after its COMMIT: payment and event were committed together, so the relay will publish it", "%s se cayó en %s, después de su COMMIT: pago y evento se confirmaron juntos, así que el relay lo publicará"},

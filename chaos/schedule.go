@@ -32,12 +32,12 @@ var Variants = map[string]func(*scenes.Settings){
 	"select-then-insert": func(s *scenes.Settings) { s.Consumer = "select-then-insert"; s.Workers = 2 },
 	"hold-transaction":   func(s *scenes.Settings) { s.HoldTx = true },
 	// Two API processes: with one, commits follow seq order and the cursor
-	// loses nothing (issue 16 item 2).
+	// loses nothing.
 	"seq-cursor": func(s *scenes.Settings) { s.SeqCursor = true; s.Writers = 2 },
-	// Claims with no end (issue 16 item 4): a relay crashed holding one
+	// Claims with no end: a relay crashed holding one
 	// strands its rows.
 	"lease-forever": func(s *scenes.Settings) { s.LeaseForever = true },
-	// The CDC relay (issue 16 item 1): one, a slot streams to one session.
+	// The CDC relay: one, a slot streams to one session.
 	// Not a wrong way of delivery, another one, under the same faults.
 	"cdc": func(s *scenes.Settings) { s.CDC = true; s.Relays = 1 },
 }

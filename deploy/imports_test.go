@@ -7,8 +7,8 @@ import (
 )
 
 // The deployment runs the engine with no simulator: it links none of the
-// simulator's packages (before issue 25 it linked sim, scenes, provider,
-// catalog and edge, through edge's listener and telemetry).
+// simulator's packages, not through httpapi's listener nor telemetry
+// either.
 func TestDeployLinksNoSimulator(t *testing.T) {
 	t.Parallel()
 	importtest.Forbid(t, importtest.Module+"/deploy", importtest.Simulator...)

@@ -292,8 +292,8 @@ func straightforwardTable(b *testing.B, bd *bundle) {
 	}
 }
 
-// benchSizes are the backlogs BenchmarkRelay and BenchmarkEndToEnd report at
-// (issue 24): figures at the framework's own b.N (≈1,500 at the default
+// benchSizes are the backlogs BenchmarkRelay and BenchmarkEndToEnd report at:
+// figures at the framework's own b.N (≈1,500 at the default
 // benchtime) were decided by fixed costs, and said the engine was 1.5× River
 // where at 20,000 it was level or behind. Under -short both run at
 // shortBenchSize instead, named so, to keep every benchmark alive in CI
@@ -376,8 +376,7 @@ var e2eRuns atomic.Int64
 // BenchmarkEndToEnd: batched producers insert size payments while one
 // pipelined relay (Run, LISTEN/NOTIFY) publishes and two inbox consumers
 // apply them; the clock stops when the last ledger entry has committed.
-// Measured on the same server in the same run (issue 24's goal is ≥ 2.5×
-// River at both sizes): River in the same shape, two producers inserting
+// Measured on the same server in the same run: River in the same shape, two producers inserting
 // size no-op jobs in transactions of 500 while one client works them
 // (river-jobs/s, x-river); River's own burn-down of size jobs inserted
 // beforehand, untimed (x-river-burndown); the designed SQL floor, the same

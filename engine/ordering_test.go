@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// S20, issue 16 item 5: two relays and one aggregate's three events. relay-1
+// S20: two relays and one aggregate's three events. relay-1
 // claims version 1 and holds it (paused before publishing); relay-2 steps
 // until idle; then relay-1 publishes and both drain. With no ordering relay-2
 // publishes versions 2 and 3 before 1; partitioning (relay-2 joined second:

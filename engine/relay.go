@@ -60,14 +60,13 @@ type RelayConfig struct {
 	// simulator can show it: the claim's transaction stays open while
 	// publishing and the marks commit in it (see Relay.stepHoldingTx).
 	HoldTransaction bool
-	// SeqCursor is the wrong way of issue 16 (Watermill #311), kept so the
+	// SeqCursor is the wrong way (Watermill #311), kept so the
 	// simulator can show it: poll WHERE seq > last ORDER BY seq, publish,
 	// move last (see Relay.stepBySeq). It loses events: seq is drawn at
 	// INSERT, so a transaction holding a lower seq that commits after a
 	// higher one was polled is behind the cursor for ever.
 	SeqCursor bool
-	// LeaseForever is the wrong way a zombie relay tempts one into (issue 16
-	// item 4), kept so the simulator can show it: a claim that never
+	// LeaseForever is the wrong way a zombie relay tempts one into, kept so the simulator can show it: a claim that never
 	// expires, as a status = 'processing' column with no deadline does. A
 	// relay that stalls holds its rows until it wakes, and one that dies
 	// holds them for ever: its restart is a new worker, and nobody else may
@@ -77,7 +76,7 @@ type RelayConfig struct {
 	// ordering.go); "" is OrderingNone.
 	Ordering Ordering
 	// CDC reads the outbox's inserts from logical replication instead of
-	// polling (issue 16 item 1, relay_cdc.go): no claim, no lease; a slot
+	// polling (relay_cdc.go): no claim, no lease; a slot
 	// that holds WAL while the relay is down, and the same duplicate window
 	// between the broker's accept and the confirmed LSN.
 	CDC bool

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// The CDC relay (issue 16 item 1, S26) reads the outbox's INSERTs from
+// The CDC relay (S26) reads the outbox's INSERTs from
 // PostgreSQL's logical replication instead of polling the table: a
 // publication (pg/schema/006), a logical slot with pgoutput, a replication
 // connection streaming from the slot.

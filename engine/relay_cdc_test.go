@@ -13,7 +13,7 @@ func (b *bundle) cdcRelay(t testing.TB, hook Hook) *Relay {
 	return r
 }
 
-// Issue 16 item 1: the CDC relay's duplicate window. Killed anywhere between
+// The CDC relay's duplicate window. Killed anywhere between
 // receiving a transaction from the slot and confirming its LSN, the relay
 // restarts from the slot's confirmed_flush_lsn and publishes the same id
 // again; the inbox keeps one effect. Killed after confirming, it does not.

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// stepBySeq is one iteration the wrong way (issue 16, Watermill #311): read
+// stepBySeq is one iteration the wrong way (Watermill #311): read
 // the rows after this relay's cursor in seq order, publish them, mark them
 // and move the cursor past the highest seq read (relay_offsets).
 //

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 16 item 2: commit order is not seq order. Writer A inserts first (the
+// Commit order is not seq order. Writer A inserts first (the
 // lower seq) and commits after writer B; the seq-cursor relay polls between
 // the two commits and moves its cursor past A's row for ever. The right relay
 // (SKIP LOCKED, published_at IS NULL) publishes A's row once it commits.

@@ -810,7 +810,7 @@ func TestHoldTransactionStillDuplicatesAndLosesTheAttempt(t *testing.T) {
 	}
 }
 
-// The zombie's other side (issue 16 item 4): a lease with no end. A relay
+// The zombie's other side: a lease with no end. A relay
 // that claims and dies holds its row for ever — no other relay, nor its own
 // restart (a new worker id), may claim it, however long the clock runs —
 // while a relay that only stalled wakes and marks what it still holds.

@@ -88,21 +88,20 @@ type Settings struct {
 	// show what the inbox alone does (and does not) protect (S23).
 	IgnoreVersions bool
 	HoldTx         bool // the wrong relay that keeps its transaction open while publishing (S8)
-	// SeqCursor is the wrong relay that polls WHERE seq > last (issue 16,
-	// Watermill #311): a transaction that commits after a higher seq was
+	// SeqCursor is the wrong relay that polls WHERE seq > last (Watermill
+	// #311): a transaction that commits after a higher seq was
 	// polled is never published.
 	SeqCursor bool
-	// LeaseForever is the wrong lease a zombie relay tempts one into (issue
-	// 16 item 4): a claim with no end, as status = 'processing' is.
+	// LeaseForever is the wrong lease a zombie relay tempts one into: a claim with no end, as status = 'processing' is.
 	LeaseForever bool
-	// Ordering keeps one aggregate's events in order between relays (S20,
-	// issue 16 item 5): none, partition or one-in-flight.
+	// Ordering keeps one aggregate's events in order between relays (S20):
+	// none, partition or one-in-flight.
 	Ordering engine.Ordering
 	// ParkGaps makes the consumers park an event ahead of its version and
 	// apply it when the gap fills (versions: park), instead of NACKing it.
 	ParkGaps bool
 	// CDC is the relay that reads the outbox's inserts from logical
-	// replication (issue 16 item 1): no poll, no lease; a slot that holds
+	// replication: no poll, no lease; a slot that holds
 	// WAL while it is down.
 	CDC     bool
 	Writers int // api writers (2 lets one commit while the other waits before its COMMIT)
@@ -112,7 +111,7 @@ type Settings struct {
 	Effect string
 	// DedupWindow > 0 gives the broker JetStream's dedup window: a publish
 	// of an id it took within the window is acked as a duplicate and
-	// dropped (issue 17). 0, the default, keeps every publish.
+	// dropped. 0, the default, keeps every publish.
 	DedupWindow time.Duration
 	Seed        uint64
 }

@@ -37,8 +37,8 @@ type RelayKind string
 const (
 	RelayClaim     RelayKind = "claim-then-publish" // SKIP LOCKED claim under a lease, publish, mark (S8–S12)
 	RelayHoldTx    RelayKind = "hold-transaction"   // the claim's transaction open while publishing (the wrong way, S8)
-	RelaySeqCursor RelayKind = "seq-cursor"         // WHERE seq > last (the wrong way, issue 16 item 2)
-	RelayCDC       RelayKind = "cdc"                // logical replication, no poll, no lease (issue 16 item 1)
+	RelaySeqCursor RelayKind = "seq-cursor"         // WHERE seq > last (the wrong way)
+	RelayCDC       RelayKind = "cdc"                // logical replication, no poll, no lease
 )
 
 // RelayKinds are the relay kinds, as help lists them.

@@ -53,7 +53,7 @@ type Oracle struct {
 	LostCharges   int64 // payments applied and never charged, nothing left in flight
 	DoubleCharges int64 // payments charged more than once
 	// SlotRetainedBytes is the WAL the CDC relay's slot holds past its
-	// confirmed position (issue 16 item 1); Slots counts the database's
+	// confirmed position; Slots counts the database's
 	// slots (0: no CDC relay, the figure is not shown).
 	SlotRetainedBytes int64
 	Slots             int64

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The seq-cursor relay (issue 16 item 2) crashed after a publish: it held no
+// The seq-cursor relay crashed after a publish: it held no
 // lease and its cursor did not move, so restarted it reads the row again and
 // publishes it again with the same id; the inbox absorbs the duplicate and
 // nothing is lost. With one writer, commits follow seq order: the cursor

@@ -211,8 +211,8 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	// never wrote. Otherwise the stream is kept, its messages owed.
 	// PurgeAcked: what both consumers acked is purged in bulk, a moment
 	// after, instead of one synced removal per ack holding the store's lock
-	// the publishes wait for (on one server, twice the messages a second,
-	// issue 24). The stream always has its consumers: OpenJetStream makes
+	// the publishes wait for (on one server, twice the messages a second).
+	// The stream always has its consumers: OpenJetStream makes
 	// them before anything is published. A stream an earlier run made with
 	// interest retention is changed in place, its messages kept.
 	cfg := jetstream.Config{Pipeline: d.ID.Pipeline, Stream: c.Stream,

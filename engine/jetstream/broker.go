@@ -69,7 +69,7 @@ type Config struct {
 	// consumer has acked it" without JetStream's interest retention, which
 	// removes each message as its last ack comes: on a single server under
 	// SyncAlways that is a synced write per ack, holding the store's lock
-	// that publishes wait for (the single node's limit, issue 24). The
+	// that publishes wait for (the single node's limit). The
 	// stream has limits retention instead, and after acks the broker purges
 	// every message below the lowest ack floor of the stream's consumers,
 	// all of them, not only this broker's: one synced write per purge. A

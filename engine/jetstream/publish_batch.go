@@ -38,8 +38,8 @@ const atomicBatchMax = 1000
 // can) each run of up to atomicBatchMax messages goes as ONE atomic batch:
 // the server stores the run whole or not at all and answers once, after the
 // write is synced. Under SyncAlways that is one sync for the run where
-// separate publishes cost one sync per message, the single node's limit
-// (issue 24). A run the server refuses stored nothing — its usual cause is
+// separate publishes cost one sync per message, the single node's limit.
+// A run the server refuses stored nothing — its usual cause is
 // an id still inside the dedup window, a republish after a crash: an atomic
 // batch may not hold a duplicate — and goes again message by message with
 // asynchronous publishes, which answer each message on its own, duplicate

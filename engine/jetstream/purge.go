@@ -25,7 +25,7 @@ func retention(purgeAcked bool) jetstream.RetentionPolicy {
 // the consumers' list with their infos, the purge) whose JSON the server
 // and the client build and parse: unpaced, under load, they were most of
 // serve --broker nats's allocations, and so of its heap's growth between
-// collections (issue 24). A purge that waits a little is as big as the
+// collections. A purge that waits a little is as big as the
 // acks it waited for: one synced write all the same.
 type purger struct {
 	mu      sync.Mutex

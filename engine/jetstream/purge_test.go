@@ -60,7 +60,7 @@ func TestPurgeAckedKeepsWhatSomeConsumerOwesAndDropsTheRest(t *testing.T) {
 }
 
 // A stream an earlier run made with interest retention, opened again by a
-// broker that purges (serve --broker and live since issue 24): changed to
+// broker that purges (serve --broker and live): changed to
 // limits in place, every message it owes kept and delivered; what every
 // consumer acked then leaves the stream, as the server tells.
 func TestPurgeAckedTakesOverAnInterestStreamKeepingWhatIsOwed(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 // A broker at its defaults, as a deployment opens it, keeps no count per
 // event id: a serve left running publishes for days, and a map entry per
-// message would grow its memory with every payment (issue 24). Its totals
+// message would grow its memory with every payment. Its totals
 // still count, duplicates included.
 func TestABrokerAtItsDefaultsKeepsNothingPerMessage(t *testing.T) {
 	t.Parallel()

@@ -45,7 +45,7 @@ func Forbid(t testing.TB, pkg string, forbidden ...string) {
 			}
 			base, tree := strings.CutSuffix(f, "/...")
 			if dep == base || tree && strings.HasPrefix(dep, base+"/") {
-				t.Errorf("%s links %s (through its imports): an arrow the wings forbid (issue 25); go list -deps %s says how", pkg, dep, pkg)
+				t.Errorf("%s links %s (through its imports): an arrow the wings forbid; go list -deps %s says how", pkg, dep, pkg)
 			}
 		}
 	}
