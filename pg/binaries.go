@@ -89,6 +89,19 @@ func Installations(ctx context.Context, cacheDir string) []Binaries {
 	return found
 }
 
+// Runs says whether these binaries run the cluster in the data directory
+// dataDir: PostgreSQL refuses a cluster another major version made.
+func (b Binaries) Runs(dataDir string) error {
+	raw, err := os.ReadFile(filepath.Join(dataDir, "pgdata", "PG_VERSION"))
+	if err != nil {
+		return err
+	}
+	if v := strings.TrimSpace(string(raw)); v != strconv.Itoa(b.Major) {
+		return fmt.Errorf("made by PostgreSQL %s, and the binaries in use (%s) are %s", v, b.Dir, b.Version)
+	}
+	return nil
+}
+
 // Identity says which installation these binaries are, for a name that
 // must change when they do: where they are, their version, and the size
 // and time of bin/postgres (an upgrade in place keeps the directory).

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -80,22 +77,9 @@ func seedWith(kind string, settings map[string]string, bins pg.Binaries) testdir
 		return err
 	}
 	if bins.Major != 0 {
-		sd.Check = func(data string) error { return madeBy(data, bins) }
+		sd.Check = bins.Runs
 	}
 	return sd
-}
-
-// madeBy says whether the cluster in the data directory data is one bins
-// run: PostgreSQL refuses a cluster of another major version.
-func madeBy(data string, bins pg.Binaries) error {
-	b, err := os.ReadFile(filepath.Join(data, "pgdata", "PG_VERSION"))
-	if err != nil {
-		return err
-	}
-	if v := strings.TrimSpace(string(b)); v != strconv.Itoa(bins.Major) {
-		return fmt.Errorf("made by PostgreSQL %s, and the binaries in use (%s) are %s", v, bins.Dir, bins.Version)
-	}
-	return nil
 }
 
 const serverKind = "server"
