@@ -29,8 +29,8 @@ func (s *servedDeployment) get(t *testing.T, path string) (int, string) {
 // POST /payments answers 201 on PostgreSQL alone, while /metrics says the
 // broker is down. Then a NATS server starts at that URL: the deployment
 // opens its stream in the background, and every payment is published and
-// applied once by each consumer. Before, serve exited 2 at once ("connect
-// to NATS at …: no servers available for connection").
+// applied once by each consumer: the outbox is what lets the service take
+// writes while its broker is away.
 func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

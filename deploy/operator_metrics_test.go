@@ -31,8 +31,8 @@ func gaugeOf(body, sample string) float64 {
 // the oldest of it was published. accounting stalled: the 3 payments
 // posted meanwhile are published, applied by notifications, and not by
 // accounting (3, and their age grows with the clock); once it resumes,
-// 0 again. Before, /metrics had none of these: a stalled consumer showed
-// as nothing, since the outbox's pending count was 0.
+// 0 again. The outbox's pending count says nothing of it: it is 0 all
+// along.
 func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	t.Parallel()
 	l := launch(t, jetstream.Config{}, true, 1)

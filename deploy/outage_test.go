@@ -68,8 +68,8 @@ func queryInt(t *testing.T, url, sql string) int64 {
 // retry time by the outage, and all of them are published within 2 s of
 // the server's return, then applied once by each consumer. The log says
 // the broker was lost and came back, a line each, none per message.
-// Before, every row posted during the outage failed its publish and waited
-// for its backoff (2 s, 4 s, … up to 300 s) after the broker was back.
+// An outage counted as each message's failure would leave every row waiting
+// out its backoff (2 s, 4 s, … up to 300 s) after the broker was back.
 func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -240,8 +240,8 @@ func (r *Room) close() error {
 	}
 	// Each learner's program quits as their own q would: bubbletea leaves
 	// their terminal as it found it (the main screen, no mouse, the
-	// cursor shown) before their connection closes. Closing the server
-	// first cut them off in the alternate screen.
+	// cursor shown) before their connection closes; a connection closed
+	// under a running program leaves the terminal in the alternate screen.
 	for _, p := range r.programs(nil) {
 		p.Quit()
 	}

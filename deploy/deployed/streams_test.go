@@ -56,9 +56,8 @@ func count(t *testing.T, d *Deployed, sql string) int64 {
 // own (another data directory, another laptop): each names its stream
 // after the identity its database keeps, and each consumer applies every
 // one of its own deployment's payments once and none of the other's.
-// Before, both opened OUTBOXLAB_LIVE, and the second, on a database made
-// now, deleted the first's stream at its start; then each one's consumers
-// took the other's payments. A third deployment pointed at the first's
+// Two deployments sharing one stream would delete each other's at start
+// (--fresh) and take each other's payments. A third deployment pointed at the first's
 // stream by name (--stream) is refused, naming both, as bad input.
 //
 // It runs on two clusters of three: nats-server as the library this module
