@@ -95,8 +95,8 @@ func (d *liveDriver) shown(re string) bool {
 }
 
 // A broker away at the start: the screen opens with no stream to state,
-// and states it once the deployment has opened it, not for the screen's
-// life only what it saw at start.
+// and states it once the deployment has opened it: the screen follows the
+// stream, not only what it saw at start.
 func TestLiveScreenSaysTheStreamOnceOpened(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
