@@ -360,7 +360,7 @@ func TestTwoPlaysAtOnceOnOneDataDirectory(t *testing.T) {
 			t.Errorf("%s: an empty recording", r.cast)
 		}
 	}
-	if n := postmastersLeft(t, filepath.Join(dir, "pgdata")); n != 0 {
+	if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
 		t.Errorf("%d PostgreSQL servers still run after both plays ended", n)
 	}
 }

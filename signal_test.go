@@ -103,7 +103,7 @@ func TestServeStopsServerOnSignals(t *testing.T) {
 			if !strings.Contains(rest, "stopped") {
 				t.Errorf("serve did not say it stopped: %q", rest)
 			}
-			if n := postmastersLeft(t, filepath.Join(dir, "pgdata")); n != 0 {
+			if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
 				t.Errorf("%d servers still run on the data directory after %v", n, sig)
 			}
 		})
@@ -118,17 +118,4 @@ func postmasters(t *testing.T, pgdata string) int {
 		t.Fatal(err)
 	}
 	return len(pids)
-}
-
-// postmastersLeft counts the servers still running on pgdata after they
-// were stopped, read again for up to 5 s while any is: pg_ctl stop returns
-// once the server has removed its pid file, a moment before its process
-// has gone.
-func postmastersLeft(t *testing.T, pgdata string) int {
-	t.Helper()
-	n := postmasters(t, pgdata)
-	for deadline := time.Now().Add(5 * time.Second); n > 0 && time.Now().Before(deadline); n = postmasters(t, pgdata) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	return n
 }

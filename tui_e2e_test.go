@@ -200,7 +200,7 @@ func TestTUIEndToEndInTmux(t *testing.T) {
 
 	term.keys("q")
 	term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
-	if n := postmastersLeft(t, filepath.Join(dir, "pgdata")); n != 0 {
+	if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
 		t.Errorf("%d PostgreSQL servers still run after q", n)
 	}
 	if !strings.Contains(term.screen(), "EXITED 0") {
@@ -268,7 +268,7 @@ func TestLiveScreenInTmux(t *testing.T) {
 	term.waitFor("both consumers applied the fourth", regexp.MustCompile(`inbox\s+4\s+4[\s\S]*effects\s+4\s+4`), 30*time.Second)
 	term.keys("q")
 	term.waitFor("outboxlab to exit", regexp.MustCompile(`EXITED 0`), 60*time.Second)
-	if n := postmastersLeft(t, filepath.Join(dir, "pgdata")); n != 0 {
+	if n := postmasters(t, filepath.Join(dir, "pgdata")); n != 0 {
 		t.Errorf("%d PostgreSQL servers still run after q", n)
 	}
 }

@@ -471,6 +471,7 @@ func (s *Server) stop(mode string) error {
 		}
 		return nil
 	}
+	pid, _ := s.postmaster()
 	cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "stop", "-w", "-t", "60", "-m", mode, "-D", s.PGData)
 	if out, err := runCmd(context.Background(), cmd); err != nil {
 		// A postmaster killed behind our back cannot be stopped, and need
@@ -478,6 +479,12 @@ func (s *Server) stop(mode string) error {
 		if _, up := s.postmaster(); up {
 			return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
 		}
+	}
+	// pg_ctl returns once the pid file is gone, a moment before the
+	// postmaster's process is: a caller that looks (or starts another
+	// server) right after Stop must find none.
+	for deadline := time.Now().Add(5 * time.Second); pid > 0 && isPostmaster(pid, s.PGData) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
 	s.running = false
 	if mode == "fast" {
