@@ -1,10 +1,12 @@
 package workshop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 )
 
@@ -104,14 +106,15 @@ func (r *Room) closingAt() time.Time {
 func (r *Room) End(id string) error {
 	r.mu.Lock()
 	l := r.learners[id]
+	var end context.CancelFunc
+	var p *tea.Program
+	if l != nil {
+		end, p = l.end, l.program
+	}
 	r.mu.Unlock()
 	if l == nil {
 		return errUnknownLearner
 	}
-	r.mu.Lock()
-	end := l.end
-	p := l.program
-	r.mu.Unlock()
 	if p != nil {
 		p.Quit()
 	} else if end != nil {
