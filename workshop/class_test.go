@@ -1,11 +1,14 @@
 package workshop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -332,5 +335,33 @@ func TestTheRosterAndSayingALine(t *testing.T) {
 	m = press(t, m, "s", "h", "i", "enter")
 	if got := waitSent(t, sent, 1); len(got) != 1 || got[0] != (noticeMsg{"» hi"}) || r.Paused() != "" {
 		t.Errorf("s hi: ana got %v, the room paused %q", got, r.Paused())
+	}
+}
+
+// e ends the selected learner's session after a question; an unknown
+// name is an error.
+func TestEndingALearner(t *testing.T) {
+	r, _, _ := roomOnClock(t, "en")
+	if err := r.End("nobody"); err != errUnknownLearner {
+		t.Errorf("End of no learner: %v", err)
+	}
+	ended := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := tea.NewProgram(inbox{new(sync.Mutex), new([]tea.Msg)}, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
+	go func() { _, _ = p.Run(); close(ended) }()
+	r.learners["cid"] = &learner{id: "cid", user: "cid", dir: t.TempDir(), program: p, joined: r.now(), lastInput: r.now()}
+	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, _ = screen(m)
+	m = selectLearner(t, m, "cid")
+	m = press(t, m, "e")
+	if _, s := screen(m); !strings.Contains(s, "End cid's session?") {
+		t.Fatalf("e asked nothing:\n%s", s)
+	}
+	press(t, m, "y")
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("cid's program still runs after e y")
 	}
 }
