@@ -31,8 +31,13 @@ type purger struct {
 	mu      sync.Mutex
 	running bool
 	again   bool
+	settle  int // rounds gone waiting for a floor to catch up, since one that did
 	wg      sync.WaitGroup
 }
+
+// maxSettleRounds bounds the rounds a purge goes on waiting for the
+// consumers' floors to reach what they were delivered: about 30 s.
+const maxSettleRounds = 300
 
 // purgeAckedSoon purges, in the background, what every consumer has acked,
 // when the broker keeps its stream that way (Config.PurgeAcked).
@@ -62,11 +67,25 @@ func (b *Broker) purgeAckedSoon() {
 			// have moved its consumer's floor yet at the first look; by the
 			// second, a few round trips later, it has. A failure is left for
 			// the next acks' purge: the messages stay, nothing is lost.
+			settling := false
 			for range 2 {
-				if err := b.purgeAcked(context.Background()); err != nil {
+				var err error
+				if settling, err = b.purgeAcked(context.Background()); err != nil {
 					break
 				}
 			}
+			// Everything was delivered yet messages stay above a floor:
+			// an ack is on its way (a redelivery's, a failover's), and
+			// with no more acks to come nothing else would purge them.
+			// Round again, a bounded number of times.
+			p.mu.Lock()
+			if settling && p.settle < maxSettleRounds {
+				p.settle++
+				p.again = true
+			} else if !settling {
+				p.settle = 0
+			}
+			p.mu.Unlock()
 			// The pace is a wait against the network, like the purge's
 			// own, so a context deadline and not the Clock (which stamps
 			// messages and may be a test's, standing still).
@@ -87,29 +106,33 @@ func (p *purger) wait() { p.wg.Wait() }
 // purgeAcked removes from the stream every message below the lowest ack
 // floor of its consumers (every one the server lists): each consumer has
 // acked all of those it was to get. A stream with no consumer keeps all.
-func (b *Broker) purgeAcked(ctx context.Context) error {
+// settling says messages stay above the floor though every consumer has
+// been delivered everything: an ack not yet counted.
+func (b *Broker) purgeAcked(ctx context.Context) (settling bool, err error) {
 	cctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
 	defer cancel()
 	st, err := b.js.Stream(cctx, b.stream)
 	if err != nil {
-		return brokerErr("purge acked: stream "+b.stream, err)
+		return false, brokerErr("purge acked: stream "+b.stream, err)
 	}
-	floor, consumers := uint64(math.MaxUint64), 0
+	floor, consumers, delivered := uint64(math.MaxUint64), 0, true
 	list := st.ListConsumers(cctx)
 	for ci := range list.Info() {
 		floor = min(floor, ci.AckFloor.Stream)
 		consumers++
+		delivered = delivered && ci.NumPending == 0
 	}
 	if err := list.Err(); err != nil {
-		return brokerErr("purge acked: consumers of "+b.stream, err)
+		return false, brokerErr("purge acked: consumers of "+b.stream, err)
 	}
-	first := st.CachedInfo().State.FirstSeq
-	if consumers == 0 || floor < first {
-		return nil
+	state := st.CachedInfo().State
+	settling = consumers > 0 && delivered && state.Msgs > 0 && floor < state.LastSeq
+	if consumers == 0 || floor < state.FirstSeq {
+		return settling, nil
 	}
 	if err := st.Purge(cctx, jetstream.WithPurgeSequence(floor+1)); err != nil {
-		return brokerErr("purge acked: "+b.stream, err)
+		return settling, brokerErr("purge acked: "+b.stream, err)
 	}
 	b.count(&b.stats.Purges)
-	return nil
+	return settling, nil
 }
