@@ -191,20 +191,32 @@ func TestDriveLessonStep(t *testing.T) {
 	if d.m.lesson.stage != stagePassed {
 		t.Fatalf("step 2 not passed:\n%s", d.screen())
 	}
-	// The quiz: the right answers, by number.
+	// The quiz, by number: the first question answered wrong, the others
+	// right; the instructor's view of the learner counts them.
 	d.press("enter")
-	for q, question := range d.m.lesson.lesson.Quiz {
+	quiz := d.m.lesson.lesson.Quiz
+	for q, question := range quiz {
 		if !strings.Contains(d.screen(), "Question "+string(rune('1'+q))) {
 			t.Errorf("question %d not on screen:\n%s", q+1, d.screen())
 		}
-		d.press(string(rune('1'+question.Answer())), "enter")
+		choice := question.Answer()
+		if q == 0 {
+			choice = (choice + 1) % len(question.Choices)
+		}
+		d.press(string(rune('1'+choice)), "enter")
 		if !strings.Contains(d.screen(), "✓ "+string(rune('1'+question.Answer()))+".") {
 			t.Errorf("the answer is not marked right:\n%s", d.screen())
 		}
+		if got := d.m.LearnerState(); got.QuizAnswered != q+1 || got.QuizRight != q || got.QuizTotal != len(quiz) {
+			t.Errorf("after question %d the learner's state says %d of %d answered, %d right", q+1, got.QuizAnswered, got.QuizTotal, got.QuizRight)
+		}
 		d.press("enter")
 	}
-	if d.m.lesson.stage != stageDone || !strings.Contains(d.screen(), "2 of 2 answered right") {
+	if d.m.lesson.stage != stageDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
 		t.Errorf("not done:\n%s", d.screen())
+	}
+	if got := d.m.LearnerState(); got.QuizAnswered != 2 || got.QuizRight != 1 {
+		t.Errorf("done, the learner's state says %d answered, %d right", got.QuizAnswered, got.QuizRight)
 	}
 	d.settle()
 	if p, err = lessons.LoadProgress(progress); err != nil || !p.Done("duplicate") || p.Steps("duplicate") != 2 {

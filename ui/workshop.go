@@ -21,6 +21,10 @@ type LearnerState struct {
 	ChecksPassing, ChecksTotal int
 	// HintShown says the step's hint is on screen now.
 	HintShown bool
+	// QuizAnswered of QuizTotal questions of the lesson's quiz are
+	// answered, QuizRight of them right. A question takes one answer, so
+	// QuizRight is also how many were right at the first try.
+	QuizAnswered, QuizRight, QuizTotal int
 	// Running says the simulator is up (booted and its scene built).
 	Running bool
 }
@@ -36,6 +40,16 @@ func (m Model) LearnerState() LearnerState {
 	s.Lesson, s.Step, s.Steps = l.lesson.Name, l.step, len(l.lesson.Steps)
 	s.Stage = [...]string{stageStep: "step", stagePassed: "passed", stageQuiz: "quiz", stageDone: "done"}[l.stage]
 	s.HintShown = l.showHint
+	s.QuizTotal, s.QuizRight = len(l.lesson.Quiz), l.right
+	switch {
+	case l.stage == stageDone:
+		s.QuizAnswered = s.QuizTotal
+	case l.stage == stageQuiz:
+		s.QuizAnswered = l.question
+		if l.answered {
+			s.QuizAnswered++
+		}
+	}
 	if st := l.current(); st != nil {
 		s.ChecksTotal = len(st.Checks)
 	}
