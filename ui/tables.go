@@ -325,6 +325,9 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 		}
 	}
 	cols, rows := visibleColumns(t.data, named)
+	// Left-out columns are cut from copies: rows may be the pane's own
+	// data, which the next frame draws again.
+	cols, rows = slices.Clone(cols), slices.Clone(rows)
 	widths := make([]int, len(cols))
 	least := make([]int, len(cols)) // an id's abbreviated width, else its whole width
 	for i, c := range cols {
