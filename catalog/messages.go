@@ -803,6 +803,9 @@ var messages = []struct{ en, es string }{
 	{"restart %s?", "¿reiniciar %s?"},
 	{"resume %s?", "¿reanudar %s?"},
 	{"■ the end", "■ fin"},
+	// A lesson's introduction is a page of its own; enter turns it.
+	{"enter begins step 1", "enter empieza el paso 1"},
+	{"begin step 1", "empezar el paso 1"},
 	{"%s crashed at %s, after its COMMIT: its work is committed, the delivery is not ACKed: the broker redelivers it after the ack timeout", "%s se cayó en %s, después de su COMMIT: su trabajo está confirmado y la entrega sigue sin ACK: el broker la reentrega cuando vence su plazo de ACK"},
 }
 
@@ -812,6 +815,7 @@ var plurals = []struct {
 	arg                                 int // the count's argument, from 1 (0: the first)
 }{
 	{"%d entries", "%d entry", "%d entries", "%d entrada", "%d entradas", 0},
+	{"%d checks hold", "%d check holds", "%d checks hold", "%d comprobación se cumple", "%d comprobaciones se cumplen", 0},
 	{"%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", "%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", "%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", "%s tomó en lease %d fila con FOR UPDATE SKIP LOCKED y confirmó la toma%s: %s", "%s tomó en lease %d filas con FOR UPDATE SKIP LOCKED y confirmó la toma%s: %s", 2},
 	{"%s marked %d row(s) published, only where it still holds the lease", "%s marked %d row(s) published, only where it still holds the lease", "%s marked %d row(s) published, only where it still holds the lease", "%s marcó %d fila como publicada, solo donde aún tiene el lease", "%s marcó %d filas como publicadas, solo donde aún tiene el lease", 2},
 	{"%s received %d inserted outbox row(s) from its replication slot (%s), committed before the step began: no poll, no claim, no lease; nothing confirmed yet: %s", "%s received %d inserted outbox row(s) from its replication slot (%s), committed before the step began: no poll, no claim, no lease; nothing confirmed yet: %s", "%s received %d inserted outbox row(s) from its replication slot (%s), committed before the step began: no poll, no claim, no lease; nothing confirmed yet: %s", "%s recibió %d fila insertada en el outbox desde su slot de replicación (%s), confirmadas antes de empezar el paso: sin consultas, sin toma, sin lease; nada confirmado aún: %s", "%s recibió %d filas insertadas en el outbox desde su slot de replicación (%s), confirmadas antes de empezar el paso: sin consultas, sin toma, sin lease; nada confirmado aún: %s", 2},

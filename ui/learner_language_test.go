@@ -50,6 +50,7 @@ func TestCheckLinesInTheLearnersLanguage(t *testing.T) {
 	p := newLessonPane(stylesIn("es"), nil)
 	p.SetSize(120, 40)
 	p.setLesson(l, "5/20", all[5])
+	p.closeIntro()
 	var out []lessons.Outcome
 	for i := range step.Checks {
 		out = append(out, lessons.Outcome{Check: &step.Checks[i], OK: i%2 == 0, Detail: "·"})

@@ -34,7 +34,7 @@ const (
 // labels are the few words the lesson pane writes itself, in the lesson's
 // language (the keys' help stays English, like the rest of the TUI).
 type labels struct {
-	Step, Task, Hint, Keys, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking string
+	Step, Task, Hint, Keys, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking, Intro string
 	// Crashed and Stalled say an actor begins the step as the step before
 	// left it (%s: its name), and the key that moves it.
 	Crashed, Stalled string
@@ -45,7 +45,8 @@ type labels struct {
 
 var paneLabels = map[string]labels{
 	"en": {
-		Step: "Step", Task: "Task", Hint: "Hint", Keys: "Keys", Why: "Why", Quiz: "Check your understanding",
+		Intro: "introduction",
+		Step:  "Step", Task: "Task", Hint: "Hint", Keys: "Keys", Why: "Why", Quiz: "Check your understanding",
 		Question: "Question", Passed: "step passed", Done: "Lesson done",
 		Right: "%d of %d answered right.", Next: "Next: **%s**, `outboxlab --lesson %s` (enter opens it).",
 		Last: "That was the last lesson of the course.", Checking: "checking…",
@@ -54,7 +55,8 @@ var paneLabels = map[string]labels{
 		Restart: "`r` starts this step again.", RestartFrom: "`r` starts again from step %d, which this step builds on.",
 	},
 	"es": {
-		Step: "Paso", Task: "Tarea", Hint: "Pista", Keys: "Teclas", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
+		Intro: "introducción",
+		Step:  "Paso", Task: "Tarea", Hint: "Pista", Keys: "Teclas", Why: "Por qué", Quiz: "Comprueba lo que has aprendido",
 		Question: "Pregunta", Passed: "paso superado", Done: "Lección terminada",
 		Right: "%d de %d respuestas correctas.", Next: "Siguiente: **%s**, `outboxlab --lesson %s` (enter la abre).",
 		Last: "Era la última lección del curso.", Checking: "comprobando…",
@@ -145,6 +147,11 @@ type lessonPane struct {
 	dead     *lessons.Check    // a check that can never hold again: the step cannot pass
 	checked  bool              // outcomes are for this step
 	showHint bool
+	// intro says the lesson's introduction is on screen, a page of its
+	// own before step 1: its text and a step's would not both fit 80×24.
+	// The step is live under it (its checks run); enter, or any key that
+	// works the simulator, turns the page.
+	intro bool
 	// shown is the data pane tab chose for this step ("" for the one the
 	// step names): the narrow layout shows one under the lesson.
 	shown    lessons.Pane
@@ -242,12 +249,31 @@ func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lesson
 	l.lesson, l.position, l.next = ls, position, next
 	l.right = 0
 	l.startStep(0)
+	if ls.Intro != "" {
+		l.intro = true
+		l.render()
+	}
+}
+
+// closeIntro turns the introduction's page: step 1 is on screen.
+func (l *lessonPane) closeIntro() {
+	if l.intro {
+		l.intro = false
+		l.offset, l.follow = 0, false
+		l.render()
+	}
+}
+
+// onIntro says the lesson's introduction is the page on screen.
+func (l lessonPane) onIntro() bool {
+	return l.intro && l.lesson != nil && l.stage == stageStep && l.step == 0
 }
 
 // startStep shows step i with its checks not yet evaluated.
 func (l *lessonPane) startStep(i int) {
 	l.carried, l.carriedFrom, l.keyHint = nil, nil, ""
 	l.step, l.stage = i, stageStep
+	l.intro = l.intro && i == 0 // r on step 1 keeps the page turned
 	l.outcomes, l.checked, l.showHint, l.dead = nil, false, false, nil
 	l.offset, l.follow = 0, false
 	l.shown = lessons.PaneNone
@@ -649,8 +675,9 @@ func (l *lessonPane) render() {
 	switch l.stage {
 	case stageStep, stagePassed:
 		st := l.lesson.Steps[l.step]
-		if l.step == 0 {
+		if l.onIntro() {
 			fmt.Fprintf(&md, "# %s\n\n%s\n\n", l.lesson.Title, l.lesson.Intro)
+			break
 		}
 		fmt.Fprintf(&md, "## %s %d/%d · %s\n\n%s\n\n", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, st.Read)
 		if l.showHint && l.keyHint != "" {
@@ -678,7 +705,11 @@ func (l *lessonPane) render() {
 			md.Reset()
 		}
 		if l.stage == stagePassed && st.Why != "" {
-			fmt.Fprintf(&md, "**%s.** %s\n\n", lb.Why, st.Why)
+			// The why replaces the step's text, read already: with the
+			// checks folded into one line, the why and the step's heading
+			// are read whole at 80×24.
+			md.Reset()
+			fmt.Fprintf(&md, "## %s %d/%d · %s\n\n**%s.** %s\n\n", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, lb.Why, st.Why)
 		}
 		task := fmt.Sprintf("**%s.** %s", lb.Task, st.Task)
 		for _, c := range l.carried {
@@ -750,8 +781,15 @@ func (l lessonPane) footer() []string {
 	}
 	st := l.st.Lesson
 	lb := l.lang()
-	switch l.stage {
-	case stageStep, stagePassed:
+	switch {
+	case l.onIntro():
+		// What turns the page, and what comes after it.
+		return append([]string{""}, wrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
+	case l.stage == stagePassed:
+		// Every check holds: one line says so, and the why has the room.
+		n := len(l.current().Checks)
+		return []string{"", st.Status.Render("✓ " + lb.Passed + " · " + l.st.Words.T("%d checks hold", n))}
+	case l.stage == stageStep:
 		out := []string{""}
 		out = append(out, l.task...)
 		step := l.current()
@@ -768,9 +806,6 @@ func (l lessonPane) footer() []string {
 			}
 			// Wrapped, never cut: what a check found is read whole.
 			out = append(out, wrapWhole(style.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
-		}
-		if l.stage == stagePassed {
-			out = append(out, st.Status.Render("✓ "+lb.Passed))
 		}
 		return out
 	}
@@ -831,12 +866,14 @@ func (l lessonPane) View() string {
 	}
 	lb := l.lang()
 	detail := fmt.Sprintf("%s %s", l.position, l.lesson.Name)
-	switch l.stage {
-	case stageStep, stagePassed:
+	switch {
+	case l.onIntro():
+		detail += " · " + lb.Intro
+	case l.stage <= stagePassed:
 		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Step), l.step+1, len(l.lesson.Steps))
-	case stageQuiz:
+	case l.stage == stageQuiz:
 		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Question), l.question+1, len(l.lesson.Quiz))
-	case stageDone:
+	case l.stage == stageDone:
 		detail += " · ✓"
 	}
 	text := l.content()

@@ -19,6 +19,8 @@ import (
 func TestLessonLayoutAt80x24(t *testing.T) {
 	longest, shown, where := 0, 0, ""
 	steps, whole := 0, 0 // steps, and those read with no scrolling
+	intros, introsWhole := 0, 0
+	var scrolled []string
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {
@@ -29,7 +31,25 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 		m.learnCourse(course)
 		for _, l := range course {
 			m.openLesson(l)
-			for i := range l.Steps {
+			m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			// The introduction: a page of its own, the whole body.
+			if !m.lesson.onIntro() {
+				t.Errorf("%s/%s opens on its step 1, not its introduction", lang, l.Name)
+			}
+			intros++
+			if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+				introsWhole++
+			} else {
+				scrolled = append(scrolled, fmt.Sprintf("%s/%s introduction (%d lines, %d in view)", lang, l.Name, len(m.lesson.content()), m.lesson.bodyHeight()))
+			}
+			if !strings.Contains(plain(m.render()), m.st.Words.Word("enter begins step 1")) {
+				t.Errorf("%s/%s: the introduction does not say how to begin:\n%s", lang, l.Name, plain(m.render()))
+			}
+			m = send(t, m, keyPress("enter"))
+			if m.lesson.onIntro() || m.lesson.step != 0 {
+				t.Fatalf("%s/%s: enter did not turn the introduction's page", lang, l.Name)
+			}
+			for i, st := range l.Steps {
 				m.lesson.startStep(i)
 				m.updateKeys()
 				m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
@@ -46,6 +66,8 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 				steps++
 				if len(m.lesson.content()) <= m.lesson.bodyHeight() {
 					whole++
+				} else {
+					scrolled = append(scrolled, fmt.Sprintf("%s (%d lines, %d in view)", at, len(m.lesson.content()), m.lesson.bodyHeight()))
 				}
 				if n := len(m.lesson.content()); n > longest {
 					longest, shown, where = n, m.lesson.bodyHeight(), at
@@ -61,7 +83,7 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 					t.Errorf("%s: after tab %s is not on screen", at, got)
 				}
 				// h: the keys line in view.
-				if st := m.lesson.current(); len(st.Solution) > 0 || st.Chaos > 0 {
+				if len(st.Solution) > 0 || st.Chaos > 0 {
 					mh := m
 					mh.lesson.keyHint = "`p` " + m.st.Words.T("send a payment")
 					mh.lesson.toggleHint()
@@ -70,9 +92,31 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 						t.Errorf("%s: after h the keys line (%s) is not in view:\n%s", at, keys, plain(mh.render()))
 					}
 				}
+				// Passed: the why, read whole, and the checks in one line.
+				mp := m
+				mp.lesson.setOutcomes(passing(&st), true)
+				mp = send(t, mp, tea.WindowSizeMsg{Width: 80, Height: 24})
+				if len(mp.lesson.content()) > mp.lesson.bodyHeight() {
+					scrolled = append(scrolled, fmt.Sprintf("%s passed, its why (%d lines, %d in view)", at, len(mp.lesson.content()), mp.lesson.bodyHeight()))
+				}
+				if fold := mp.st.Words.T("%d checks hold", len(st.Checks)); !strings.Contains(plain(mp.render()), fold) {
+					t.Errorf("%s passed: %q is not on screen:\n%s", at, fold, plain(mp.render()))
+				}
 			}
 		}
 	}
 	t.Logf("longest step: %s, %d lines of text; %d in view at 80×24", where, longest, shown)
-	t.Logf("%d of %d steps (both languages) read whole at 80×24 with no scrolling", whole, steps)
+	t.Logf("%d of %d steps and %d of %d introductions (both languages) read whole at 80×24 with no scrolling", whole, steps, introsWhole, intros)
+	for _, s := range scrolled {
+		t.Errorf("scrolls at 80×24: %s", s)
+	}
+}
+
+// passing is an evaluation of a step in which every check holds.
+func passing(st *lessons.Step) []lessons.Outcome {
+	out := make([]lessons.Outcome, len(st.Checks))
+	for i := range out {
+		out[i].OK = true
+	}
+	return out
 }

@@ -102,8 +102,10 @@ func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
 // next lesson of the course.
 func (p *lessonPage) next(c pageCtx) tea.Cmd {
 	l, run := &c.panes.lesson, c.run
-	switch l.stage {
-	case stagePassed:
+	switch {
+	case l.onIntro():
+		l.closeIntro()
+	case l.stage == stagePassed:
 		run.closeChaos() // the run's table was read: the step is done
 		if l.step+1 < len(l.lesson.Steps) {
 			l.startStep(l.step + 1)
@@ -116,7 +118,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 		}
 		l.startQuiz()
 		run.setFocus(focusLesson)
-	case stageQuiz:
+	case l.stage == stageQuiz:
 		if !l.answered {
 			l.answer()
 			break
@@ -126,7 +128,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 			run.updateKeys()
 			return tea.Batch(p.saveProgress(), run.resize())
 		}
-	case stageDone:
+	case l.stage == stageDone:
 		if l.next != nil {
 			p.open(c, l.next)
 			return run.reset()
@@ -174,13 +176,15 @@ func (p *lessonPage) enable(c pageCtx) {
 	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
 	k.Leave.SetEnabled(on && p.back != nil)
 	next := ""
-	switch l.stage {
-	case stagePassed:
+	switch {
+	case l.onIntro():
+		next = "begin step 1"
+	case l.stage == stagePassed:
 		next = "next step"
 		if l.step+1 >= len(l.lesson.Steps) {
 			next = "quiz"
 		}
-	case stageQuiz:
+	case l.stage == stageQuiz:
 		next = "answer"
 		if l.answered {
 			next = "next question"
@@ -188,7 +192,7 @@ func (p *lessonPage) enable(c pageCtx) {
 				next = "finish"
 			}
 		}
-	case stageDone:
+	case l.stage == stageDone:
 		if l.next != nil {
 			next = "next lesson"
 		}
@@ -216,6 +220,11 @@ func (p *lessonPage) layout(c pageCtx, s screen) screen {
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	s.compact = true
+	if ps.lesson.onIntro() {
+		// The introduction is read before anything runs: it takes the body.
+		s.lesson = s.body
+		return s
+	}
 	if W >= wideLesson {
 		ph := ps.pipeline.Height(max(3, min(13, bodyH/3)))
 		s.pipeline = rect{0, y, W, ph}
@@ -273,6 +282,9 @@ const (
 // body draws the body as layout places it.
 func (p *lessonPage) body(c pageCtx, l screen) string {
 	ps := c.panes
+	if ps.lesson.onIntro() {
+		return ps.lesson.View()
+	}
 	parts := []string{ps.pipeline.View()}
 	if l.lesson.x > 0 {
 		var left []string
@@ -331,6 +343,23 @@ func (p *lessonPage) ready(c pageCtx) tea.Cmd {
 
 func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k, l, run := c.keys, &c.panes.lesson, c.run
+	if l.onIntro() && !key.Matches(msg, k.Next) {
+		if key.Matches(msg, l.keys.Up, l.keys.Down, l.keys.PageUp, l.keys.PageDown) {
+			c.panes.lesson, _ = c.panes.lesson.Update(msg) // the page scrolls
+			return nil, true
+		}
+		if !readingKey(k, msg) {
+			// A key that works the simulator turns the page first: the
+			// learner who knows the lesson starts at once.
+			l.closeIntro()
+			run.updateKeys()
+			cmd := run.resize()
+			if more, ok := p.key(c, msg); ok {
+				return tea.Batch(cmd, more), true
+			}
+			return cmd, false
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Hint):
 		if st := l.current(); st != nil {
@@ -371,6 +400,12 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return run.leaveLesson(p.back), true
 	}
 	return nil, false
+}
+
+// readingKey says a key leaves the introduction's page on screen: it
+// opens the help, leaves the lesson or quits.
+func readingKey(k *KeyMap, msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, k.Help, k.Quit, k.Leave)
 }
 
 func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {

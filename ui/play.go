@@ -68,14 +68,16 @@ func (p *playPage) stepCaption(c pageCtx) {
 	if l.stage != stageStep {
 		return
 	}
+	if l.onIntro() {
+		// The introduction's page first, as long as it takes to read.
+		p.play.caption = l.lesson.Title
+		p.play.delay = p.readTime(c, l.lesson.Title+" "+l.lesson.Intro)
+		return
+	}
 	st := l.current()
 	lb := l.lang()
 	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, oneLine(st.Task))
-	text := st.Read + " " + st.Task
-	if l.step == 0 {
-		text += " " + l.lesson.Intro
-	}
-	p.play.delay = p.readTime(c, text)
+	p.play.delay = p.readTime(c, st.Read+" "+st.Task)
 }
 
 // schedule arms play's next move after the current caption's pause.
@@ -226,6 +228,12 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 	l := &c.panes.lesson
 	switch l.stage {
 	case stageStep:
+		if l.onIntro() {
+			// The introduction read, the page turns to step 1.
+			l.closeIntro()
+			p.stepCaption(c)
+			return tea.Batch(run.resize(), p.schedule())
+		}
 		if pos.Script < len(l.current().Solution) || pos.Run != "" {
 			return run.enqueue(action{kind: actUnit, user: true})
 		}

@@ -48,9 +48,19 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if cmd, ok := m.page.key(m.pageCtx(), msg); ok {
+	cmd, ok := m.page.key(m.pageCtx(), msg)
+	if ok {
 		return m, cmd
 	}
+	// A page may change the screen before passing a key on (a lesson's
+	// introduction turned): what it returns runs with the key's own.
+	next, more := m.simulatorKey(msg)
+	return next, tea.Batch(cmd, more)
+}
+
+// simulatorKey is a key no overlay or page took: the simulator's, else the
+// focused pane's.
+func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
