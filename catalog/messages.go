@@ -594,6 +594,13 @@ var messages = []struct{ en, es string }{
 	{"COMMIT fails", "COMMIT falla"},
 	{"COMMIT: connection lost, outcome unknown", "COMMIT: conexión perdida, resultado desconocido"},
 	{"COMMIT lost", "COMMIT perdido"},
+	{"⚑ armed: a crash at %s", "⚑ armado: una caída en %s"},
+	{"⚑ crash armed", "⚑ caída armada"},
+	{"⚑ armed: a stall at %s", "⚑ armado: congelarse en %s"},
+	{"⚑ stall armed", "⚑ congelación armada"},
+	{"⚑ armed: its COMMIT fails at %s", "⚑ armado: su COMMIT falla en %s"},
+	{"⚑ COMMIT to fail", "⚑ COMMIT que fallará"},
+	{"client", "cliente"},
 	{"⚑ armed: %s at %s", "⚑ armado: %s en %s"},
 	{"‖ stalls at %s (a long pause)", "‖ se congela en %s (una pausa larga)"},
 	{"‖ stalls", "‖ se congela"},
@@ -803,6 +810,9 @@ var messages = []struct{ en, es string }{
 	{"restart %s?", "¿reiniciar %s?"},
 	{"resume %s?", "¿reanudar %s?"},
 	{"■ the end", "■ fin"},
+	// The compare view's two columns.
+	{"dual write: commit and publish", "escritura dual: confirmar y publicar"},
+	{"outbox row in the same transaction", "fila del outbox en la misma transacción"},
 	// A lesson's introduction is a page of its own; enter turns it.
 	{"enter begins step 1", "enter empieza el paso 1"},
 	{"begin step 1", "empezar el paso 1"},

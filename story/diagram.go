@@ -1,6 +1,7 @@
 package story
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -38,7 +39,15 @@ func RenderIn(s Story, width int, p *catalog.Printer) string {
 	title += "  " + p.Word(s.Pipeline+" pipeline") // outbox pipeline, naive pipeline
 	b.WriteString(cut(title, width) + "\n\n")
 	if len(s.Participants) > 0 {
-		l := newLayout(s.Participants, width)
+		// The client is the one participant with no actor's name: its
+		// word is the reader's.
+		names := slices.Clone(s.Participants)
+		for i, n := range names {
+			if n == Client {
+				names[i] = p.Word(Client)
+			}
+		}
+		l := newLayout(names, s.Participants, width)
 		for _, row := range l.header() {
 			b.WriteString(row + "\n")
 		}
@@ -76,8 +85,10 @@ type layout struct {
 	right int // the last column a row may use
 }
 
-func newLayout(names []string, width int) *layout {
-	l := &layout{width: width, names: append([]string(nil), names...), orig: names, col: map[string]int{}}
+// newLayout lays out participants (as events name them) under their
+// names as the header shows them.
+func newLayout(names, participants []string, width int) *layout {
+	l := &layout{width: width, names: append([]string(nil), names...), orig: participants, col: map[string]int{}}
 	l.place()
 	// Names that overlap even on two header rows are cut to fit.
 	if gap := l.gap(); gap > 0 && l.overlaps(2) {

@@ -200,12 +200,26 @@ func (t *teller) failure(e sim.Entry) {
 	}
 }
 
+// armedSays are what a fault armed on an actor is called on its lifeline,
+// long (%s: the checkpoint) and short, by the script's command.
+var armedSays = map[string][2]string{
+	"crash":       {"⚑ armed: a crash at %s", "⚑ crash armed"},
+	"stall":       {"⚑ armed: a stall at %s", "⚑ stall armed"},
+	"fail-commit": {"⚑ armed: its COMMIT fails at %s", "⚑ COMMIT to fail"},
+}
+
 func (t *teller) fault(e sim.Entry) {
 	who, x := participant(e.Actor), e.Explain
 	switch {
 	case strings.HasPrefix(x, "armed: "):
-		kind := strings.Fields(x)[1] // a script's command (crash, stall, fail-commit): the same in every language
-		t.add(e, Fault, Note, who, "", say("⚑ armed: %s at %s", kind, e.Checkpoint), say("⚑ %s", kind))
+		kind := strings.Fields(x)[1] // a script's command: crash, stall, fail-commit
+		long, short := say("⚑ armed: %s at %s", kind, e.Checkpoint), say("⚑ %s", kind)
+		if a, ok := armedSays[kind]; ok {
+			// Said in words, in the reader's language: the command's name
+			// is the script's, not a sentence's.
+			long, short = say(a[0], e.Checkpoint), say(a[1])
+		}
+		t.add(e, Fault, Note, who, "", long, short)
 	case strings.Contains(x, " stalls at "):
 		t.add(e, Stall, Note, who, "", say("‖ stalls at %s (a long pause)", e.Checkpoint), say("‖ stalls"))
 	case strings.Contains(x, " resumes at "):

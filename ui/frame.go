@@ -343,7 +343,7 @@ func (m Model) compareBody(body rect) string {
 		if i == 1 {
 			w = W - cw - 1
 		}
-		title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], pipelineBlurb(k), w)
+		title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
 		pipe := m.pipeline.viewPipeline(k, w, rows, false)
 		g := m.guarantees.viewPipeline(k, w, top-1-rows)
 		cols = append(cols, block(title+"\n"+pipe+"\n"+g, w, top))
