@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/outboxlab/outboxlab/catalog"
+	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -278,11 +279,20 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 // explain is the entry's sentence in the screen's language, where the
 // timeline kept it as a catalog sentence.
 func (t timelinePane) explain(e sim.Entry) string {
+	say := e.Explain
 	if e.Say != nil {
-		return strings.TrimSpace(e.Say.In(t.st.Words))
+		say = e.Say.In(t.st.Words)
 	}
-	return strings.TrimSpace(e.Explain)
+	return shortIDs(strings.TrimSpace(say))
 }
+
+// wholeID is a uuid written out whole, its last eight digits captured.
+var wholeID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}([0-9a-f]{8})`)
+
+// shortIDs writes every whole uuid in a sentence as the timeline writes
+// ids, by their last eight digits (…deb1bbf2): an error the engine quotes
+// names its message whole, a word wider than a narrow pane.
+func shortIDs(s string) string { return wholeID.ReplaceAllString(s, "…$1") }
 
 // entryMaxLines is how many lines one entry may take.
 const entryMaxLines = 8

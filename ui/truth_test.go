@@ -106,3 +106,22 @@ func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
 		}
 	}
 }
+
+// An id the engine quotes whole inside a sentence (a publish error) is
+// written as the timeline writes ids, by its last eight digits: whole, it is
+// a word wider than a lesson's column, and the pane cut it.
+func TestTimelineWritesQuotedIDsByTheirEnd(t *testing.T) {
+	tl := newTimelinePane(testStyles())
+	tl.SetSize(69, 10)
+	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Statement: "schedule_retry",
+		Explain: "relay-1 could not publish …deb1bbf2: retry scheduled with backoff and jitter (attempt 1 failed, next at 12:00:02.324: publish 019b796d-d600-7e54-83a4-1234deb1bbf2: broker is down)"}
+	text := plain(strings.Join(tl.entryLines(e, entryMaxLines), "\n"))
+	if words := strings.Join(strings.Fields(text), " "); strings.Contains(words, "019b796d") || !strings.Contains(words, "publish …deb1bbf2: broker is down") {
+		t.Errorf("the quoted id is not written by its end:\n%s", text)
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			t.Errorf("a line is cut:\n%s", text)
+		}
+	}
+}
