@@ -32,6 +32,7 @@ var messages = []struct{ en, es string }{
 	// Keys.
 	{"run", "ejecutar"},
 	{"pause", "pausar"},
+	{"run/pause", "ejecutar/pausar"},
 	{"step", "un paso"},
 	{"move an actor", "mover un actor"},
 	{"drain", "vaciar"},
@@ -133,6 +134,7 @@ var messages = []struct{ en, es string }{
 	// The pipeline.
 	{"○ idle  ● paused at  ‖ stalled  ◷ blocked  ✗ crashed/down  ⚑ armed", "○ libre  ● parado en  ‖ congelado  ◷ bloqueado  ✗ caído  ⚑ armado"},
 	{"‖ stalled %s", "‖ congelado %s"},
+	{"‖ stalled", "‖ congelado"},
 	{"◷ blocked on a lock", "◷ esperando un lock"},
 	{"✗ crashed", "✗ caído"},
 	{"✗ crashed at %s", "✗ caído en %s"},

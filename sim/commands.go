@@ -305,7 +305,7 @@ func (s *Sim) enqueue(rq request, explain Text) {
 		}
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: KindCommand, PaymentID: rq.req.PaymentID.String()}.with(explain))
+	s.record(Entry{Actor: ActorClient, Kind: KindCommand, PaymentID: rq.req.PaymentID.String()}.with(explain))
 }
 
 // resend repeats the last request as an HTTP client retry would: the same
@@ -350,7 +350,7 @@ func (s *Sim) capture() error {
 		p.requests = append(p.requests, request{capture: id, captureEvent: s.newID()})
 	}
 	s.version++
-	s.record(Entry{Actor: "client", Kind: KindCommand, PaymentID: id.String()}.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
+	s.record(Entry{Actor: ActorClient, Kind: KindCommand, PaymentID: id.String()}.with(text("the client captures payment %s: a second event of the same aggregate (version 2)", short(id))))
 	return nil
 }
 
@@ -475,7 +475,7 @@ func (s *Sim) until(ctx context.Context, name string, cp engine.Checkpoint) erro
 func (s *Sim) advance(d time.Duration) {
 	s.clock.Advance(d)
 	s.version++
-	s.record(Entry{Actor: "clock", Kind: KindClock}.with(text("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))))
+	s.record(Entry{Actor: ActorClock, Kind: KindClock}.with(text("the clock moves %s forward, to %s", d, s.clock.Peek().Format("15:04:05"))))
 }
 
 // restartPostgres stops the server immediately (no checkpoint, sessions cut)

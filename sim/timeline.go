@@ -51,6 +51,13 @@ const (
 	KindDown       EntryKind = "down"       // PostgreSQL went down
 )
 
+// The timeline's two actors that are no process: their names are words,
+// said in the screen's language.
+const (
+	ActorClient = "client" // who sends the requests
+	ActorClock  = "clock"  // the virtual clock
+)
+
 // WriteJSONLines writes entries as JSON lines.
 func WriteJSONLines(w io.Writer, entries []Entry) error {
 	enc := json.NewEncoder(w)

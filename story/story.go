@@ -108,7 +108,7 @@ type Story struct {
 
 // The participants' names, as the diagram shows them.
 const (
-	Client     = "client"
+	Client     = sim.ActorClient
 	PostgreSQL = "PostgreSQL"
 	Broker     = "broker"
 	// Provider is the card provider a consumer charges over HTTP (S19):

@@ -585,5 +585,7 @@ func TestFrameScanFreeSimulator(t *testing.T) {
 		c.updateKeys()
 		scan.scanTour(c, lang, lang+"/compare", true)
 	}
-	scan.report(t, scanCut, scanStray, scanBorder, scanBottom, scanPane)
+	// English on a Spanish frame: what is left is a dialog drawn over a
+	// pane, cropping a Spanish word to English letters ("naive  per│").
+	scan.reportWithin(t, map[string]int{scanEnglish: 8}, scanCut, scanStray, scanBorder, scanBottom, scanPane)
 }

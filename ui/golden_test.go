@@ -114,13 +114,18 @@ func fixtureEntries() []sim.Entry {
 	return []sim.Entry{
 		{Seq: 1, At: at(0), Actor: "client", Kind: "command", Explain: "a client asks for a 12.50 EUR payment (payment 0190f5a2…, event 0190f5a3…)",
 			Say: &sim.Text{Key: "a client asks for a %s payment (payment %s, event %s%s)", Args: []any{"12.50 EUR", "0190f5a2…", "0190f5a3…", ""}}},
-		{Seq: 2, At: at(1), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.inserted", Statement: "insert_outbox", SQL: "INSERT INTO outbox_messages (id, aggregate_type)\nVALUES ($1, $2)", Rows: 1, Explain: "payment and outbox row inserted in one transaction, not yet committed"},
-		{Seq: 3, At: at(2), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit", SQL: "COMMIT", Explain: "committed: the payment and its event exist together"},
-		{Seq: 4, At: at(3), Pipeline: "outbox", Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.claimed", Statement: "claim_batch", SQL: "WITH ready AS (\n  SELECT id FROM outbox_messages\n  FOR UPDATE SKIP LOCKED\n)\nUPDATE outbox_messages SET lock_id = $1", Rows: 1, MessageIDs: []string{"0190f5a3-0000-7000-8000-000000000001"}, Explain: "relay-1 leased 1 row until 12:00:30"},
-		{Seq: 5, At: at(4), Pipeline: "outbox", Actor: "relay-1", Kind: "crash", Checkpoint: "relay.published", Explain: "relay-1 dies after the broker accepted the message, before marking it: the lease will expire"},
+		{Seq: 2, At: at(1), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.inserted", Statement: "insert_outbox", SQL: "INSERT INTO outbox_messages (id, aggregate_type)\nVALUES ($1, $2)", Rows: 1, Explain: "api inserted payment …0190f5a2 and its outbox row …0190f5a3 in one transaction, not committed yet: a crash now leaves neither",
+			Say: &sim.Text{Key: "%s inserted payment %s and its outbox row %s in one transaction, not committed yet: a crash now leaves neither", Args: []any{"api", "…0190f5a2", "…0190f5a3"}}},
+		{Seq: 3, At: at(2), Pipeline: "outbox", Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit", SQL: "COMMIT", Explain: "api committed payment …0190f5a2 and event …0190f5a3 together: from now on the event cannot be lost",
+			Say: &sim.Text{Key: "%s committed payment %s and event %s together: from now on the event cannot be lost", Args: []any{"api", "…0190f5a2", "…0190f5a3"}}},
+		{Seq: 4, At: at(3), Pipeline: "outbox", Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.claimed", Statement: "claim_batch", SQL: "WITH ready AS (\n  SELECT id FROM outbox_messages\n  FOR UPDATE SKIP LOCKED\n)\nUPDATE outbox_messages SET lock_id = $1", Rows: 1, MessageIDs: []string{"0190f5a3-0000-7000-8000-000000000001"}, Explain: "relay-1 leased 1 row(s) with FOR UPDATE SKIP LOCKED and committed the claim (1 leased until 12:00:30.000): …00000001",
+			Say: &sim.Text{Key: "%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s", Args: []any{"relay-1", 1, sim.Text{Key: " (%s)", Args: []any{sim.Text{Key: "%d leased until %s", Args: []any{1, "12:00:30.000"}}}}, "…00000001"}}},
+		{Seq: 5, At: at(4), Pipeline: "outbox", Actor: "relay-1", Kind: "crash", Checkpoint: "relay.published", Explain: "relay-1 crashed at relay.published: its connection closed without COMMIT; its lease stays in the table until 12:00:30, then a relay reclaims the row and publishes it again (same id)",
+			Say: &sim.Text{Key: "%s crashed at %s: its connection closed without COMMIT; its lease stays in the table until %s, then a relay reclaims the row and publishes it again (same id)", Args: []any{"relay-1", "relay.published", "12:00:30"}}},
 		{Seq: 6, At: at(31004), Actor: "clock", Kind: "clock", Explain: "the clock moves 31s forward, to 12:00:31",
 			Say: &sim.Text{Key: "the clock moves %s forward, to %s", Args: []any{"31s", "12:00:31"}}},
-		{Seq: 7, At: at(31005), Pipeline: "outbox", Actor: "accounting", Kind: "checkpoint", Checkpoint: "consumer.duplicate", Statement: "insert_inbox", Rows: 0, Delivery: 2, Explain: "the inbox already has this message: a duplicate, ignored"},
+		{Seq: 7, At: at(31005), Pipeline: "outbox", Actor: "accounting", Kind: "checkpoint", Checkpoint: "consumer.duplicate", Statement: "insert_inbox", Rows: 0, Delivery: 2, Explain: "accounting ignores duplicate …00000001: it commits and ACKs, no second effect",
+			Say: &sim.Text{Key: "%s ignores duplicate %s: it commits and ACKs, no second effect", Args: []any{"accounting", "…00000001"}}},
 	}
 }
 

@@ -239,6 +239,9 @@ func (t timelinePane) forkLine() string {
 func (t timelinePane) entryLine(e sim.Entry) string {
 	ts := t.st.Timeline
 	who := e.Actor
+	if who == sim.ActorClient || who == sim.ActorClock {
+		who = t.st.Words.Word(who)
+	}
 	if t.compare && e.Pipeline != "" {
 		who = e.Pipeline[:1] + ":" + who
 	}
