@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/lipgloss/v2"
 	"context"
 	"fmt"
 	"github.com/outboxlab/outboxlab/catalog"
@@ -383,6 +384,13 @@ func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
 			}
 		}
 	}
+	// A text the step names (a last error) gives way next, to a floor: its
+	// rows wrap it inside the column when they fit the pane (grid).
+	for i := range cols {
+		if over := sum(widths) - avail(); over > 0 && named[cols[i]] && textColumn(rows, i) {
+			widths[i] = max(min(widths[i], textFloor), widths[i]-over)
+		}
+	}
 	// What the step names and the id are left: only then is a column the
 	// step does not name cut, the widest first.
 	for sum(widths) > avail() {
@@ -409,6 +417,19 @@ func columnWidth(name string, rows [][]string, i int) int {
 		}
 	}
 	return w
+}
+
+// textFloor is the narrowest a named text column is drawn, wrapped.
+const textFloor = 24
+
+// textColumn says column i holds sentences: a cell with a space in it.
+func textColumn(rows [][]string, i int) bool {
+	for _, r := range rows {
+		if i < len(r) && strings.Contains(r[i], " ") {
+			return true
+		}
+	}
+	return false
 }
 
 // idTailWidth is an abbreviated id: an ellipsis and its last eight digits.
@@ -505,15 +526,63 @@ func (t tablesPane) grid(name string) []string {
 	if len(rows) == 0 {
 		lines = append(lines, t.st.Pane.Empty.Render("  "+t.st.Words.Word("(empty)")))
 	}
+	// A text wider than its column (a last error) wraps inside it, the row
+	// taking more lines, when every row still fits the pane so: else each
+	// row keeps one line, its text cut.
+	split := make([][][]string, len(rows))
+	height := 0
 	for i, r := range rows {
-		s := fitLine(row(r), t.w)
-		if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
-			lines = append(lines, t.st.Table.Changed.Render(s))
-		} else {
-			lines = append(lines, t.st.Table.Row.Render(s))
+		split[i] = rowLines(r, widths)
+		height += len(split[i])
+	}
+	wrap := height <= t.h-2
+	for i, r := range rows {
+		physical := []string{row(r)}
+		if wrap {
+			physical = nil
+			for _, cells := range split[i] {
+				physical = append(physical, row(cells))
+			}
+		}
+		for _, s := range physical {
+			s = fitLine(s, t.w)
+			if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
+				lines = append(lines, t.st.Table.Changed.Render(s))
+			} else {
+				lines = append(lines, t.st.Table.Row.Render(s))
+			}
 		}
 	}
 	return lines
+}
+
+// rowLines is a row drawn on as many lines as its widest text needs: each
+// line's cells, a text cell wrapped at spaces inside its column (an id is
+// drawn by its end instead, on the first line).
+func rowLines(cells []string, widths []int) [][]string {
+	wrapped := make([][]string, len(widths))
+	n := 1
+	for i, w := range widths {
+		c := ""
+		if i < len(cells) {
+			c = cells[i]
+		}
+		wrapped[i] = []string{c}
+		if ansi.StringWidth(c) > w && strings.Contains(c, " ") {
+			wrapped[i] = strings.Split(lipgloss.Wrap(c, w, " "), "\n")
+		}
+		n = max(n, len(wrapped[i]))
+	}
+	out := make([][]string, n)
+	for j := range out {
+		out[j] = make([]string, len(widths))
+		for i := range widths {
+			if j < len(wrapped[i]) {
+				out[j][i] = strings.TrimRight(wrapped[i][j], " ")
+			}
+		}
+	}
+	return out
 }
 
 // visibleColumns drops the columns that are empty in every row in view

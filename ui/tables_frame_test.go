@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/outboxlab/outboxlab/sim"
@@ -20,5 +22,32 @@ func TestTablesDrawTheSameFrameTwice(t *testing.T) {
 		if again := plain(p.View()); again != first {
 			t.Fatalf("frame %d differs from the first:\n%s\nthe first:\n%s", i+2, again, first)
 		}
+	}
+}
+
+// A last error wider than its column wraps inside it when the rows still
+// fit the pane so: read whole, never cut at the column's edge ("refused the
+// message: pay…"); with more rows than that, each keeps one line.
+func TestTablesWrapALongTextWhenItFits(t *testing.T) {
+	long := "dead letter: broker refused the message: payload fails the topic's schema (amount must be a positive integer)"
+	p := tablesPane{st: testStyles()}
+	p.table = 1
+	p.w, p.h = 69, 8
+	p.named = []string{"last error"} // as the poison lesson's step names it
+	row := func(id string) []string {
+		return []string{"019b796d-d600-7e54-83a4-1234" + id, "1", "019b796d-d600-7e54-83a4-1234deb1bbf3", "1", "5", "-", "-", "12:00:02", "-", "12:00:40", long}
+	}
+	p.data = sim.Table{Name: "outbox_messages", Columns: []string{"id", "seq", "aggregate", "ver", "att", "lock", "lease until", "next attempt", "published", "dead", "last error"},
+		Rows: [][]string{row("deb1bbf2")}, Total: 1}
+	view := plain(p.View())
+	if words := strings.Join(strings.Fields(view), " "); !strings.Contains(words, long) || strings.Contains(view, "…\n") {
+		t.Errorf("one row: its last error is not read whole:\n%s", view)
+	}
+	for i := range 5 {
+		p.data.Rows = append(p.data.Rows, row(fmt.Sprintf("deb1bbf%d", i)))
+	}
+	p.data.Total = len(p.data.Rows)
+	if lines := strings.Split(strings.TrimRight(plain(p.View()), " \n"), "\n"); len(lines) > p.h {
+		t.Errorf("six rows: %d lines in a pane of %d", len(lines), p.h)
 	}
 }
