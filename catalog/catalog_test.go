@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,41 @@ func TestStates(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// A count is said with the words its number takes: no «(s)» or «(es)» in
+// Spanish, and the verb agrees («1 evento espera», «3 eventos esperan»).
+func TestSpanishCountsAgree(t *testing.T) {
+	hedge := regexp.MustCompile(`\w\((s|es)\)`)
+	for _, m := range messages {
+		if hedge.MatchString(m.es) || (hedge.MatchString(m.en) && m.en != m.es) {
+			t.Errorf("%q says a count as %q: move it to the plurals", m.en, m.es)
+		}
+	}
+	for _, p := range plurals {
+		if hedge.MatchString(p.esOne) || hedge.MatchString(p.esOther) {
+			t.Errorf("plural %q: Spanish %q / %q hedges its count", p.key, p.esOne, p.esOther)
+		}
+	}
+	es := For("es")
+	for _, c := range []struct {
+		key  string
+		args []any
+		want string
+	}{
+		{"%d event(s) wait behind %s in the CDC relay's stream: the broker refuses it every time, and a stream has no dead letter (no attempts, nothing to skip it), so nothing after it is published", []any{1, "…1a2b"}, "1 evento espera detrás de …1a2b"},
+		{"%d event(s) wait behind %s in the CDC relay's stream: the broker refuses it every time, and a stream has no dead letter (no attempts, nothing to skip it), so nothing after it is published", []any{3, "…1a2b"}, "3 eventos esperan detrás de …1a2b"},
+		{"nothing it may take: %d ready event(s) wait for an earlier version of their aggregate", []any{1}, "nada que pueda tomar: 1 evento listo espera"},
+		{"nothing it may take: %d ready event(s) wait for an earlier version of their aggregate", []any{2}, "nada que pueda tomar: 2 eventos listos esperan"},
+		{"%d in %d transaction(s)", []any{3, 1}, "3 en 1 transacción"},
+		{"%d in %d transaction(s)", []any{3, 2}, "3 en 2 transacciones"},
+		{"%s written with %d parked event(s) that follow it, not committed", []any{"efecto", 1}, "efecto escrito con 1 evento aparcado que lo sigue"},
+		{"%d committed row(s) at or below the relay's cursor (seq %d): no poll will ever read them, they are lost", []any{1, 2}, "1 fila confirmada en el cursor del relay o por debajo (seq 2): ninguna consulta la leerá nunca, está perdida"},
+	} {
+		if got := es.Say(c.key, c.args); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%v: %q, want it to begin %q", c.args, got, c.want)
 		}
 	}
 }
