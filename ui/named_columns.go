@@ -7,7 +7,8 @@ import (
 )
 
 // columnNames are how a lesson's text names a column of outbox_messages, the
-// table the lessons send the learner to: by its header, by the database
+// table the lessons send the learner to: by its header (English or Spanish:
+// int is att, próx. intento next attempt), by the database
 // column it shows, or as "the lock and lease columns". Words that are also
 // plain English (a lock, the next attempt of a retry) count only in these
 // forms, so a sentence that merely uses the word does not pin the column.
@@ -16,10 +17,10 @@ var columnNames = []struct {
 	named  *regexp.Regexp
 }{
 	{"seq", regexp.MustCompile(`\bseq\b`)},
-	{"att", regexp.MustCompile(`\batt\b`)},
+	{"att", regexp.MustCompile(`\batt\b|\bint\b`)},
 	{"lock", regexp.MustCompile(`\block (and|y) lease|\block (change|cambia)|\block_id\b`)},
 	{"lease until", regexp.MustCompile(`\block (and|y) lease|\blocked_until\b|\blease until\b`)},
-	{"next attempt", regexp.MustCompile("`next attempt`|\\bnext attempt in\\b|\\bnext_attempt_at\\b|\\batt (and|y) next attempt\\b")},
+	{"next attempt", regexp.MustCompile("`next attempt`|\\bnext attempt in\\b|\\bnext_attempt_at\\b|\\batt (and|y) next attempt\\b|\\bpróx\\. intento\\b")},
 	{"dead", regexp.MustCompile(`\bdead column|\bcolumna dead\b|\bdead_lettered_at\b`)},
 	{"last error", regexp.MustCompile(`\blast_error\b`)},
 }
