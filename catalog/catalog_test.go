@@ -120,7 +120,7 @@ func TestMisused(t *testing.T) {
 	}
 }
 
-// A count of rows is said in the number it has, not as «fila(s)».
+// A count of rows is said in the number it has, not as «fila(s)» or row(s).
 func TestRowCountsArePlural(t *testing.T) {
 	es := For("es")
 	key := "%s leased %d row(s) with FOR UPDATE SKIP LOCKED and committed the claim%s: %s"
@@ -129,8 +129,10 @@ func TestRowCountsArePlural(t *testing.T) {
 			t.Errorf("%d rows: %q, want it to begin %q", n, got, want)
 		}
 	}
-	if got := For("en").Say(key, []any{"relay-1", 1, "", "x"}); !strings.HasPrefix(got, "relay-1 leased 1 row(s) with") {
-		t.Errorf("English keeps its words (the timelines the sim tests keep say row(s)): %q", got)
+	for n, want := range map[int]string{1: "relay-1 leased 1 row with", 2: "relay-1 leased 2 rows with"} {
+		if got := For("en").Say(key, []any{"relay-1", n, "", "x"}); !strings.HasPrefix(got, want) {
+			t.Errorf("%d rows: %q, want it to begin %q", n, got, want)
+		}
 	}
 }
 

@@ -140,7 +140,7 @@ expect outbox published == 1
 	}
 	var said bool
 	for _, e := range res.Timeline {
-		if strings.Contains(e.Explain, "2 event(s) wait behind") && strings.Contains(e.Explain, "a stream has no dead letter") {
+		if strings.Contains(e.Explain, "2 events wait behind") && strings.Contains(e.Explain, "a stream has no dead letter") {
 			said = true
 		}
 	}

@@ -499,7 +499,7 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 	before := len(s.timeline)
 	defer func() {
 		if len(s.timeline) == before {
-			s.record(Entry{Actor: "operator", Kind: KindNote}.with(text("nothing is dead-lettered: requeue has nothing to do")))
+			s.record(Entry{Actor: ActorOperator, Kind: KindNote}.with(text("nothing is dead-lettered: requeue has nothing to do")))
 		}
 	}()
 	for _, p := range s.pipes {
@@ -523,8 +523,8 @@ func (s *Sim) requeueDead(ctx context.Context) error {
 				if err := c.QueryRow(ctx, sqlAttemptsOf, id).Scan(&attempts); err != nil {
 					return fmt.Errorf("read %s after the requeue: %w", short(id), err)
 				}
-				s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: KindCommand, MessageIDs: []string{id.String()},
-					Explain: fmt.Sprintf("an operator requeues dead-lettered %s: same id (consumers still deduplicate it), attempts back to %d for a new retry budget, scheduled now", short(id), attempts)})
+				s.record(Entry{Pipeline: p.Kind, Actor: ActorOperator, Kind: KindCommand, MessageIDs: []string{id.String()}}.with(
+					text("an operator requeues dead-lettered %s: same id (consumers still deduplicate it), attempts back to %d for a new retry budget, scheduled now", short(id), attempts)))
 			}
 			return nil
 		}); err != nil {
@@ -557,7 +557,7 @@ func (s *Sim) prune(ctx context.Context, what string, olderThan time.Duration) e
 		if what == "inbox" {
 			n = res.Inbox
 		}
-		s.record(Entry{Pipeline: p.Kind, Actor: "operator", Kind: KindCommand, Rows: n, Explain: fmt.Sprintf("retention deletes %d %s rows older than %s", n, what, olderThan)})
+		s.record(Entry{Pipeline: p.Kind, Actor: ActorOperator, Kind: KindCommand, Rows: n}.with(text("retention deletes %d %s rows older than %s", n, what, olderThan)))
 	}
 	s.version++
 	return nil

@@ -34,7 +34,7 @@ expect outbox suppressed_effects == 0
 	}
 	var said bool
 	for _, e := range res.Timeline {
-		if e.Kind == "stuck" && strings.Contains(e.Explain, "2 event(s) parked ahead of their version") && strings.Contains(e.Explain, "waits for version 1") {
+		if e.Kind == "stuck" && strings.Contains(e.Explain, "2 events parked ahead of their version") && strings.Contains(e.Explain, "waits for version 1") {
 			said = true
 		}
 	}

@@ -51,11 +51,12 @@ const (
 	KindDown       EntryKind = "down"       // PostgreSQL went down
 )
 
-// The timeline's two actors that are no process: their names are words,
-// said in the screen's language.
+// The timeline's actors that are no process: their names are words, said
+// in the screen's language.
 const (
-	ActorClient = "client" // who sends the requests
-	ActorClock  = "clock"  // the virtual clock
+	ActorClient   = "client"   // who sends the requests
+	ActorClock    = "clock"    // the virtual clock
+	ActorOperator = "operator" // who requeues a dead letter, runs retention
 )
 
 // WriteJSONLines writes entries as JSON lines.

@@ -41,7 +41,7 @@ func (t *teller) add(e sim.Entry, step Step, shape Shape, from, to string, label
 
 // participant is the column an actor is drawn in.
 func participant(actor string) string {
-	if actor == "postgres" || actor == "operator" {
+	if actor == "postgres" || actor == sim.ActorOperator {
 		return PostgreSQL
 	}
 	return actor

@@ -147,7 +147,7 @@ func ambient(e sim.Entry) bool {
 		return true
 	case e.Actor == Broker && e.Kind == sim.KindFault:
 		return true
-	case e.Actor == "operator" && len(e.MessageIDs) == 0 && e.Kind == sim.KindCommand:
+	case e.Actor == sim.ActorOperator && len(e.MessageIDs) == 0 && e.Kind == sim.KindCommand:
 		return true
 	}
 	return false

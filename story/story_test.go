@@ -115,7 +115,7 @@ func TestDedupWindowStory(t *testing.T) {
 	}
 	out := outcomeOf(s)
 	if !slices.Contains(out, "published once") ||
-		!slices.Contains(out, "1 more publish(es) of the same id inside the broker's dedup window: acked as duplicates and dropped") {
+		!slices.Contains(out, "1 more publish of the same id inside the broker's dedup window: acked as a duplicate and dropped") {
 		t.Errorf("outcome %q", out)
 	}
 }

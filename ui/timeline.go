@@ -239,7 +239,7 @@ func (t timelinePane) forkLine() string {
 func (t timelinePane) entryLine(e sim.Entry) string {
 	ts := t.st.Timeline
 	who := e.Actor
-	if who == sim.ActorClient || who == sim.ActorClock {
+	if who == sim.ActorClient || who == sim.ActorClock || who == sim.ActorOperator {
 		who = t.st.Words.Word(who)
 	}
 	if t.compare && e.Pipeline != "" {
