@@ -317,10 +317,12 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	first := t.w - ansi.StringWidth(head)
 	rest := t.w - indent
 	headAlone := false
-	if first < 12 || rest < 20 {
+	if first < 12 || rest < 30 {
 		// A narrow pane (a lesson's column): the sentence goes under the
 		// actor instead, four cells in, from the line after the head when
-		// not even a word fits beside it.
+		// not even a word fits beside it; right of the tag, a column of
+		// two or three words a line would end a long sentence (a dead
+		// letter's error) before its eight lines did.
 		indent, rest = 4, t.w-4
 		headAlone = first < 12
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,6 +123,26 @@ func TestTimelineWritesQuotedIDsByTheirEnd(t *testing.T) {
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
 			t.Errorf("a line is cut:\n%s", text)
+		}
+	}
+}
+
+// A long sentence in a lesson's narrow timeline (69 columns at 120×40)
+// goes on under the actor, not in the few cells right of its tag: there, a
+// dead letter's error ran out of its eight lines and was cut.
+func TestANarrowTimelineReadsALongSentenceWhole(t *testing.T) {
+	tl := newTimelinePane(testStyles())
+	tl.SetSize(69, 12)
+	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.dead_lettered", Statement: "dead_letter",
+		Explain: "relay-1 dead-lettered …deb1bbf2 after 12 attempts: no more retries; an operator may requeue it (same id) once the cause is fixed (attempt 12 of 12 failed: dead-lettered: dead letter: broker refused the message: payload fails the topic schema: amount 666 is not allowed)"}
+	lines := tl.entryLines(e, entryMaxLines)
+	text := plain(strings.Join(lines, "\n"))
+	if words := strings.Join(strings.Fields(text), " "); !strings.Contains(words, "amount 666 is not allowed)") {
+		t.Errorf("the sentence is cut:\n%s", text)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 69 {
+			t.Errorf("a line is %d cells wide, the pane 69: the pane cuts it:\n%s", w, text)
 		}
 	}
 }
