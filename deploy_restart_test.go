@@ -198,8 +198,8 @@ func (s *servedDeployment) counts(t *testing.T) map[string]int64 {
 // publishes the pending rows, and psql's counts show every payment
 // published once and applied once by each consumer; a key used before the
 // kill replays the same payment with Idempotent-Replayed. --fresh then
-// empties it on purpose and says so. Before, the start dropped live_outbox:
-// 0 payments after the restart, and the same key made a new payment.
+// empties it on purpose and says so: a start that dropped live_outbox would
+// show 0 payments after the restart, and the same key would make a new one.
 func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -13,9 +13,8 @@ import (
 
 // The README's faults, by curl, under `serve --http` (the simulation in
 // real time) and `serve --http --broker nats` (the deployment): the same
-// paths answer 202 under both. Before, plain serve answered 404 to every
-// /faults/…, and serve --broker nats ran one accounting worker, so the
-// accounting-2 that live's screen shows was 404 there.
+// paths answer 202 under both, accounting-2 included (live's screen shows
+// it, so serve --broker nats runs two accounting workers too).
 func TestServeTakesTheREADMEsFaults(t *testing.T) {
 	t.Parallel()
 	readme := []string{"/faults/crash/relay-1", "/faults/stall/accounting?for=45s", "/faults/broker/stop", "/faults/broker/start"}

@@ -75,9 +75,9 @@ func closedAfter(t *testing.T, addr, raw string, limit time.Duration) (time.Dura
 
 // A client that promises a 100-byte body and sends 10 has its connection
 // closed at ReadTimeout, with a 408 problem; one that never finishes its
-// headers at ReadHeaderTimeout. Before, nothing but ReadHeaderTimeout was
-// set: the short body held the connection for as long as the client liked
-// (the limit here ends it), on either kind of edge.
+// headers at ReadHeaderTimeout. With ReadHeaderTimeout alone the short
+// body would hold the connection for as long as the client liked (the
+// limit here ends it), on either kind of edge.
 //
 // The deadlines are shorter than outboxlab's (TestEveryEdgeServerHasDeadlines
 // holds an edge to those), so that waiting them out takes a second, not

@@ -13,8 +13,8 @@ import (
 
 // The provider's server has the API's deadlines: a charge whose body is
 // 90 bytes short of its Content-Length has its connection closed at
-// ReadTimeout. Before, only ReadHeaderTimeout was set and the connection
-// stayed open for as long as the client liked. The cut is waited out on a
+// ReadTimeout: with ReadHeaderTimeout alone the connection would stay open
+// for as long as the client liked. The cut is waited out on a
 // server given a ReadTimeout of a second (StartWith), not ten; the one
 // Start runs is held to the API's own.
 func TestProviderCutsAShortBody(t *testing.T) {

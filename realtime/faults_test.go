@@ -135,8 +135,8 @@ func (c client) carried(id string, within time.Duration) event {
 // second later, which publishes at attempt 2 once the lease has passed;
 // the broker stopped keeps a payment in the outbox until it is started.
 // accounting-2, on screen with two workers, is addressable; a GET is 405
-// with Allow: POST, an unknown actor 404, a bad for= 400. Before, every
-// /faults/… under plain serve was 404.
+// with Allow: POST, an unknown actor 404, a bad for= 400: plain serve takes
+// the faults the README gives, as the deployment does.
 func TestFaultsUnderServe(t *testing.T) {
 	set := scenes.DefaultSettings()
 	set.Workers, set.Lease, set.AckTimeout = 2, 3*time.Second, 2*time.Second

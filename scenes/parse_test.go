@@ -132,8 +132,9 @@ func TestLoadDirAddsAndReplaces(t *testing.T) {
 	}
 }
 
-// A header after a variant: line applies to the scene and to the variant; it
-// used to be dropped from the variant silently.
+// A header after a variant: line applies to the scene and to the variant,
+// not to the scene alone: a variant is the scene with a change, and a
+// header it silently lacked would make it another scene.
 func TestHeaderAfterVariantAppliesToIt(t *testing.T) {
 	sc, err := Parse("y", "y.scene", strings.NewReader(`title: y
 teaches: y

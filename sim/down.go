@@ -101,10 +101,10 @@ func (s *Sim) checkDown(ctx context.Context, cause error) error {
 
 // alive asks the server whether it answers after cause. It asks through the
 // simulator's own pool, so no backend starts for the question: in a chaos
-// run an actor fails on purpose every other schedule, and each question
-// used to cost a connection. A connection refused because every one allowed
-// is taken (a learner's budget) is asked about on a new connection, as
-// before: meeting that refusal is how Alive says so.
+// run an actor fails on purpose every other schedule, and a question on a
+// new connection each time would cost a backend each. A connection refused
+// because every one allowed is taken (a learner's budget) is asked about
+// on a new connection: meeting that refusal is how Alive says so.
 func (s *Sim) alive(ctx context.Context, cause error) error {
 	if !pg.TooManyConnections(cause) {
 		for _, kind := range s.settings.Pipelines() {

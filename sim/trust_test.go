@@ -61,7 +61,7 @@ func oracleOf(t *testing.T, s *Sim, pipeline string) Oracle {
 
 // A lease given back (here by schedule_retry, which sets lock_id to NULL) is
 // not held any more: the next claim before its old locked_until is no double
-// lease. The oracle used to remember every claim and count this one.
+// lease: the oracle reads the leases held now, not every claim it saw.
 func TestDoubleLeasesCountOnlyLeasesStillHeld(t *testing.T) {
 	t.Parallel()
 	sc := parseScene(t, "given-back", `title: a lease given back

@@ -52,7 +52,7 @@ func bucketOf(v float64, h *dto.Histogram) int {
 // A quantile PromQL computes from the scraped latency histogram is within
 // one bucket of the true quantile of the values observed, and within a
 // factor of two of it (a bucket is a doubling), from sub-millisecond runs
-// to minute-long outages. Before, the bounds 0.001, 1, 2, 5 … s read a
+// to minute-long outages. Coarse bounds (0.001, 1, 2, 5 … s) would read a
 // deployment's p50 of 4 ms as about half a second, a run of microseconds
 // as a p99 of 0.99 ms, and latencies around a minute with an error of up
 // to 50%.

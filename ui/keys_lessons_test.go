@@ -28,13 +28,11 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 	// Each lesson has its own databases and model, so they play side by
 	// side, eight at once whatever -parallel says: a lesson mostly waits
 	// for a key's quiet moment (80 ms), so even a machine of two cores
-	// plays several in about the time of one (measured: 474 s one after
-	// another, 155 s two at once; the package alone 83 s with four at
-	// once, 77 s with six, 64-66 s with eight and -parallel 16, when the
-	// shared server peaked at 117 of its 200 connections). Run may be
-	// called from several goroutines. The test runs beside the package's
-	// other parallel tests; the lessons on the CDC relay are
-	// TestCDCLessonsByKeysAlone's, on quiet servers.
+	// plays several in about the time of one, and eight stay well inside
+	// the shared server's connections. Run may be called from several
+	// goroutines. The test runs beside the package's other parallel tests;
+	// the lessons on the CDC relay are TestCDCLessonsByKeysAlone's, on
+	// quiet servers.
 	t.Parallel()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 8)
@@ -77,8 +75,7 @@ func TestEveryLessonByKeysAlone(t *testing.T) {
 // (pgtest.Quiet), this test's alone while it runs, beside the package's
 // other parallel tests. Its figure slot WAL counts the whole server's WAL,
 // and making its slot waits for every open transaction on the server, so
-// another test's writes would move what it checks. (It ran before the
-// parallel tests on the shared server, which waited 51 s for it.)
+// another test's writes would move what it checks.
 func TestCDCLessonsByKeysAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the CDC lessons twice on the real database")
@@ -87,8 +84,7 @@ func TestCDCLessonsByKeysAlone(t *testing.T) {
 	clips := clipped{scan: newFrameScan()}
 	var played atomic.Int64
 	// One language at a time on a quiet server of its own, the two side by
-	// side: each is alone on its server (the languages once took turns on
-	// one, 26 s and 18 s).
+	// side: each is alone on its server.
 	t.Run("languages", func(t *testing.T) {
 		for _, lang := range lessons.Langs {
 			course, err := lessons.Load(lang)

@@ -25,7 +25,7 @@ type overlays []overlay
 
 // push opens o on top (an overlay open already moves to the top). The
 // stack is copied, never changed in place: Model is a value, and a copy
-// of it keeps the overlays it had, as it kept its booleans before.
+// of it keeps the overlays it had.
 func (s *overlays) push(o overlay) {
 	s.pop(o)
 	*s = append(slices.Clip(*s), o)

@@ -165,7 +165,7 @@ func TestSeedsFollowTheBinariesInUse(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	// Before: an empty cache, so the machine's binaries. After: the other
+	// First an empty cache, so the machine's binaries; then the other
 	// installation in the cache, found first.
 	before := t.TempDir()
 	// The server's account runs initdb through it: not a private directory.
