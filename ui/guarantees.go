@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -451,8 +452,15 @@ func (g guaranteesPane) compactLines(width int) []string {
 			broken = append(broken, fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ")+fs.Value.Render(byteSize(w, o.SlotRetainedBytes)))
 		}
 		lines = append(lines, wrap(" "+fs.Heading.Render(pad(o.Pipeline, 7)), broken)...)
-		lines = append(lines, wrap("        ", []string{f("payments", o.Payments), f("published", o.Published), f("publishes", o.Publishes),
-			f("deliveries", o.Deliveries), f("dup. ignored", o.DuplicatesIgnored), f("effects", o.Effects)})...)
+		figs := []string{f("payments", o.Payments), f("published", o.Published), f("publishes", o.Publishes),
+			f("deliveries", o.Deliveries), f("dup. ignored", o.DuplicatesIgnored), f("effects", o.Effects)}
+		if o.Pipeline != "outbox" {
+			// published counts outbox rows marked published: the naive
+			// writer has none, and a 0 beside its publishes read as a
+			// contradiction.
+			figs = slices.Delete(figs, 1, 2)
+		}
+		lines = append(lines, wrap("        ", figs)...)
 	}
 	switch {
 	case g.stale != "":
