@@ -15,7 +15,7 @@ import (
 // (SIGKILL gives it no chance to stop the server): a live postmaster on our
 // data directory is stopped; a postmaster.pid whose process is gone (or is now
 // some other program, as PIDs are reused in containers) is removed.
-func (s *Server) recoverOrphan(progress func(Stage, string)) (string, error) {
+func (s *Server) recoverOrphan(progress func(BootStep, string)) (string, error) {
 	pidPath := filepath.Join(s.PGData, "postmaster.pid")
 	raw, err := os.ReadFile(pidPath)
 	if errors.Is(err, os.ErrNotExist) {
@@ -27,7 +27,7 @@ func (s *Server) recoverOrphan(progress func(Stage, string)) (string, error) {
 	lines := strings.Split(string(raw), "\n")
 	pid, _ := strconv.Atoi(strings.TrimSpace(lines[0]))
 	if pid > 0 && isPostmaster(pid, s.PGData) {
-		progress(StageRecovering, fmt.Sprintf("stopping orphan server pid %d", pid))
+		progress(BootRecovering, fmt.Sprintf("stopping orphan server pid %d", pid))
 		cmd := s.acct.command(s.Binaries.Bin("pg_ctl"), "stop", "-w", "-t", "60", "-m", "fast", "-D", s.PGData)
 		ctx, cancel := context.WithTimeout(context.Background(), 65*time.Second)
 		defer cancel()
@@ -36,7 +36,7 @@ func (s *Server) recoverOrphan(progress func(Stage, string)) (string, error) {
 		}
 		return fmt.Sprintf("stopped an orphan server (pid %d) left by a killed run", pid), nil
 	}
-	progress(StageRecovering, "removing stale postmaster.pid")
+	progress(BootRecovering, "removing stale postmaster.pid")
 	if err := os.Remove(pidPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("remove stale %s: %w", pidPath, err)
 	}

@@ -35,7 +35,7 @@ type Options struct {
 	NoDownload bool
 	// DatabaseURL uses an external server: nothing is booted or stopped.
 	DatabaseURL string
-	// Progress, when set, is called as each boot stage begins.
+	// Progress, when set, is called as each boot step begins.
 	Progress func(Progress)
 	// Settings are extra server settings written to the cluster's config.
 	Settings map[string]string
@@ -88,9 +88,9 @@ const (
 // On error nothing is left running.
 func Boot(ctx context.Context, opts Options) (*Server, error) {
 	start := time.Now()
-	progress := func(s Stage, detail string) {
+	progress := func(s BootStep, detail string) {
 		if opts.Progress != nil {
-			opts.Progress(Progress{Stage: s, Detail: detail})
+			opts.Progress(Progress{Step: s, Detail: detail})
 		}
 	}
 	if opts.DatabaseURL != "" {
@@ -114,7 +114,7 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	progress(StageResolving, "")
+	progress(BootResolving, "")
 	explicit, from := explicitBinaries(opts)
 	if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
 		return nil, fmt.Errorf("cache directory %s: %w (pass --data-dir to use another place)", opts.CacheDir, err)
@@ -160,17 +160,17 @@ func Boot(ctx context.Context, opts Options) (*Server, error) {
 		_ = s.Stop()
 		return nil, err
 	}
-	progress(StageMigrating, "")
+	progress(BootMigrating, "")
 	if err := s.migrateAll(ctx); err != nil {
 		_ = s.Stop()
 		return nil, err
 	}
 	s.BootTime = time.Since(start)
-	progress(StageReady, fmt.Sprintf("127.0.0.1:%d", s.Port))
+	progress(BootReady, fmt.Sprintf("127.0.0.1:%d", s.Port))
 	return s, nil
 }
 
-func bootExternal(ctx context.Context, opts Options, start time.Time, progress func(Stage, string)) (*Server, error) {
+func bootExternal(ctx context.Context, opts Options, start time.Time, progress func(BootStep, string)) (*Server, error) {
 	u, err := url.Parse(opts.DatabaseURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, inputErr("--database-url", fmt.Errorf("--database-url %q: want postgres://user:password@host:port/database", redactURL(opts.DatabaseURL)))
@@ -178,7 +178,7 @@ func bootExternal(ctx context.Context, opts Options, start time.Time, progress f
 	s := &Server{external: opts.DatabaseURL, Account: "external server"}
 	s.Port, _ = strconv.Atoi(u.Port())
 	s.Binaries.Source = "external server " + redactURL(opts.DatabaseURL)
-	progress(StageMigrating, "")
+	progress(BootMigrating, "")
 	conn, err := pgx.Connect(ctx, opts.DatabaseURL)
 	if err != nil {
 		err = fmt.Errorf("connect to --database-url %s: %w", redactURL(opts.DatabaseURL), err)
@@ -200,7 +200,7 @@ func bootExternal(ctx context.Context, opts Options, start time.Time, progress f
 		return nil, err
 	}
 	s.BootTime = time.Since(start)
-	progress(StageReady, redactURL(opts.DatabaseURL))
+	progress(BootReady, redactURL(opts.DatabaseURL))
 	return s, nil
 }
 
@@ -215,7 +215,7 @@ func redactURL(raw string) string {
 // prepareDataDir claims the data directory (see claimDataDir), locks it,
 // removes the cluster if fresh, recovers from a killed earlier run and gives
 // the account what outboxlab made in it.
-func (s *Server) prepareDataDir(fresh bool, label string, progress func(Stage, string)) error {
+func (s *Server) prepareDataDir(fresh bool, label string, progress func(BootStep, string)) error {
 	if err := s.claimDataDir(label); err != nil {
 		return err
 	}
@@ -286,12 +286,12 @@ func (s *Server) DatabaseURL(db string) string {
 func (s *Server) External() bool { return s.external != "" }
 
 // start initialises the cluster when it is missing and starts the server.
-func (s *Server) start(ctx context.Context, progress func(Stage, string)) error {
+func (s *Server) start(ctx context.Context, progress func(BootStep, string)) error {
 	verFile := filepath.Join(s.PGData, "PG_VERSION")
 	raw, err := os.ReadFile(verFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		progress(StageInitdb, s.PGData)
+		progress(BootInitdb, s.PGData)
 		if err := s.initdb(ctx); err != nil {
 			return err
 		}
@@ -308,7 +308,7 @@ func (s *Server) start(ctx context.Context, progress func(Stage, string)) error 
 		}
 		s.password = strings.TrimSpace(string(pw))
 	}
-	progress(StageStarting, "")
+	progress(BootStarting, "")
 	if err := s.launch(ctx); err != nil {
 		return err
 	}

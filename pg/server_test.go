@@ -575,8 +575,8 @@ func TestExternalDatabaseURL(t *testing.T) {
 	if err := host.CreateDatabase(ctx, "external_app"); err != nil {
 		t.Fatal(err)
 	}
-	var progress []Stage
-	ext, err := Boot(ctx, Options{DatabaseURL: host.DatabaseURL("external_app"), Progress: func(p Progress) { progress = append(progress, p.Stage) }})
+	var progress []BootStep
+	ext, err := Boot(ctx, Options{DatabaseURL: host.DatabaseURL("external_app"), Progress: func(p Progress) { progress = append(progress, p.Step) }})
 	if err != nil {
 		t.Fatalf("boot with --database-url: %v", err)
 	}
@@ -586,7 +586,7 @@ func TestExternalDatabaseURL(t *testing.T) {
 	if err := ext.Alive(ctx); err != nil {
 		t.Errorf("Alive of a reachable external server: %v", err)
 	}
-	if len(progress) == 0 || progress[len(progress)-1] != StageReady {
+	if len(progress) == 0 || progress[len(progress)-1] != BootReady {
 		t.Errorf("progress stages %v, want it to end with ready", progress)
 	}
 	if err := ext.Stop(); err != nil {

@@ -20,7 +20,7 @@ import (
 // owner, ending first, keeps the server up until this one ends too. An
 // owner still booting is waited for, as long as ctx allows; inUse is
 // returned when the owner's server cannot be reached or is stopping.
-func attachShared(ctx context.Context, opts Options, dataDir string, inUse error, start time.Time, progress func(Stage, string)) (*Server, error) {
+func attachShared(ctx context.Context, opts Options, dataDir string, inUse error, start time.Time, progress func(BootStep, string)) (*Server, error) {
 	sharing, err := joinSharers(dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%v)", inUse, err)
@@ -38,7 +38,7 @@ func attachShared(ctx context.Context, opts Options, dataDir string, inUse error
 			return nil, fmt.Errorf("%w (and its server did not answer: %v)", inUse, err)
 		}
 		if !waited {
-			progress(StageRecovering, fmt.Sprintf("waiting for the outboxlab that owns %s (pid %s) to start its server", dataDir, ownerPid))
+			progress(BootRecovering, fmt.Sprintf("waiting for the outboxlab that owns %s (pid %s) to start its server", dataDir, ownerPid))
 			waited = true
 		}
 		select {
@@ -70,7 +70,7 @@ func ownerBooting(dataDir string) bool {
 }
 
 // attachOnce connects to the owner's server, if postmaster.pid says where.
-func attachOnce(ctx context.Context, opts Options, dataDir string, start time.Time, progress func(Stage, string)) (*Server, error) {
+func attachOnce(ctx context.Context, opts Options, dataDir string, start time.Time, progress func(BootStep, string)) (*Server, error) {
 	raw, err := os.ReadFile(filepath.Join(dataDir, "pgdata", "postmaster.pid"))
 	if err != nil {
 		return nil, fmt.Errorf("no postmaster.pid yet")

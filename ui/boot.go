@@ -12,7 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 )
 
-// bootProgressMsg is one boot stage beginning.
+// bootProgressMsg is one boot step beginning.
 type bootProgressMsg struct{ p pg.Progress }
 
 // bootDoneMsg is pg.Boot's result.
@@ -21,14 +21,14 @@ type bootDoneMsg struct {
 	err error
 }
 
-// bootPane is the first screen: PostgreSQL's boot stages with a spinner
+// bootPane is the first screen: PostgreSQL's boot steps with a spinner
 // while the server starts, or the boot error as doctor prints it.
 type bootPane struct {
 	st      *Styles
 	w, h    int
 	spin    spinner.Model
 	started time.Time
-	stages  []pg.Progress
+	steps   []pg.Progress
 	err     error
 	done    bool
 }
@@ -51,8 +51,8 @@ func (b bootPane) Update(msg tea.Msg) (bootPane, tea.Cmd) {
 		b.spin, cmd = b.spin.Update(msg)
 		return b, cmd
 	case bootProgressMsg:
-		b.stages = append(b.stages, msg.p)
-		if msg.p.Stage == pg.StageReady {
+		b.steps = append(b.steps, msg.p)
+		if msg.p.Step == pg.BootReady {
 			b.done = true
 		}
 	case bootDoneMsg:
@@ -68,12 +68,12 @@ func (b bootPane) View() string {
 		st.Title.Render("outboxlab") + b.st.App.Muted.Render(" · "+w8.T("the transactional outbox, relay and inbox, on a real PostgreSQL")),
 		"",
 	}
-	if len(b.stages) == 0 && b.err == nil {
+	if len(b.steps) == 0 && b.err == nil {
 		lines = append(lines, b.spin.View()+" "+st.Current.Render(w8.T("booting PostgreSQL…")))
 	}
-	for i, p := range b.stages {
-		last := i == len(b.stages)-1
-		text := w8.Word(p.Stage.String())
+	for i, p := range b.steps {
+		last := i == len(b.steps)-1
+		text := w8.Word(p.Step.String())
 		if p.Detail != "" {
 			text += "  " + b.st.App.Muted.Render(p.Detail)
 		}
@@ -81,7 +81,7 @@ func (b bootPane) View() string {
 		case last && b.err != nil:
 			lines = append(lines, st.Error.Render("✗ ")+text)
 		case last && !b.done:
-			lines = append(lines, b.spin.View()+" "+st.Current.Render(w8.Word(p.Stage.String()))+dim(b.st, p.Detail))
+			lines = append(lines, b.spin.View()+" "+st.Current.Render(w8.Word(p.Step.String()))+dim(b.st, p.Detail))
 		default:
 			lines = append(lines, st.Done.Render("✓ ")+text)
 		}

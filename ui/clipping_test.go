@@ -50,7 +50,7 @@ func clippedOnScreen(d *driver, where string) []string {
 		screen := strings.Split(plain(d.m.render()), "\n")
 		lay := d.m.layout()
 		l := d.m.lesson
-		if l.lesson != nil && l.stage <= stagePassed {
+		if l.lesson != nil && l.place <= placePassed {
 			var named []string // as the header says them, in the screen's language
 			for _, c := range namedColumns(l.lesson, l.step) {
 				named = append(named, d.m.st.Words.Column(c))

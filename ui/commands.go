@@ -112,7 +112,7 @@ func (r *resources) shutdown() error {
 	return nil
 }
 
-// bootCmd boots PostgreSQL; each stage is sent on progress as it begins, and
+// bootCmd boots PostgreSQL; each boot step is sent on progress as it begins, and
 // the channel is closed when Boot returns.
 func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, res *resources) tea.Cmd {
 	return func() tea.Msg {
@@ -145,7 +145,7 @@ func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, 
 	}
 }
 
-// waitProgressCmd returns the next boot stage; re-armed after each.
+// waitProgressCmd returns the next boot step; re-armed after each.
 func waitProgressCmd(progress <-chan pg.Progress) tea.Cmd {
 	return func() tea.Msg {
 		p, ok := <-progress

@@ -353,7 +353,7 @@ func bottomCuts(mm Model) []finding {
 // text names it, the tables when it names their columns.
 func watchedPane(l lessonPane) lessons.Pane {
 	st := l.current()
-	if st == nil || l.stage > stagePassed {
+	if st == nil || l.place > placePassed {
 		return lessons.PaneNone
 	}
 	switch {

@@ -9,8 +9,8 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-func pgProgress(stage int, detail string) pg.Progress {
-	return pg.Progress{Stage: pg.Stage(stage), Detail: detail}
+func pgProgress(step int, detail string) pg.Progress {
+	return pg.Progress{Step: pg.BootStep(step), Detail: detail}
 }
 
 // keyPress builds the message a terminal sends for a key, as named by

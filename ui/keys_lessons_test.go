@@ -202,10 +202,10 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				}
 			}
 			d.waitFor("the step to pass", func(m Model) bool {
-				return m.lesson.stage == stagePassed || m.lesson.stage == stageStep && m.lesson.checked && !m.busy
+				return m.lesson.place == placePassed || m.lesson.place == placeStep && m.lesson.checked && !m.busy
 			})
 			d.settle()
-			if d.m.lesson.stage != stagePassed {
+			if d.m.lesson.place != placePassed {
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
 			clips.add(clippedOnScreen(d, where+" (passed)")...)
@@ -219,7 +219,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 		for _, q := range d.m.lesson.lesson.Quiz {
 			press(string(rune('1'+q.Answer())), "enter", "enter")
 		}
-		if d.m.lesson.stage != stageDone {
+		if d.m.lesson.place != placeDone {
 			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)

@@ -21,14 +21,14 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// lessonStage is where the learner is in a lesson.
-type lessonStage int
+// lessonPlace is where the learner is in a lesson.
+type lessonPlace int
 
 const (
-	stageStep   lessonStage = iota // doing the step's task; its checks not all passed yet
-	stagePassed                    // every check passed: the why is shown
-	stageQuiz                      // answering the questions
-	stageDone                      // the lesson is done
+	placeStep   lessonPlace = iota // doing the step's task; its checks not all passed yet
+	placePassed                    // every check passed: the why is shown
+	placeQuiz                      // answering the questions
+	placeDone                      // the lesson is done
 )
 
 // labels are the few words the lesson pane writes itself, in the lesson's
@@ -142,7 +142,7 @@ type lessonPane struct {
 	position string // "5/12": the lesson's place in the course
 	next     *lessons.Lesson
 	step     int
-	stage    lessonStage
+	place    lessonPlace
 	outcomes []lessons.Outcome // the latest evaluation of the step's checks
 	dead     *lessons.Check    // a check that can never hold again: the step cannot pass
 	checked  bool              // outcomes are for this step
@@ -218,7 +218,7 @@ func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
 	if !ok || l.lesson == nil {
 		return l, nil
 	}
-	if l.stage == stageQuiz && !l.answered {
+	if l.place == placeQuiz && !l.answered {
 		n := len(l.lesson.Quiz[l.question].Choices)
 		switch {
 		case key.Matches(k, l.keys.Up):
@@ -266,13 +266,13 @@ func (l *lessonPane) closeIntro() {
 
 // onIntro says the lesson's introduction is the page on screen.
 func (l lessonPane) onIntro() bool {
-	return l.intro && l.lesson != nil && l.stage == stageStep && l.step == 0
+	return l.intro && l.lesson != nil && l.place == placeStep && l.step == 0
 }
 
 // startStep shows step i with its checks not yet evaluated.
 func (l *lessonPane) startStep(i int) {
 	l.carried, l.carriedFrom, l.keyHint = nil, nil, ""
-	l.step, l.stage = i, stageStep
+	l.step, l.place = i, placeStep
 	l.intro = l.intro && i == 0 // r on step 1 keeps the page turned
 	l.outcomes, l.checked, l.showHint, l.dead = nil, false, false, nil
 	l.offset, l.follow = 0, false
@@ -290,7 +290,7 @@ func (l lessonPane) watch() lessons.Pane {
 	}
 	st := l.current()
 	switch {
-	case st == nil || l.stage > stagePassed:
+	case st == nil || l.place > placePassed:
 		return lessons.PaneTimeline
 	case st.Watch != lessons.PaneNone:
 		return st.Watch
@@ -312,8 +312,8 @@ func (l *lessonPane) nextWatch() {
 // step to its why.
 func (l *lessonPane) setOutcomes(out []lessons.Outcome, passed bool) {
 	l.outcomes, l.checked = out, true
-	if passed && l.stage == stageStep {
-		l.stage = stagePassed
+	if passed && l.place == placeStep {
+		l.place = placePassed
 		l.showHint = false
 		l.follow = true
 		l.render()
@@ -347,7 +347,7 @@ func (l lessonPane) keysLine() int {
 }
 
 func (l *lessonPane) startQuiz() {
-	l.stage, l.question, l.choice, l.answered = stageQuiz, 0, 0, false
+	l.place, l.question, l.choice, l.answered = placeQuiz, 0, 0, false
 	l.offset, l.follow = 0, false
 	l.render()
 }
@@ -376,7 +376,7 @@ func (l *lessonPane) answer() {
 // nextQuestion moves on; it reports false after the last question.
 func (l *lessonPane) nextQuestion() bool {
 	if l.question+1 >= len(l.lesson.Quiz) {
-		l.stage = stageDone
+		l.place = placeDone
 		l.offset, l.follow = 0, false
 		l.render()
 		return false
@@ -415,7 +415,7 @@ func (l lessonPane) stepKeyHint(st *lessons.Step, actors []sim.ActorView, set sc
 // named are the outbox columns the step on screen names (none outside a
 // step): the tables pane draws them whole.
 func (l lessonPane) named() []string {
-	if l.stage > stagePassed {
+	if l.place > placePassed {
 		return nil
 	}
 	return namedColumns(l.lesson, l.step)
@@ -429,7 +429,7 @@ var guaranteesNamed = regexp.MustCompile(`\bGuarantees\b|\bGarantías\b`)
 // its first step) points at the Guarantees pane.
 func (l lessonPane) namesGuarantees() bool {
 	st := l.current()
-	if st == nil || l.stage > stagePassed {
+	if st == nil || l.place > placePassed {
 		return false
 	}
 	text := st.Read + st.Task + st.Hint + st.Why
@@ -672,8 +672,8 @@ func (l *lessonPane) render() {
 	var md strings.Builder
 	var before []string // what is drawn above md: the step's text and its hint
 	l.task = nil
-	switch l.stage {
-	case stageStep, stagePassed:
+	switch l.place {
+	case placeStep, placePassed:
 		st := l.lesson.Steps[l.step]
 		if l.onIntro() {
 			fmt.Fprintf(&md, "# %s\n\n%s\n\n", l.lesson.Title, l.lesson.Intro)
@@ -704,7 +704,7 @@ func (l *lessonPane) render() {
 			before = append(before, "")
 			md.Reset()
 		}
-		if l.stage == stagePassed && st.Why != "" {
+		if l.place == placePassed && st.Why != "" {
 			// The why replaces the step's text, read already: with the
 			// checks folded into one line, the why and the step's heading
 			// are read whole at 80×24.
@@ -716,14 +716,14 @@ func (l *lessonPane) render() {
 			task += " " + c
 		}
 		l.task = l.markdown(task)
-	case stageQuiz:
+	case placeQuiz:
 		title := l.lesson.QuizTitle
 		if title == "" {
 			title = lb.Quiz
 		}
 		q := l.lesson.Quiz[l.question]
 		fmt.Fprintf(&md, "## %s\n\n**%s %d/%d.** %s\n\n", title, lb.Question, l.question+1, len(l.lesson.Quiz), q.Text)
-	case stageDone:
+	case placeDone:
 		fmt.Fprintf(&md, "# %s ✓\n\n%s\n\n", lb.Done, fmt.Sprintf(lb.Right, l.right, len(l.lesson.Quiz)))
 		if l.next != nil {
 			fmt.Fprintf(&md, "%s\n\n", fmt.Sprintf(lb.Next, l.next.Title, l.next.Name))
@@ -732,7 +732,7 @@ func (l *lessonPane) render() {
 		}
 	}
 	l.body = append(before, l.markdown(md.String())...)
-	if l.stage == stageQuiz {
+	if l.place == placeQuiz {
 		l.body = append(l.body, "")
 		l.body = append(l.body, l.choices()...)
 	}
@@ -785,11 +785,11 @@ func (l lessonPane) footer() []string {
 	case l.onIntro():
 		// What turns the page, and what comes after it.
 		return append([]string{""}, wrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
-	case l.stage == stagePassed:
+	case l.place == placePassed:
 		// Every check holds: one line says so, and the why has the room.
 		n := len(l.current().Checks)
 		return []string{"", st.Status.Render("✓ " + lb.Passed + " · " + l.st.Words.T("%d checks hold", n))}
-	case l.stage == stageStep:
+	case l.place == placeStep:
 		out := []string{""}
 		out = append(out, l.task...)
 		step := l.current()
@@ -815,7 +815,7 @@ func (l lessonPane) footer() []string {
 // deadLines say the step cannot pass any more (none while it may): they
 // stay at the pane's foot whether or not the footer scrolls.
 func (l lessonPane) deadLines() []string {
-	if l.lesson == nil || l.stage != stageStep || l.dead == nil {
+	if l.lesson == nil || l.place != placeStep || l.dead == nil {
 		return nil
 	}
 	say := l.st.Words.T("this step cannot pass any more (%s): r starts it again", l.dead.Text())
@@ -869,11 +869,11 @@ func (l lessonPane) View() string {
 	switch {
 	case l.onIntro():
 		detail += " · " + lb.Intro
-	case l.stage <= stagePassed:
+	case l.place <= placePassed:
 		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Step), l.step+1, len(l.lesson.Steps))
-	case l.stage == stageQuiz:
+	case l.place == placeQuiz:
 		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Question), l.question+1, len(l.lesson.Quiz))
-	case l.stage == stageDone:
+	case l.place == placeDone:
 		detail += " · ✓"
 	}
 	text := l.content()

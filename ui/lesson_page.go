@@ -75,7 +75,7 @@ func (p *lessonPage) startChecks(c pageCtx) tea.Cmd {
 // checked takes an evaluation of the step's checks.
 func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
 	l := &c.panes.lesson
-	if a.check != l.current() || l.stage != stageStep {
+	if a.check != l.current() || l.place != placeStep {
 		return nil // stale: the step moved on
 	}
 	if a.mark {
@@ -105,7 +105,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 	switch {
 	case l.onIntro():
 		l.closeIntro()
-	case l.stage == stagePassed:
+	case l.place == placePassed:
 		run.closeChaos() // the run's table was read: the step is done
 		if l.step+1 < len(l.lesson.Steps) {
 			l.startStep(l.step + 1)
@@ -118,7 +118,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 		}
 		l.startQuiz()
 		run.setFocus(focusLesson)
-	case l.stage == stageQuiz:
+	case l.place == placeQuiz:
 		if !l.answered {
 			l.answer()
 			break
@@ -128,7 +128,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 			run.updateKeys()
 			return tea.Batch(p.saveProgress(), run.resize())
 		}
-	case l.stage == stageDone:
+	case l.place == placeDone:
 		if l.next != nil {
 			p.open(c, l.next)
 			return run.reset()
@@ -143,7 +143,7 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 func (p *lessonPage) restartStep(c pageCtx) {
 	l := &c.panes.lesson
 	i := l.step
-	if l.stage > stagePassed {
+	if l.place > placePassed {
 		i = len(l.lesson.Steps) - 1
 	}
 	for i > 0 && !l.lesson.Steps[i].Fresh {
@@ -172,19 +172,19 @@ func (p *lessonPage) enable(c pageCtx) {
 	k, w := c.keys, c.st.Words
 	l := c.panes.lesson
 	on := l.lesson != nil && c.run.booted()
-	k.Hint.SetEnabled(on && l.stage == stageStep && l.current().Hint != "")
-	k.Choose.SetEnabled(on && l.stage == stageQuiz && !l.answered)
+	k.Hint.SetEnabled(on && l.place == placeStep && l.current().Hint != "")
+	k.Choose.SetEnabled(on && l.place == placeQuiz && !l.answered)
 	k.Leave.SetEnabled(on && p.back != nil)
 	next := ""
 	switch {
 	case l.onIntro():
 		next = "begin step 1"
-	case l.stage == stagePassed:
+	case l.place == placePassed:
 		next = "next step"
 		if l.step+1 >= len(l.lesson.Steps) {
 			next = "quiz"
 		}
-	case l.stage == stageQuiz:
+	case l.place == placeQuiz:
 		next = "answer"
 		if l.answered {
 			next = "next question"
@@ -192,7 +192,7 @@ func (p *lessonPage) enable(c pageCtx) {
 				next = "finish"
 			}
 		}
-	case l.stage == stageDone:
+	case l.place == placeDone:
 		if l.next != nil {
 			next = "next lesson"
 		}
@@ -321,7 +321,7 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 func (p *lessonPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 	l := &c.panes.lesson
 	p.course.since = 0
-	if l.stage <= stagePassed {
+	if l.place <= placePassed {
 		l.startStep(l.step)
 	}
 	if st := l.current(); st != nil {
@@ -335,7 +335,7 @@ func (p *lessonPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 }
 
 func (p *lessonPage) ready(c pageCtx) tea.Cmd {
-	if c.panes.lesson.stage != stageStep {
+	if c.panes.lesson.place != placeStep {
 		return nil
 	}
 	return p.startChecks(c)
@@ -433,7 +433,7 @@ func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	if msg.eval != nil && msg.err == nil {
 		return p.checked(c, a, *msg.eval)
 	}
-	if a.kind != actEval && a.kind != actScript && c.panes.lesson.stage == stageStep {
+	if a.kind != actEval && a.kind != actScript && c.panes.lesson.place == placeStep {
 		c.run.queueFirst(p.checkAction(c, false))
 	}
 	return nil
@@ -453,7 +453,7 @@ func (p *lessonPage) failed() error { return nil }
 
 // chaosStep is the current step when its task is a chaos run.
 func (p *lessonPage) chaosStep(c pageCtx) *lessons.Step {
-	if st := c.panes.lesson.current(); st != nil && st.Chaos > 0 && c.panes.lesson.stage == stageStep {
+	if st := c.panes.lesson.current(); st != nil && st.Chaos > 0 && c.panes.lesson.place == placeStep {
 		return st
 	}
 	return nil

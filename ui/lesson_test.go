@@ -154,7 +154,7 @@ func TestDriveLessonStep(t *testing.T) {
 	// Wrong: a payment run through without the crash armed.
 	d.press("p")
 	stepUntilQuiet(d)
-	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.stage != stageStep {
+	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.place != placeStep {
 		t.Fatalf("a run without the crash passed the step (%s):\n%s", mark, d.screen())
 	}
 	if d.m.keys.Next.Enabled() {
@@ -178,7 +178,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d.press("p")
 	stepUntilQuiet(d)
 	scr = d.screen()
-	if d.m.lesson.stage != stagePassed {
+	if d.m.lesson.place != placePassed {
 		t.Fatalf("the task done, the step has not passed:\n%s", scr)
 	}
 	// Passed, the checks fold into one line under the why.
@@ -203,7 +203,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d.press("t")
 	d.press("c", "down", "enter", "enter") // relay-1 → restart
 	stepUntilQuiet(d)
-	if d.m.lesson.stage != stagePassed {
+	if d.m.lesson.place != placePassed {
 		t.Fatalf("step 2 not passed:\n%s", d.screen())
 	}
 	// The quiz, by number: the first question answered wrong, the others
@@ -227,7 +227,7 @@ func TestDriveLessonStep(t *testing.T) {
 		}
 		d.press("enter")
 	}
-	if d.m.lesson.stage != stageDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
+	if d.m.lesson.place != placeDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
 		t.Errorf("not done:\n%s", d.screen())
 	}
 	if got := d.m.LearnerState(); got.QuizAnswered != 2 || got.QuizRight != 1 {

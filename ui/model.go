@@ -42,7 +42,7 @@ const defaultSpeed = 2
 
 // Model is the root of the TUI: it owns the window, the boot screen, the
 // status line and the help, and routes every message: the simulation's to
-// its stage, the rest to the page of the mode it runs in (page.go). It is
+// its simView, the rest to the page of the mode it runs in (page.go). It is
 // the only code that calls the simulator (always inside commands, one
 // operation at a time).
 type Model struct {
@@ -53,17 +53,17 @@ type Model struct {
 	help    help.Model
 	w, h    int
 
-	opts   Options
-	all    []*scenes.Scene
-	scene  *scenes.Scene
-	res    *resources
-	phase  phase
-	srv    *pg.Server
-	boot   bootPane
-	stages chan pg.Progress
+	opts      Options
+	all       []*scenes.Scene
+	scene     *scenes.Scene
+	res       *resources
+	phase     phase
+	srv       *pg.Server
+	boot      bootPane
+	bootSteps chan pg.Progress
 
-	stage      // the simulation on screen: its run, panes and overlays
-	page  page // the mode of the screen: the free simulator, a lesson, play
+	simView      // the simulation on screen: its run, panes and overlays
+	page    page // the mode of the screen: the free simulator, a lesson, play
 
 	err   error
 	first tea.Cmd    // the first command, prepared by NewModel
@@ -121,7 +121,7 @@ func (m Model) Close() error { return m.res.shutdown() }
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.phase == phaseBooting {
-		cmds = append(cmds, m.boot.spin.Tick, bootCmd(m.ctx, m.opts.PG, m.stages, m.res), waitProgressCmd(m.stages))
+		cmds = append(cmds, m.boot.spin.Tick, bootCmd(m.ctx, m.opts.PG, m.bootSteps, m.res), waitProgressCmd(m.bootSteps))
 	} else {
 		cmds = append(cmds, m.first)
 	}
@@ -218,7 +218,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case bootProgressMsg:
 		m.boot, _ = m.boot.Update(msg)
-		return m, waitProgressCmd(m.stages)
+		return m, waitProgressCmd(m.bootSteps)
 
 	case bootDoneMsg:
 		m.boot, _ = m.boot.Update(msg)

@@ -27,8 +27,8 @@ func TestNoKeyPassesUnderTheHelp(t *testing.T) {
 		t.Fatal("? did not open the help")
 	}
 	m = send(t, m, keyPress("enter"))
-	if m.lesson.step != 0 || m.lesson.stage != stagePassed || !m.help.ShowAll {
-		t.Fatalf("enter under the help: step %d, stage %d, help open %v", m.lesson.step+1, m.lesson.stage, m.help.ShowAll)
+	if m.lesson.step != 0 || m.lesson.place != placePassed || !m.help.ShowAll {
+		t.Fatalf("enter under the help: step %d, place %d, help open %v", m.lesson.step+1, m.lesson.place, m.help.ShowAll)
 	}
 	m = send(t, m, keyPress("esc"))
 	if m.help.ShowAll {

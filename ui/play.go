@@ -65,7 +65,7 @@ func (p *playPage) ready(c pageCtx) tea.Cmd {
 // enough to read what the lesson pane says of it.
 func (p *playPage) stepCaption(c pageCtx) {
 	l := &c.panes.lesson
-	if l.stage != stageStep {
+	if l.place != placeStep {
 		return
 	}
 	if l.onIntro() {
@@ -226,8 +226,8 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		return p.end(c)
 	}
 	l := &c.panes.lesson
-	switch l.stage {
-	case stageStep:
+	switch l.place {
+	case placeStep:
 		if l.onIntro() {
 			// The introduction read, the page turns to step 1.
 			l.closeIntro()
@@ -252,7 +252,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		}
 		p.play.caption = "✗ " + p.play.err.Error()
 		return p.end(c)
-	case stagePassed:
+	case placePassed:
 		if pos.Script < len(l.current().Solution) || pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
 			return run.enqueue(action{kind: actUnit, user: true})
@@ -266,15 +266,15 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		}
 		p.play.whyShown = false
 		cmd := p.lesson.next(c)
-		switch l.stage {
-		case stageQuiz:
+		switch l.place {
+		case placeQuiz:
 			p.play.delay = p.readTime(c, p.questionText(c))
 			return tea.Batch(cmd, p.schedule())
-		case stageStep:
+		case placeStep:
 			p.stepCaption(c) // a step on the same simulator; a fresh one's is captioned when built
 		}
 		return cmd // the step's checks (or its fresh simulator) schedule the next move
-	case stageQuiz:
+	case placeQuiz:
 		if !l.answered {
 			l.choose(l.lesson.Quiz[l.question].Answer())
 			l.answer()
@@ -370,7 +370,7 @@ func (p *playPage) script(c pageCtx) []scenes.Step {
 	if p.lesson == nil {
 		return c.run.scene().Steps
 	}
-	if l := c.panes.lesson; l.stage <= stagePassed {
+	if l := c.panes.lesson; l.place <= placePassed {
 		return l.current().Solution
 	}
 	return nil

@@ -43,7 +43,7 @@ func (m *Model) startNext() tea.Cmd {
 	}
 	a := m.queue[0]
 	m.queue = m.queue[1:]
-	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.stage != stageStep) {
+	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.place != placeStep) {
 		// The step moved on since: nothing to check.
 		return m.startNext()
 	}

@@ -188,7 +188,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		return err
 	}
 	res.bootDone = make(chan struct{})
-	m.stages = make(chan pg.Progress, 8)
+	m.bootSteps = make(chan pg.Progress, 8)
 	if opts.HTTP != "" {
 		if opts.Play {
 			return badinput.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")

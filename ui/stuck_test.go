@@ -196,11 +196,11 @@ func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 // simulation.
 func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en"})
-	d.m.lesson.stage, d.m.lesson.checked = stagePassed, true
+	d.m.lesson.place, d.m.lesson.checked = placePassed, true
 	d.exec(d.m.buildSim())
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
-	if d.m.lesson.stage != stageStep {
-		t.Fatalf("after a rebuild the step is at stage %d, want the step itself", d.m.lesson.stage)
+	if d.m.lesson.place != placeStep {
+		t.Fatalf("after a rebuild the lesson is at place %d, want the step itself", d.m.lesson.place)
 	}
 	if len(d.m.lesson.psql) == 0 {
 		t.Error("no psql command for the databases on screen")

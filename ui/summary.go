@@ -30,7 +30,7 @@ func (p *playPage) summaryOf(c pageCtx, w int) string {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, c.panes.guarantees.compactLines(w)...)
-	if l := &c.panes.lesson; p.lesson != nil && l.stage == stageDone {
+	if l := &c.panes.lesson; p.lesson != nil && l.place == placeDone {
 		lb := l.lang()
 		lines = append(lines, " "+lb.Done+" ✓ "+fmt.Sprintf(lb.Right, l.right, len(l.lesson.Quiz)))
 	}

@@ -38,13 +38,13 @@ func (m Model) LearnerState() LearnerState {
 		return s
 	}
 	s.Lesson, s.Step, s.Steps = l.lesson.Name, l.step, len(l.lesson.Steps)
-	s.Stage = [...]string{stageStep: "step", stagePassed: "passed", stageQuiz: "quiz", stageDone: "done"}[l.stage]
+	s.Stage = [...]string{placeStep: "step", placePassed: "passed", placeQuiz: "quiz", placeDone: "done"}[l.place]
 	s.HintShown = l.showHint
 	s.QuizTotal, s.QuizRight = len(l.lesson.Quiz), l.right
 	switch {
-	case l.stage == stageDone:
+	case l.place == placeDone:
 		s.QuizAnswered = s.QuizTotal
-	case l.stage == stageQuiz:
+	case l.place == placeQuiz:
 		s.QuizAnswered = l.question
 		if l.answered {
 			s.QuizAnswered++
@@ -58,7 +58,7 @@ func (m Model) LearnerState() LearnerState {
 			s.ChecksPassing++
 		}
 	}
-	if l.stage > stageStep {
+	if l.place > placeStep {
 		s.ChecksPassing = s.ChecksTotal
 	}
 	return s

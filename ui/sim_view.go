@@ -7,10 +7,10 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// stage is the simulation on screen, whatever the mode: the simulator and
+// simView is the simulation on screen, whatever the mode: the simulator and
 // its session, the queue of actions that run on it one at a time, the
 // panes that draw it and the overlays opened over them. Model embeds it.
-type stage struct {
+type simView struct {
 	sim      *sim.Sim
 	session  *sim.Session // logs what is done to sim: rewind, fork, save
 	pos      sim.Position // where the session stands (read after each action)
