@@ -1,0 +1,4 @@
+// Package testrun tunes how a package's test binary runs: how many tests
+// at once for packages whose tests wait more than they compute
+// (WaitMostly), and how it ends (Exit, from every TestMain).
+package testrun
