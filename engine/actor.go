@@ -175,8 +175,7 @@ func (a *actor) rollback(ctx context.Context) {
 	if a.db.PgConn().TxStatus() == 'I' {
 		return
 	}
-	a.note(stmtRollback)
-	if _, err := a.db.Exec(context.WithoutCancel(ctx), stmtRollback.SQL); err != nil {
+	if _, err := a.exec(context.WithoutCancel(ctx), a.db, stmtRollback); err != nil {
 		a.die()
 	}
 }
