@@ -99,15 +99,6 @@ func (a *actor) note(st *Statement) {
 	a.last = st
 }
 
-func (a *actor) exec(ctx context.Context, c *pgx.Conn, st *Statement, args ...any) (pgconn.CommandTag, error) {
-	a.note(st)
-	tag, err := c.Exec(ctx, st.SQL, args...)
-	if err != nil {
-		return tag, fmt.Errorf("%s: %w", st.Name, mapDBError(err))
-	}
-	return tag, nil
-}
-
 // checkpoint reports ev to the hook. The returned error is the hook's, as is.
 func (a *actor) checkpoint(ctx context.Context, ev Event) error {
 	ev.Actor = a.name
@@ -184,8 +175,7 @@ func (a *actor) rollback(ctx context.Context) {
 	if a.db.PgConn().TxStatus() == 'I' {
 		return
 	}
-	a.note(stmtRollback)
-	if _, err := a.db.Exec(context.WithoutCancel(ctx), stmtRollback.SQL); err != nil {
+	if _, err := a.exec(context.WithoutCancel(ctx), a.db, stmtRollback); err != nil {
 		a.die()
 	}
 }

@@ -316,10 +316,9 @@ func (c *Consumer) claim(ctx context.Context, db *pgx.Conn, d Delivery, now time
 		if c.cfg.Effect == EffectNotification {
 			st = stmtFindNotification
 		}
-		c.note(st)
 		var n int64
-		if err := db.QueryRow(ctx, st.SQL, c.consumer, d.ID).Scan(&n); err != nil {
-			return false, fmt.Errorf("%s: %w", st.Name, mapDBError(err))
+		if err := c.queryRow(ctx, db, st, c.consumer, d.ID).Scan(&n); err != nil {
+			return false, err
 		}
 		ev := c.event(d, ConsumerInboxInserted, Say("SELECT found %d earlier effects (no lock, no unique key)", n))
 		ev.Rows = n
@@ -378,11 +377,11 @@ func (c *Consumer) duplicate(ctx context.Context, d Delivery, res ConsumeResult)
 // checkVersion enforces per-aggregate order. stop is true when the delivery
 // was refused (rolled back and NACKed or rejected) and Handle must return.
 func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, res *ConsumeResult) (bool, error) {
-	c.note(stmtReadPosition)
 	var last int64
-	err := db.QueryRow(ctx, stmtReadPosition.SQL, c.consumer, d.AggregateID).Scan(&last)
-	if err != nil && !errors.Is(mapDBError(err), ErrNotFound) {
-		return true, c.abort(ctx, fmt.Errorf("%s: %w", stmtReadPosition.Name, mapDBError(err)))
+	// No position row yet: the aggregate's first event is expected.
+	err := c.queryRow(ctx, db, stmtReadPosition, c.consumer, d.AggregateID).Scan(&last)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return true, c.abort(ctx, err)
 	}
 	res.Expected, res.Got = last+1, d.AggregateVersion
 	// advance moves the position to d's version; false: a concurrent
@@ -405,9 +404,8 @@ func (c *Consumer) checkVersion(ctx context.Context, db *pgx.Conn, d Delivery, r
 		if _, err := c.exec(ctx, db, stmtHoldPosition, c.consumer, d.AggregateID); err != nil {
 			return true, c.abort(ctx, err)
 		}
-		c.note(stmtReadPosition)
-		if err := db.QueryRow(ctx, stmtReadPosition.SQL, c.consumer, d.AggregateID).Scan(&last); err != nil {
-			return true, c.abort(ctx, fmt.Errorf("%s: %w", stmtReadPosition.Name, mapDBError(err)))
+		if err := c.queryRow(ctx, db, stmtReadPosition, c.consumer, d.AggregateID).Scan(&last); err != nil {
+			return true, c.abort(ctx, err)
 		}
 		res.Expected = last + 1
 		if d.AggregateVersion == last+1 {
@@ -587,13 +585,12 @@ func (c *Consumer) applyParked(ctx context.Context, db *pgx.Conn, d Delivery) (i
 		next := d
 		next.AggregateVersion = v
 		var payload []byte
-		c.note(stmtUnparkNext)
-		err := db.QueryRow(ctx, stmtUnparkNext.SQL, c.consumer, d.AggregateID, v).Scan(&next.ID, &next.Type, &payload)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return n, nil
+		err := c.queryRow(ctx, db, stmtUnparkNext, c.consumer, d.AggregateID, v).Scan(&next.ID, &next.Type, &payload)
+		if errors.Is(err, ErrNotFound) {
+			return n, nil // the next version is not parked (yet)
 		}
 		if err != nil {
-			return n, fmt.Errorf("%s: %w", stmtUnparkNext.Name, mapDBError(err))
+			return n, err
 		}
 		next.Payload = payload
 		var p PaymentPayload

@@ -213,10 +213,9 @@ func (c *Consumer) batchInTx(ctx context.Context, db *pgx.Conn, items []*batchIt
 	for i, it := range items {
 		ids[i] = it.d.ID
 	}
-	c.note(stmtInsertInboxBatch)
-	fresh, err := collectIDs(db.Query(ctx, stmtInsertInboxBatch.SQL, c.consumer, ids, now))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", stmtInsertInboxBatch.Name, mapDBError(err))
+	var fresh []uuid.UUID
+	if err := c.query(ctx, db, stmtInsertInboxBatch, collectInto(&fresh, pgx.RowTo[uuid.UUID]), c.consumer, ids, now); err != nil {
+		return nil, nil, err
 	}
 	isFresh := make(map[uuid.UUID]bool, len(fresh))
 	for _, id := range fresh {
@@ -265,25 +264,22 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 	}
 	slices.Sort(aggs)
 	aggs = slices.Compact(aggs)
-	c.note(stmtReadPositionsBatch)
-	rows, err := db.Query(ctx, stmtReadPositionsBatch.SQL, c.consumer, aggs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
-	}
 	last := map[string]int64{}
 	read := map[string]bool{} // aggregates whose row exists (and is now locked)
-	for rows.Next() {
-		var agg string
-		var v int64
-		if err := rows.Scan(&agg, &v); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
+	err = c.query(ctx, db, stmtReadPositionsBatch, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var agg string
+			var v int64
+			if err := rows.Scan(&agg, &v); err != nil {
+				return err
+			}
+			last[agg] = v
+			read[agg] = true
 		}
-		last[agg] = v
-		read[agg] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", stmtReadPositionsBatch.Name, mapDBError(err))
+		return nil
+	}, c.consumer, aggs)
+	if err != nil {
+		return nil, nil, err
 	}
 	ordered := slices.Clone(items)
 	slices.SortStableFunc(ordered, func(a, b *batchItem) int {
@@ -332,17 +328,15 @@ func (c *Consumer) batchVersions(ctx context.Context, db *pgx.Conn, items []*bat
 			advAggs, advVers, advExisting = append(advAggs, agg), append(advVers, v), append(advExisting, read[agg])
 		}
 	}
-	c.note(stmtAdvancePositionsBatch)
 	var advanced int64
-	err = db.QueryRow(ctx, stmtAdvancePositionsBatch.SQL, c.consumer, advAggs, advVers, advExisting).Scan(&advanced)
+	err = c.queryRow(ctx, db, stmtAdvancePositionsBatch, c.consumer, advAggs, advVers, advExisting).Scan(&advanced)
+	if errors.Is(err, ErrDuplicate) {
+		// Another consumer inserted the position of an aggregate this batch
+		// saw none for: the same lost race as a position moved first.
+		return nil, nil, fmt.Errorf("a concurrent consumer created a position first: %w: %w", ErrSerialization, err)
+	}
 	if err != nil {
-		err = mapDBError(err)
-		if errors.Is(err, ErrDuplicate) {
-			// Another consumer inserted the position of an aggregate this batch
-			// saw none for: the same lost race as a position moved first.
-			return nil, nil, fmt.Errorf("%s: a concurrent consumer created a position first: %w: %w", stmtAdvancePositionsBatch.Name, ErrSerialization, err)
-		}
-		return nil, nil, fmt.Errorf("%s: %w", stmtAdvancePositionsBatch.Name, err)
+		return nil, nil, err
 	}
 	if advanced != int64(len(advAggs)) {
 		return nil, nil, fmt.Errorf("%s: a concurrent consumer moved a position first: %w", stmtAdvancePositionsBatch.Name, ErrSerialization)

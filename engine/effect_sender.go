@@ -53,16 +53,16 @@ func (s *Sender) Step(ctx context.Context) (SendResult, error) {
 	if err != nil {
 		return SendResult{}, fmt.Errorf("%s: %w", s.name, err)
 	}
-	s.note(stmtNextEffect)
 	var req ChargeRequest
 	var id uuid.UUID
-	err = db.QueryRow(ctx, stmtNextEffect.SQL).Scan(&id, &req.PaymentID, &req.AmountCents, &req.Currency)
-	if errors.Is(mapDBError(err), ErrNotFound) {
+	err = s.queryRow(ctx, db, stmtNextEffect).Scan(&id, &req.PaymentID, &req.AmountCents, &req.Currency)
+	if errors.Is(err, ErrNotFound) {
+		// No charge waiting: an idle step, which reports nothing it ran.
 		s.ran, s.last = nil, nil
 		return SendResult{Idle: true}, nil
 	}
 	if err != nil {
-		return SendResult{}, fmt.Errorf("%s: %s: %w", s.name, stmtNextEffect.Name, mapDBError(err))
+		return SendResult{}, fmt.Errorf("%s: %w", s.name, err)
 	}
 	res := SendResult{MessageID: id}
 	req.IdempotencyKey = id.String()

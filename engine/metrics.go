@@ -43,10 +43,10 @@ func Snapshot(ctx context.Context, conn *pgx.Conn, now time.Time, counters *Coun
 	m := Metrics{At: now}
 	var oldest *time.Time
 	var published int64
-	err := conn.QueryRow(ctx, stmtOutboxMetrics.SQL, now.Add(-MetricsWindow), now).
+	err := queryRowOn(ctx, conn, stmtOutboxMetrics, now.Add(-MetricsWindow), now).
 		Scan(&m.OutboxPendingTotal, &oldest, &m.DeadLetters, &published, &m.AttemptsPerMessage)
 	if err != nil {
-		return m, fmt.Errorf("metrics snapshot: %s: %w", stmtOutboxMetrics.Name, mapDBError(err))
+		return m, fmt.Errorf("metrics snapshot: %w", err)
 	}
 	if oldest != nil {
 		m.OldestPendingAge = max(now.Sub(*oldest), 0)

@@ -72,10 +72,9 @@ func (r *Relay) claimArgs(now, leaseUntil time.Time) []any {
 // the last one, and then the lanes were rebalanced. It says so in the
 // claim's detail.
 func (r *Relay) joinLanes(ctx context.Context, c *pgx.Conn) error {
-	r.note(stmtJoinLanes)
 	var lane, lanes int
-	if err := c.QueryRow(ctx, stmtJoinLanes.SQL, r.cfg.Name, r.clock.Now()).Scan(&lane, &lanes); err != nil {
-		return fmt.Errorf("relay %s: %w", stmtJoinLanes.Name, mapDBError(err))
+	if err := r.queryRow(ctx, c, stmtJoinLanes, r.cfg.Name, r.clock.Now()).Scan(&lane, &lanes); err != nil {
+		return fmt.Errorf("relay %w", err)
 	}
 	r.rebalanced = r.lanes != 0 && (lane != r.lane || lanes != r.lanes)
 	r.lane, r.lanes = lane, lanes
@@ -104,9 +103,8 @@ func (r *Relay) reportHeldBack(ctx context.Context, c *pgx.Conn, now time.Time) 
 		return nil
 	}
 	var n int64
-	r.note(stmtCountHeldBack)
-	if err := c.QueryRow(ctx, stmtCountHeldBack.SQL, now).Scan(&n); err != nil {
-		return fmt.Errorf("relay %s: %w", stmtCountHeldBack.Name, mapDBError(err))
+	if err := r.queryRow(ctx, c, stmtCountHeldBack, now).Scan(&n); err != nil {
+		return fmt.Errorf("relay %w", err)
 	}
 	if n == 0 {
 		return nil

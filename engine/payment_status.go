@@ -78,25 +78,23 @@ type Applied struct {
 // ReadPaymentStatus reads payment id and its events on conn, judging leases
 // at now. An unknown id is an error wrapping ErrNotFound.
 func ReadPaymentStatus(ctx context.Context, conn *pgx.Conn, id uuid.UUID, now time.Time) (PaymentStatus, error) {
-	rows, err := conn.Query(ctx, stmtPaymentStatus.SQL, id, now, AggregatePayment)
-	if err != nil {
-		return PaymentStatus{}, fmt.Errorf("payment status %s: %s: %w", id, stmtPaymentStatus.Name, mapDBError(err))
-	}
-	defer rows.Close()
 	st := PaymentStatus{At: now}
 	found := false
-	for rows.Next() {
-		ev, hasEvent, err := scanPaymentStatus(rows, &st)
-		if err != nil {
-			return PaymentStatus{}, fmt.Errorf("payment status %s: %s: %w", id, stmtPaymentStatus.Name, mapDBError(err))
+	err := queryOn(ctx, conn, stmtPaymentStatus, func(rows pgx.Rows) error {
+		for rows.Next() {
+			ev, hasEvent, err := scanPaymentStatus(rows, &st)
+			if err != nil {
+				return err
+			}
+			found = true
+			if hasEvent {
+				st.Events = append(st.Events, ev)
+			}
 		}
-		found = true
-		if hasEvent {
-			st.Events = append(st.Events, ev)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return PaymentStatus{}, fmt.Errorf("payment status %s: %s: %w", id, stmtPaymentStatus.Name, mapDBError(err))
+		return nil
+	}, id, now, AggregatePayment)
+	if err != nil {
+		return PaymentStatus{}, fmt.Errorf("payment status %s: %w", id, err)
 	}
 	if !found {
 		return PaymentStatus{}, fmt.Errorf("payment status %s: %w", id, ErrNotFound)

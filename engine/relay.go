@@ -489,23 +489,22 @@ func (r *Relay) readClaim(br pgx.BatchResults) ([]ClaimedMessage, error) {
 	st := r.claimStatement()
 	r.note(st)
 	if !r.cfg.DurableMarks {
-		if _, err := br.Exec(); err != nil {
+		if _, err := batchExec(br, stmtRelaxCommit); err != nil {
 			br.Close()
-			return nil, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+			return nil, fmt.Errorf("relay %w", err)
 		}
 	}
-	rows, err := br.Query()
-	if err != nil {
-		br.Close()
-		return nil, fmt.Errorf("relay %s: %w", st.Name, mapDBError(err))
-	}
-	msgs, err := scanClaimed(rows, r.scanned[:0])
+	var msgs []ClaimedMessage
+	err := batchQuery(br, st, func(rows pgx.Rows) (err error) {
+		msgs, err = scanClaimed(rows, r.scanned[:0])
+		return err
+	})
 	r.scanned = msgs
-	if cerr := br.Close(); err == nil {
+	if cerr := closeBatch(br, st); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("relay %s: %w", st.Name, mapDBError(err))
+		return nil, fmt.Errorf("relay %w", err)
 	}
 	return msgs, nil
 }
@@ -600,13 +599,6 @@ func versionOrder(msgs []ClaimedMessage) {
 	}
 }
 
-func collectIDs(rows pgx.Rows, err error) ([]uuid.UUID, error) {
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-}
-
 // mark sets published_at on ids still leased by this worker and returns
 // those it marked.
 //
@@ -640,39 +632,32 @@ func (r *Relay) readMark(br pgx.BatchResults, asked []uuid.UUID) (markOutcome, e
 	defer br.Close()
 	out := markOutcome{asked: asked}
 	if !r.cfg.DurableMarks {
-		if _, err := br.Exec(); err != nil {
-			return out, fmt.Errorf("relay %s: %w", stmtRelaxCommit.Name, mapDBError(err))
+		if _, err := batchExec(br, stmtRelaxCommit); err != nil {
+			return out, fmt.Errorf("relay %w", err)
 		}
 	}
-	var err error
-	if out.marked, out.waited, err = collectMarked(br.Query()); err != nil {
-		return out, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+	if err := batchQuery(br, stmtMarkPublished, out.collect); err != nil {
+		return out, fmt.Errorf("relay %w", err)
 	}
-	if err := br.Close(); err != nil {
-		return out, fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+	if err := closeBatch(br, stmtMarkPublished); err != nil {
+		return out, fmt.Errorf("relay %w", err)
 	}
 	return out, nil
 }
 
-// collectMarked reads mark_published's RETURNING: each row marked and how
+// collect reads mark_published's RETURNING into m: each row marked and how
 // long after its event it was.
-func collectMarked(rows pgx.Rows, err error) ([]uuid.UUID, []time.Duration, error) {
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	var waited []time.Duration
+func (m *markOutcome) collect(rows pgx.Rows) error {
 	for rows.Next() {
 		var id uuid.UUID
 		var published, occurred time.Time
 		if err := rows.Scan(&id, &published, &occurred); err != nil {
-			return nil, nil, err
+			return err
 		}
-		ids = append(ids, id)
-		waited = append(waited, published.Sub(occurred))
+		m.marked = append(m.marked, id)
+		m.waited = append(m.waited, published.Sub(occurred))
 	}
-	return ids, waited, rows.Err()
+	return nil
 }
 
 // fail schedules the retry of m after a failed publish, or dead-letters it at
@@ -805,7 +790,9 @@ func (r *Relay) wait(ctx context.Context) error {
 	if r.listen == nil || r.listen.IsClosed() {
 		c, err := r.connect(ctx)
 		if err == nil {
-			_, err = c.Exec(ctx, stmtListenOutbox.SQL)
+			// Not noted: the listener is not the relay's working connection,
+			// and a failed LISTEN only means polling.
+			_, err = execOn(ctx, c, stmtListenOutbox)
 			if err != nil {
 				_ = c.Close(ctx)
 			}
@@ -863,17 +850,15 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	if err := r.begin(ctx, c); err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	r.note(stmtClaimBatch)
-	rows, err := c.Query(ctx, stmtClaimBatch.SQL, now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(now.Add(r.cfg.Lease)))
-	if err != nil {
-		r.rollback(ctx)
-		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
-	}
-	msgs, err := scanClaimed(rows, make([]ClaimedMessage, 0, r.cfg.BatchSize))
+	var msgs []ClaimedMessage
+	err := r.query(ctx, c, stmtClaimBatch, func(rows pgx.Rows) (err error) {
+		msgs, err = scanClaimed(rows, make([]ClaimedMessage, 0, r.cfg.BatchSize))
+		return err
+	}, now, r.cfg.BatchSize, r.cfg.WorkerID, r.leaseArg(now.Add(r.cfg.Lease)))
 	claimed := r.traceClaim(ctx, now, now.Add(r.cfg.Lease), msgs, err)
 	if err != nil {
 		r.rollback(ctx)
-		return fmt.Errorf("relay %s: %w", stmtClaimBatch.Name, mapDBError(err))
+		return fmt.Errorf("relay %w", err)
 	}
 	res.Claimed = len(msgs)
 	if res.Idle = len(msgs) == 0; res.Idle {
@@ -914,10 +899,9 @@ func (r *Relay) stepHoldingTx(ctx context.Context, c *pgx.Conn, res *RelayStepRe
 	}
 	m := markOutcome{asked: published, sent: r.spanNow()}
 	if len(published) > 0 {
-		r.note(stmtMarkPublished)
-		if m.marked, m.waited, err = collectMarked(c.Query(ctx, stmtMarkPublished.SQL, published, r.cfg.WorkerID, r.clock.Now())); err != nil {
+		if err := r.query(ctx, c, stmtMarkPublished, m.collect, published, r.cfg.WorkerID, r.clock.Now()); err != nil {
 			r.rollback(ctx)
-			return fmt.Errorf("relay %s: %w", stmtMarkPublished.Name, mapDBError(err))
+			return fmt.Errorf("relay %w", err)
 		}
 	}
 	if err := r.finish(ctx, RelayPublished, nil); err != nil {

@@ -151,9 +151,11 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cdc relay: %w", err)
 	}
+	// The checks before the slot is made are not noted: the timeline shows
+	// the slot being made (cdc_create_slot), not what the relay checked first.
 	var level string
-	if err := c.QueryRow(ctx, stmtCDCWalLevel.SQL).Scan(&level); err != nil {
-		return fmt.Errorf("cdc relay %s: %w", stmtCDCWalLevel.Name, mapDBError(err))
+	if err := queryRowOn(ctx, c, stmtCDCWalLevel).Scan(&level); err != nil {
+		return fmt.Errorf("cdc relay %w", err)
 	}
 	if level != "logical" {
 		return fmt.Errorf("%w, and the server has wal_level = %s: set wal_level = logical in its postgresql.conf (or ALTER SYSTEM SET wal_level = logical) and restart it, or run without --database-url to use outboxlab's own server, which starts with it", ErrWALLevel, level)
@@ -161,14 +163,14 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 	// pgoutput does not insist on its publication (PostgreSQL 18 warns
 	// and streams nothing): a database without it would look idle for ever.
 	var published int
-	if err := c.QueryRow(ctx, stmtCDCPublication.SQL, cdcPublication).Scan(&published); err != nil {
-		return fmt.Errorf("cdc relay %s: %w", stmtCDCPublication.Name, mapDBError(err))
+	if err := queryRowOn(ctx, c, stmtCDCPublication, cdcPublication).Scan(&published); err != nil {
+		return fmt.Errorf("cdc relay %w", err)
 	}
 	if published == 0 {
 		return fmt.Errorf("cdc relay: database %s has no publication %s of outbox_messages (pg/schema/006): its schema is older than this outboxlab; start with --fresh or another --data-dir", c.Config().Database, cdcPublication)
 	}
-	if err := c.QueryRow(ctx, stmtCDCSlotName.SQL, slotSuffix(r.name), slotname.Prefix).Scan(&r.cdc.slot); err != nil {
-		return fmt.Errorf("cdc relay %s: %w", stmtCDCSlotName.Name, mapDBError(err))
+	if err := queryRowOn(ctx, c, stmtCDCSlotName, slotSuffix(r.name), slotname.Prefix).Scan(&r.cdc.slot); err != nil {
+		return fmt.Errorf("cdc relay %w", err)
 	}
 	if err := r.createSlot(ctx, c); err != nil {
 		return err
@@ -186,16 +188,17 @@ func (r *Relay) OpenSlot(ctx context.Context) error {
 func (r *Relay) createSlot(ctx context.Context, c *pgx.Conn) error {
 	wait := r.cfg.SlotWait
 	ms := (wait + time.Millisecond - 1) / time.Millisecond
+	// The SET and RESET around the slot's making are part of it: their
+	// errors are cdc_create_slot's.
 	if _, err := c.Exec(ctx, "SET statement_timeout = "+strconv.FormatInt(int64(ms), 10)); err != nil {
-		return fmt.Errorf("cdc relay %s: %w", stmtCDCCreateSlot.Name, mapDBError(err))
+		return fmt.Errorf("cdc relay %w", stmtError(stmtCDCCreateSlot, err))
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait+cdcWait)
 	defer cancel()
-	r.note(stmtCDCCreateSlot)
-	_, err := c.Exec(wctx, stmtCDCCreateSlot.SQL, r.cdc.slot)
+	_, err := r.exec(wctx, c, stmtCDCCreateSlot, r.cdc.slot)
 	if !c.IsClosed() {
 		if _, rerr := c.Exec(ctx, "RESET statement_timeout"); rerr != nil && err == nil {
-			err = rerr
+			err = stmtError(stmtCDCCreateSlot, rerr)
 		}
 	}
 	var pgErr *pgconn.PgError
@@ -203,15 +206,12 @@ func (r *Relay) createSlot(ctx context.Context, c *pgx.Conn) error {
 	case err == nil:
 		return nil
 	case !errors.As(err, &pgErr) || pgErr.Code != "57014" || ctx.Err() != nil:
-		return fmt.Errorf("cdc relay %s %s: %w", stmtCDCCreateSlot.Name, r.cdc.slot, mapDBError(err))
+		return fmt.Errorf("cdc relay, slot %s: %w", r.cdc.slot, err)
 	}
 	blocked := &SlotBlockedError{Slot: r.cdc.slot, Waited: wait}
-	rows, qerr := c.Query(ctx, stmtCDCSlotBlockers.SQL, wait)
-	if qerr == nil {
-		blocked.Blockers, qerr = pgx.CollectRows(rows, pgx.RowToStructByPos[SlotBlocker])
-	}
-	if qerr != nil {
-		return fmt.Errorf("%w (and %s: %w)", blocked, stmtCDCSlotBlockers.Name, mapDBError(qerr))
+	// Not noted: the relay asks who held the slot up only to say so in its error.
+	if err := queryOn(ctx, c, stmtCDCSlotBlockers, collectInto(&blocked.Blockers, pgx.RowToStructByPos[SlotBlocker]), wait); err != nil {
+		return fmt.Errorf("%w (and %w)", blocked, err)
 	}
 	return blocked
 }
@@ -263,9 +263,8 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 	}
 	r.cdc.now = r.clock.Now()
 	var raw string
-	r.note(stmtCDCTarget)
-	if err := c.QueryRow(ctx, stmtCDCTarget.SQL).Scan(&raw); err != nil {
-		return fmt.Errorf("cdc relay %s: %w", stmtCDCTarget.Name, mapDBError(err))
+	if err := r.queryRow(ctx, c, stmtCDCTarget).Scan(&raw); err != nil {
+		return fmt.Errorf("cdc relay %w", err)
 	}
 	target, err := pglogrepl.ParseLSN(raw)
 	if err != nil {
@@ -313,10 +312,9 @@ func (r *Relay) stepCDC(ctx context.Context, c *pgx.Conn, res *RelayStepResult) 
 		return nil
 	}
 	if len(published) > 0 {
-		r.note(stmtCDCMarkPublished)
-		got, err := collectIDs(c.Query(ctx, stmtCDCMarkPublished.SQL, published, r.clock.Now()))
-		if err != nil {
-			return fmt.Errorf("cdc relay %s: %w", stmtCDCMarkPublished.Name, mapDBError(err))
+		var got []uuid.UUID
+		if err := r.query(ctx, c, stmtCDCMarkPublished, collectInto(&got, pgx.RowTo[uuid.UUID]), published, r.clock.Now()); err != nil {
+			return fmt.Errorf("cdc relay %w", err)
 		}
 		res.Marked += len(got)
 		r.cfg.Counters.add(&r.cfg.Counters.Marked, len(got))
@@ -388,8 +386,10 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 	wctx, cancel := context.WithTimeout(ctx, cdcWait)
 	defer cancel()
 	for {
-		if err := c.QueryRow(ctx, stmtCDCSlotState.SQL, r.cdc.slot).Scan(&raw, &active); err != nil {
-			return fmt.Errorf("cdc relay %s %s: %w", stmtCDCSlotState.Name, r.cdc.slot, mapDBError(err))
+		// Not noted: how many times the relay asks is the server's timing,
+		// and a timeline must read the same on every run.
+		if err := queryRowOn(ctx, c, stmtCDCSlotState, r.cdc.slot).Scan(&raw, &active); err != nil {
+			return fmt.Errorf("cdc relay, slot %s: %w", r.cdc.slot, err)
 		}
 		if !active.Valid {
 			break
@@ -397,9 +397,8 @@ func (r *Relay) startStream(ctx context.Context, c *pgx.Conn) error {
 		if wctx.Err() != nil && ctx.Err() == nil {
 			return fmt.Errorf("cdc relay: slot %s is still streamed by pid %d", r.cdc.slot, active.Int32)
 		}
-		r.note(stmtCDCEndStaleSender)
-		if _, err := c.Exec(ctx, stmtCDCEndStaleSender.SQL, r.cdc.slot); err != nil {
-			return fmt.Errorf("cdc relay %s: %w", stmtCDCEndStaleSender.Name, mapDBError(err))
+		if _, err := r.exec(ctx, c, stmtCDCEndStaleSender, r.cdc.slot); err != nil {
+			return fmt.Errorf("cdc relay %w", err)
 		}
 		if err := sleep(ctx, 5*time.Millisecond); err != nil {
 			return fmt.Errorf("cdc relay: %w", err)
@@ -627,8 +626,9 @@ func (r *Relay) confirm(ctx context.Context, c *pgx.Conn, lsn pglogrepl.LSN, rep
 			raw    pgtype.Text
 			active pgtype.Int4
 		)
-		if err := c.QueryRow(ctx, stmtCDCSlotState.SQL, r.cdc.slot).Scan(&raw, &active); err != nil {
-			return fmt.Errorf("cdc relay %s %s: %w", stmtCDCSlotState.Name, r.cdc.slot, mapDBError(err))
+		// Not noted, as in startStream: a wait on the server.
+		if err := queryRowOn(ctx, c, stmtCDCSlotState, r.cdc.slot).Scan(&raw, &active); err != nil {
+			return fmt.Errorf("cdc relay, slot %s: %w", r.cdc.slot, err)
 		}
 		if got, err := pglogrepl.ParseLSN(raw.String); err == nil && got >= lsn {
 			break

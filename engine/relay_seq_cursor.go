@@ -31,14 +31,16 @@ import (
 // reports Idle, so the caller waits for its poll interval (Run) or for
 // something to change (the simulator) instead of spinning.
 func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult) error {
-	r.note(stmtPollBySeq)
-	rows, err := c.Query(ctx, stmtPollBySeq.SQL, r.name, r.cfg.BatchSize)
+	var (
+		msgs []ClaimedMessage
+		seqs []int64
+	)
+	err := r.query(ctx, c, stmtPollBySeq, func(rows pgx.Rows) (err error) {
+		msgs, seqs, err = scanPolled(rows)
+		return err
+	}, r.name, r.cfg.BatchSize)
 	if err != nil {
-		return fmt.Errorf("relay %s: %w", stmtPollBySeq.Name, mapDBError(err))
-	}
-	msgs, seqs, err := scanPolled(rows)
-	if err != nil {
-		return fmt.Errorf("relay %s: %w", stmtPollBySeq.Name, mapDBError(err))
+		return fmt.Errorf("relay %w", err)
 	}
 	res.Claimed = len(msgs)
 	if res.Idle = len(msgs) == 0; res.Idle {
@@ -78,10 +80,9 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 		res.Idle = true
 		return nil
 	}
-	got, err := collectIDs(c.Query(ctx, stmtAdvanceCursor.SQL, published, r.name, r.clock.Now(), last))
-	r.note(stmtAdvanceCursor)
-	if err != nil {
-		return fmt.Errorf("relay %s: %w", stmtAdvanceCursor.Name, mapDBError(err))
+	var got []uuid.UUID
+	if err := r.query(ctx, c, stmtAdvanceCursor, collectInto(&got, pgx.RowTo[uuid.UUID]), published, r.name, r.clock.Now(), last); err != nil {
+		return fmt.Errorf("relay %w", err)
 	}
 	res.Marked += len(got)
 	r.cfg.Counters.add(&r.cfg.Counters.Marked, len(got))
@@ -92,7 +93,6 @@ func (r *Relay) stepBySeq(ctx context.Context, c *pgx.Conn, res *RelayStepResult
 
 // scanPolled reads poll_by_seq's rows, in seq order, with their seqs.
 func scanPolled(rows pgx.Rows) ([]ClaimedMessage, []int64, error) {
-	defer rows.Close()
 	var msgs []ClaimedMessage
 	var seqs []int64
 	for rows.Next() {

@@ -392,7 +392,11 @@ func TestRelayPipelineDrains(t *testing.T) {
 			published = append(published, e.MessageID)
 		}
 	}
-	want := must[[]uuid.UUID](t)(collectIDs(b.pool.Query(ctx, "SELECT id FROM outbox_messages ORDER BY occurred_at, id")))
+	rows, err := b.pool.Query(ctx, "SELECT id FROM outbox_messages ORDER BY occurred_at, id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := must[[]uuid.UUID](t)(pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]))
 	if !slices.Equal(published, want) {
 		t.Errorf("published %d messages out of (occurred_at, id) order or more than once", len(published))
 	}

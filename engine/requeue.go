@@ -14,9 +14,9 @@ import (
 // and keeps its id, so consumers that already saw it still deduplicate it.
 // It returns an error wrapping ErrNotFound when id is not dead-lettered.
 func Requeue(ctx context.Context, conn *pgx.Conn, id uuid.UUID, now time.Time) error {
-	tag, err := conn.Exec(ctx, stmtRequeue.SQL, id, now)
+	tag, err := execOn(ctx, conn, stmtRequeue, id, now)
 	if err != nil {
-		return fmt.Errorf("requeue %s: %s: %w", id, stmtRequeue.Name, mapDBError(err))
+		return fmt.Errorf("requeue %s: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("requeue %s: no dead-lettered message with that id: %w", id, ErrNotFound)

@@ -50,9 +50,9 @@ func Prune(ctx context.Context, conn *pgx.Conn, opts PruneOptions) (PruneResult,
 func pruneLoop(ctx context.Context, conn *pgx.Conn, st *Statement, before time.Time, batch int) (int64, error) {
 	var total int64
 	for {
-		tag, err := conn.Exec(ctx, st.SQL, before, batch)
+		tag, err := execOn(ctx, conn, st, before, batch)
 		if err != nil {
-			return total, fmt.Errorf("prune: %s: %w", st.Name, mapDBError(err))
+			return total, fmt.Errorf("prune: %w", err)
 		}
 		total += tag.RowsAffected()
 		if tag.RowsAffected() < int64(batch) {

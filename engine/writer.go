@@ -137,15 +137,14 @@ func (w *Writer) insert(ctx context.Context, c *pgx.Conn, p paymentPlan) error {
 
 // replay consults the idempotency record: done is true when it answered.
 func (w *Writer) replay(ctx context.Context, c *pgx.Conn, req PaymentRequest) (PaymentResponse, bool, error) {
-	w.note(stmtFindIdempotencyKey)
 	var k storedKey
-	err := c.QueryRow(ctx, stmtFindIdempotencyKey.SQL, req.ClientID, req.IdempotencyKey).
+	err := w.queryRow(ctx, c, stmtFindIdempotencyKey, req.ClientID, req.IdempotencyKey).
 		Scan(&k.hash, &k.paymentID, &k.eventID, &k.statusCode, &k.response)
+	if errors.Is(err, ErrNotFound) {
+		return PaymentResponse{}, false, nil // a key not seen before: create
+	}
 	if err != nil {
-		if err = mapDBError(err); errors.Is(err, ErrNotFound) {
-			return PaymentResponse{}, false, nil
-		}
-		return PaymentResponse{}, true, fmt.Errorf("create payment: %s: %w", stmtFindIdempotencyKey.Name, err)
+		return PaymentResponse{}, true, fmt.Errorf("create payment: %w", err)
 	}
 	resp, err := k.replay(req)
 	ev := Event{Checkpoint: APIReplayed, PaymentID: k.paymentID, MessageIDs: []uuid.UUID{k.eventID}, Rows: 1,
@@ -251,22 +250,19 @@ func (w *Writer) replayBatch(ctx context.Context, c *pgx.Conn, plans []paymentPl
 	}
 	stored := map[[2]string]storedKey{}
 	if len(keys) > 0 {
-		w.note(stmtFindKeysBatch)
-		rows, err := c.Query(ctx, stmtFindKeysBatch.SQL, clients, keys)
-		if err != nil {
-			return nil, fmt.Errorf("create payments: %s: %w", stmtFindKeysBatch.Name, mapDBError(err))
-		}
-		for rows.Next() {
-			var client, key string
-			var k storedKey
-			if err := rows.Scan(&client, &key, &k.hash, &k.paymentID, &k.eventID, &k.statusCode, &k.response); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("create payments: %s: %w", stmtFindKeysBatch.Name, mapDBError(err))
+		err := w.query(ctx, c, stmtFindKeysBatch, func(rows pgx.Rows) error {
+			for rows.Next() {
+				var client, key string
+				var k storedKey
+				if err := rows.Scan(&client, &key, &k.hash, &k.paymentID, &k.eventID, &k.statusCode, &k.response); err != nil {
+					return err
+				}
+				stored[[2]string{client, key}] = k
 			}
-			stored[[2]string{client, key}] = k
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("create payments: %s: %w", stmtFindKeysBatch.Name, mapDBError(err))
+			return nil
+		}, clients, keys)
+		if err != nil {
+			return nil, fmt.Errorf("create payments: %w", err)
 		}
 	}
 	var fresh []int
@@ -329,15 +325,12 @@ func (w *Writer) insertBatch(ctx context.Context, c *pgx.Conn, plans []paymentPl
 	br := c.SendBatch(ctx, batch)
 	for _, st := range queued {
 		w.note(st)
-		if _, err := br.Exec(); err != nil {
+		if _, err := batchExec(br, st); err != nil {
 			br.Close()
-			return fmt.Errorf("%s: %w", st.Name, mapDBError(err))
+			return err
 		}
 	}
-	if err := br.Close(); err != nil {
-		return mapDBError(err)
-	}
-	return nil
+	return closeBatch(br, stmtNotifyOutbox)
 }
 
 // CapturePayment appends a PaymentCaptured event to an existing payment: the
@@ -381,13 +374,10 @@ func (w *Writer) capturePayment(ctx context.Context, paymentID, eventID uuid.UUI
 		return Envelope{}, fmt.Errorf("capture payment: %w", err)
 	}
 	var p PaymentPayload
-	w.note(stmtBumpPaymentVersion)
-	err = c.QueryRow(ctx, stmtBumpPaymentVersion.SQL, paymentID).Scan(&env.AggregateVersion, &p.ClientID, &p.AmountCents, &p.Currency)
+	err = w.queryRow(ctx, c, stmtBumpPaymentVersion, paymentID).Scan(&env.AggregateVersion, &p.ClientID, &p.AmountCents, &p.Currency)
 	if err == nil {
 		p.PaymentID = paymentID
 		env.Payload, err = json.Marshal(p)
-	} else {
-		err = fmt.Errorf("%s: %w", stmtBumpPaymentVersion.Name, mapDBError(err))
 	}
 	if err == nil {
 		_, err = w.exec(ctx, c, stmtInsertOutboxMessage, env.ID, env.AggregateType, env.AggregateID, env.AggregateVersion, env.Type,
