@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -152,14 +151,7 @@ func freshRecord(t *testing.T, srv *pg.Server, sc *scenes.Scene) string {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	do := func(st scenes.Step) error {
-		_, err := se.Do(ctx, st)
-		var script *sim.ScriptError
-		if errors.As(err, &script) {
-			return nil
-		}
-		return err
-	}
+	do := doer(ctx, se)
 	for _, st := range sc.Steps {
 		if err := do(st); err != nil {
 			t.Fatal(err)

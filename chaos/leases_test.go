@@ -51,9 +51,20 @@ func TestLeaseWitnessesAgreeWithHeldTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(outs) != 40 {
+		t.Fatalf("%d runs came back, want 40", len(outs))
+	}
+	payments := int64(0)
 	for _, o := range outs {
+		if o.Err != nil {
+			t.Errorf("run %d was not carried out: %v", o.Index, o.Err)
+		}
 		if o.Violated() {
 			t.Errorf("run %d: %v", o.Index, o.Broken)
 		}
+		payments += o.Payments
+	}
+	if payments == 0 {
+		t.Error("no run committed a payment: the witnesses had nothing to agree on")
 	}
 }

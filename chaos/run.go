@@ -121,14 +121,7 @@ func (w *Worker) Run(ctx context.Context, sc *scenes.Scene) (out Outcome) {
 			w.Close()
 		}
 	}()
-	do := func(st scenes.Step) error {
-		_, err := se.Do(ctx, st)
-		var script *sim.ScriptError
-		if errors.As(err, &script) {
-			return nil
-		}
-		return err
-	}
+	do := doer(ctx, se)
 	for _, st := range sc.Steps {
 		if out.Err = do(st); out.Err != nil {
 			return out
@@ -281,4 +274,18 @@ func Run(ctx context.Context, srv *pg.Server, seed uint64, from, to, parallel in
 		}
 	}
 	return ran, ctx.Err()
+}
+
+// doer runs a schedule's commands on a session: a command the simulator
+// refuses (a resume of an actor whose stall never fired) is left out, as a
+// session leaves it out of its log; any other error ends the run.
+func doer(ctx context.Context, se *sim.Session) func(scenes.Step) error {
+	return func(st scenes.Step) error {
+		_, err := se.Do(ctx, st)
+		var script *sim.ScriptError
+		if errors.As(err, &script) {
+			return nil
+		}
+		return err
+	}
 }

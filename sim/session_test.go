@@ -316,12 +316,15 @@ func TestReadingWhileRewinding(t *testing.T) {
 	ctx := context.Background()
 	se := session(t, builtin(t, "crash-after-publish"))
 	done := make(chan struct{})
+	var readErr error
 	go func() {
 		defer close(done)
-		for i := 0; i < 50; i++ {
+		for i := 0; i < 50 && readErr == nil; i++ {
 			se.Sim().Now()
 			se.Sim().TimelineSince(0, 0)
-			_, _ = se.Sim().Oracles(ctx)
+			if _, err := se.Sim().Oracles(ctx); err != nil {
+				readErr = fmt.Errorf("read %d of the oracle: %w", i+1, err)
+			}
 		}
 	}()
 	for i := 0; i < 3; i++ {
@@ -333,6 +336,9 @@ func TestReadingWhileRewinding(t *testing.T) {
 		}
 	}
 	<-done
+	if readErr != nil {
+		t.Errorf("the oracle, read during a rewind: %v", readErr)
+	}
 }
 
 // After a fork the learner compares the two futures: OtherFuture goes to
