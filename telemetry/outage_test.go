@@ -31,7 +31,7 @@ var scrapeBudget = func() time.Duration {
 func outageServer(t *testing.T, b *bundle) string {
 	t.Helper()
 	col := telemetry.NewCollector(telemetry.Config{Sim: func() telemetry.Simulation { return edge.Figures(b.se.Sim()) }, DatabaseURL: b.url,
-		OnError: func(err error) { t.Logf("read: %v", err) }})
+		OnError: func(err error) { t.Logf("read: %v", err) }}) // expected: the tests take what it reads away
 	srv := httptest.NewServer(telemetry.Handler(col))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/metrics"
