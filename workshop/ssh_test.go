@@ -33,6 +33,15 @@ const noSSH = "-"
 
 func startRoom(t *testing.T, cfg Config) *Room {
 	t.Helper()
+	r, _ := startRoomStop(t, cfg)
+	return r
+}
+
+// startRoomStop is startRoom with a stop of the room before the test
+// ends (and the same data directory for the next room, cfg.PG.DataDir
+// given: the room restarted).
+func startRoomStop(t *testing.T, cfg Config) (*Room, func()) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
 	}
@@ -43,7 +52,11 @@ func startRoom(t *testing.T, cfg Config) *Room {
 		cfg.SSH = "127.0.0.1:0"
 	}
 	fsyncOff := map[string]string{"fsync": "off"}
-	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
+	dataDir := cfg.PG.DataDir
+	if dataDir == "" {
+		dataDir = pgtest.SeededDataDir(t, fsyncOff)
+	}
+	cfg.PG = pg.Options{DataDir: dataDir, Settings: fsyncOff}
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +68,17 @@ func startRoom(t *testing.T, cfg Config) *Room {
 	}
 	done := make(chan error, 1)
 	go func() { done <- r.serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("room: %v", err)
-		}
-	})
-	return r
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("room: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return r, stop
 }
 
 // terminal is a learner's ssh client with a pty: what the room drew, as
