@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,6 +159,12 @@ func (r *Room) admit(d door, w words) (*learner, error) {
 	name, key := learnerName(d.user), d.key
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.Anonymous {
+		// Whatever they typed is not kept: a new learner each session.
+		r.anonymous++
+		name = anonymousPrefix + strconv.Itoa(r.anonymous)
+		d.user = name
+	}
 	// A learner back while their last session's cleanup (its simulation
 	// closed, its databases dropped) still runs is the same learner:
 	// wait for it rather than take them for a second one of the name.
@@ -371,6 +378,11 @@ func (r *Room) left(l *learner) {
 	r.mu.Lock()
 	l.active = false
 	close(l.cleaned)
+	if r.cfg.NoReport && r.learners[l.id] == l {
+		// Nothing of theirs outlives the session.
+		delete(r.learners, l.id)
+		_ = os.RemoveAll(l.dir)
+	}
 	r.mu.Unlock()
 	r.poke()
 }

@@ -94,6 +94,9 @@ func (l *learner) saveStats() {
 	}
 }
 
+// errNoReport is E in a room that keeps no record.
+var errNoReport = errors.New("this room keeps no report (--no-report)")
+
 // ReportLine is one learner's line of the room's report.
 type ReportLine struct {
 	Learner     string     `json:"learner"`
@@ -189,6 +192,9 @@ func (r *Room) Report() []ReportLine {
 // WriteReport writes the report as PATH.json and PATH.csv (path "": the
 // room's directory, report-TIME) and returns the JSON file's path.
 func (r *Room) WriteReport(path string) (string, error) {
+	if r.cfg.NoReport {
+		return "", errNoReport
+	}
 	if path == "" {
 		path = filepath.Join(r.dir, "report-"+time.Now().Format("20060102-150405"))
 	}

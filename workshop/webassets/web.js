@@ -27,7 +27,8 @@
   const errorP = document.getElementById("error");
   const box = document.getElementById("term");
   const ended = document.getElementById("ended");
-  nameIn.value = localStorage.getItem("outboxlab.name") || "";
+  // An anonymous room asks no name: it names each learner itself.
+  if (nameIn) nameIn.value = localStorage.getItem("outboxlab.name") || "";
   if (passIn) passIn.value = sessionStorage.getItem("outboxlab.password") || "";
 
   let term = null, fit = null;
@@ -48,7 +49,7 @@
   }
 
   function start() {
-    const name = nameIn.value.trim();
+    const name = nameIn ? nameIn.value.trim() : "";
     const password = passIn ? passIn.value : "";
     form.hidden = true;
     ended.hidden = true;
@@ -97,7 +98,7 @@
       }
       ended.hidden = false;
     };
-    localStorage.setItem("outboxlab.name", name);
+    if (nameIn) localStorage.setItem("outboxlab.name", name);
     if (passIn) sessionStorage.setItem("outboxlab.password", password);
   }
 
@@ -105,6 +106,6 @@
   document.getElementById("again").addEventListener("click", start);
   // A reload (or a page opened again) goes back to the room at once: the
   // room resumes the learner where their name left off.
-  if (sessionStorage.getItem("outboxlab.joined") === "1" && nameIn.value && (!passIn || passIn.value)) start();
+  if (sessionStorage.getItem("outboxlab.joined") === "1" && (!nameIn || nameIn.value) && (!passIn || passIn.value)) start();
   form.addEventListener("submit", () => sessionStorage.setItem("outboxlab.joined", "1"));
 })();
