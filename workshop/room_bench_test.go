@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -63,6 +64,9 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 	r, stop := startRoomStop(b, cfg)
 	defer stop()
 	time.Sleep(time.Second) // the room's own goroutines settle
+	// What an earlier iteration's room left on the heap is given back to
+	// the system: the memory measured is this room's.
+	debug.FreeOSMemory()
 	backendsBefore := clientBackends(b, r)
 	before := measureHost(b, r)
 	var during [2]hostUse
