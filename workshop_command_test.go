@@ -19,6 +19,8 @@ func TestWorkshopRefusesAnOpenRoomOnTheNetwork(t *testing.T) {
 		{[]string{"workshop", "--ssh", "127.0.0.1:2222", "--authorized-keys", "/nonexistent/keys"}, "--authorized-keys: open /nonexistent/keys"},
 		{[]string{"workshop", "--database-url", "postgres://x@127.0.0.1:1/x"}, "needs a PostgreSQL of its own"},
 		{[]string{"workshop", "--max-learners", "0"}, "--max-learners 0"},
+		{[]string{"workshop", "--no-report", "--report", "/tmp/class"}, "--report /tmp/class with --no-report"},
+		{[]string{"workshop", "--web", "127.0.0.1:0", "--web-trust-proxy", "proxy.local"}, "--web-trust-proxy \"proxy.local\""},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(c.args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), c.want) {

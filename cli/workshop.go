@@ -19,7 +19,8 @@ func newWorkshop() *cobra.Command {
 		sshAddr, httpAddr, lang, keys, passw string
 		webAddr                              string
 		webPerAddr                           int
-		report, roster                       string
+		report, roster, trustProxy           string
+		anonymous, noReport                  bool
 		maxLearners                          int
 		stuck                                = workshop.DefaultStuck
 		webIdle                              = workshop.DefaultWebIdle
@@ -54,7 +55,8 @@ shows the room: each learner's lesson and step, who is stuck`,
 				fmt.Fprintln(stdout, "outboxlab workshop: booting PostgreSQL…")
 			}
 			return workshop.Run(ctx, workshop.Config{SSH: sshAddr, Web: webAddr, WebIdle: webIdle, WebPerAddress: webPerAddr, HTTP: httpAddr, Lang: l, MaxLearners: maxLearners, AuthorizedKeys: keys,
-				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report, Roster: roster})
+				Password: passw, Stuck: stuck, PG: pf.options(), Out: stdout, Screen: screen, Report: report, Roster: roster,
+				Anonymous: anonymous, NoReport: noReport, WebTrustProxy: trustProxy})
 		},
 	}
 	fs := cmd.Flags()
@@ -71,6 +73,9 @@ shows the room: each learner's lesson and step, who is stuck`,
 	fs.DurationVar(&stuck, "stuck", workshop.DefaultStuck, "a learner on one step longer than this is shown stuck")
 	fs.StringVar(&roster, "roster", "", "the names expected, one a line, in `FILE`: the room's list shows who has not joined yet")
 	fs.StringVar(&report, "report", "", "when the room stops, write its report to `FILE`.json and FILE.csv (E writes one at any time)")
+	fs.BoolVar(&anonymous, "anonymous", false, "name learners learner_1, learner_2… in the order they come, whatever name they give (the page asks none)")
+	fs.BoolVar(&noReport, "no-report", false, "keep no record of a learner past their session: no report (E, --report), their progress removed as they leave")
+	fs.StringVar(&trustProxy, "web-trust-proxy", "", "the reverse proxy's `ADDR` or network (comma-separated): its X-Forwarded-For names the learner's address for --web-per-address (without it the header is ignored)")
 	completeFlags(cmd)
 	return cmd
 }

@@ -66,6 +66,19 @@ type Config struct {
 	// Roster, when set, is a file of the names expected, one a line: the
 	// list shows who has not joined yet.
 	Roster string
+	// Anonymous names every learner learner_N in the order they come,
+	// whatever name they give (the page asks none): a public room learns
+	// nobody's name.
+	Anonymous bool
+	// NoReport keeps no record of a learner past their session: no
+	// report (E, Report), and their folder (progress, counts) removed
+	// and their line taken off the list as their session ends.
+	NoReport bool
+	// WebTrustProxy are the addresses of reverse proxies whose
+	// X-Forwarded-For names the learner's address, for the per-address
+	// cap ("" trusts none: the header is anyone's to forge).
+	WebTrustProxy  string
+	trustedProxies []*net.IPNet
 }
 
 // DefaultMaxLearners is --max-learners's default.
@@ -107,6 +120,9 @@ func (c *Config) check() error {
 		if _, err := readRoster(c.Roster); err != nil {
 			return badinput.Wrap(err)
 		}
+	}
+	if c.NoReport && c.Report != "" {
+		return usagef("--report %s with --no-report: a room that keeps no record writes no report; give one or the other", c.Report)
 	}
 	if c.Report != "" {
 		dir := filepath.Dir(c.Report)
@@ -152,6 +168,24 @@ func (c *Config) checkWeb() error {
 	}
 	if c.WebPerAddress < 1 {
 		return usagef("--web-per-address %d: want at least 1", c.WebPerAddress)
+	}
+	c.trustedProxies = nil
+	for _, p := range strings.Split(c.WebTrustProxy, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		cidr := p
+		if ip := net.ParseIP(p); ip != nil {
+			cidr = p + "/128"
+			if ip.To4() != nil {
+				cidr = p + "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(cidr)
+		if err != nil {
+			return usagef("--web-trust-proxy %q: want the proxy's address or network (127.0.0.1, 10.0.0.0/8), comma-separated", p)
+		}
+		c.trustedProxies = append(c.trustedProxies, n)
 	}
 	if c.Web == "" {
 		return nil

@@ -484,6 +484,15 @@ func (m instructorModel) header() []string {
 }
 
 // footer is the notice and the keys, wrapped to the width.
+// tableKeys is the list's key line: without E in a room that keeps no
+// report.
+func (m instructorModel) tableKeys() string {
+	if m.room.cfg.NoReport {
+		return strings.Replace(m.w.keys, m.w.reportKey, "", 1)
+	}
+	return m.w.keys
+}
+
 func (m instructorModel) footer(keys string) []string {
 	lines := []string{""}
 	if m.notice != "" {
@@ -498,7 +507,7 @@ func (m instructorModel) rows() int {
 	if h <= 0 {
 		h = 24
 	}
-	return max(1, h-len(m.header())-1-len(m.footer(m.w.keys)))
+	return max(1, h-len(m.header())-1-len(m.footer(m.tableKeys())))
 }
 
 func (m instructorModel) render() string {
@@ -623,7 +632,7 @@ func (m instructorModel) table() []string {
 		}
 		lines = append(lines, line)
 	}
-	return append(lines, m.footer(m.w.keys)...)
+	return append(lines, m.footer(m.tableKeys())...)
 }
 
 // watchView is the learner's screen as they last saw it, read-only,

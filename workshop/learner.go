@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,8 @@ type learner struct {
 	words    words // their language's, for what the room tells them
 	// stepTimes are the steps they passed and how long each took.
 	stepTimes []stepTime
+	// quiz is each lesson's quiz as they first answered it.
+	quiz quizzes
 }
 
 // LearnerView is one line of the instructor's screen.
@@ -156,6 +159,12 @@ func (r *Room) admit(d door, w words) (*learner, error) {
 	name, key := learnerName(d.user), d.key
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cfg.Anonymous {
+		// Whatever they typed is not kept: a new learner each session.
+		r.anonymous++
+		name = anonymousPrefix + strconv.Itoa(r.anonymous)
+		d.user = name
+	}
 	// A learner back while their last session's cleanup (its simulation
 	// closed, its databases dropped) still runs is the same learner:
 	// wait for it rather than take them for a second one of the name.
@@ -190,7 +199,7 @@ func (r *Room) admit(d door, w words) (*learner, error) {
 		l = &learner{id: id, user: d.user, ns: learnerNamespace(id), dir: filepath.Join(r.dir, "learners", id), joined: r.now()}
 		// What an earlier room on this data directory counted goes on.
 		st := loadStats(l.dir)
-		l.passed, l.hints, l.hands, l.stepTimes = st.Passed, st.Hints, st.Hands, st.Steps
+		l.passed, l.hints, l.hands, l.stepTimes, l.quiz = st.Passed, st.Hints, st.Hands, st.Steps, st.Quiz
 		r.learners[id] = l
 	}
 	if id != name {
@@ -369,6 +378,11 @@ func (r *Room) left(l *learner) {
 	r.mu.Lock()
 	l.active = false
 	close(l.cleaned)
+	if r.cfg.NoReport && r.learners[l.id] == l {
+		// Nothing of theirs outlives the session.
+		delete(r.learners, l.id)
+		_ = os.RemoveAll(l.dir)
+	}
 	r.mu.Unlock()
 	r.poke()
 }
@@ -435,8 +449,14 @@ func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
 		l.stepTimes = append(l.stepTimes, stepTime{Lesson: st.Lesson, Step: st.Step + 1, Seconds: passedIn.Seconds()})
 	}
 	hinted := l.hinted && !prev.HintShown && st.HintShown
+	// One more question answered on the same lesson's quiz: right if the
+	// count of right ones went up with it.
+	answered := false
+	if st.Lesson == prev.Lesson && st.QuizAnswered == prev.QuizAnswered+1 && st.Stage == "quiz" {
+		answered = l.quiz.answer(st.Lesson, st.QuizTotal, st.QuizAnswered-1, st.QuizRight > prev.QuizRight)
+	}
 	l.state = st
-	if passed || hinted {
+	if passed || hinted || answered {
 		l.saveStats()
 	}
 	r.mu.Unlock()

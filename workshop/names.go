@@ -1,6 +1,8 @@
 package workshop
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -55,4 +57,22 @@ func (v LearnerView) shown() string {
 		return v.ID
 	}
 	return v.ID + " (" + v.User + ")"
+}
+
+// anonymousPrefix names a learner of an anonymous room: learner_1,
+// learner_2… (ids are database names: no hyphen).
+const anonymousPrefix = "learner_"
+
+// lastAnonymous is the highest N of a learner_N folder an earlier room on
+// this data directory left: the next anonymous learner is not taken for
+// them (their progress is theirs).
+func lastAnonymous(dir string) int {
+	last := 0
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n, err := strconv.Atoi(strings.TrimPrefix(e.Name(), anonymousPrefix)); err == nil && strings.HasPrefix(e.Name(), anonymousPrefix) {
+			last = max(last, n)
+		}
+	}
+	return last
 }

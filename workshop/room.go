@@ -66,6 +66,7 @@ type Room struct {
 	pausedStandard bool
 	closeAt        time.Time // when the room closes, after the instructor's q (zero: not closing)
 	roster         []string  // --roster's names, as written
+	anonymous      int       // the last learner_N named (Anonymous)
 	closed         bool
 	sessions       sync.WaitGroup // learner sessions still running (their cleanup included)
 	changed        chan struct{}  // poked on every change, for the instructor's screen
@@ -143,6 +144,7 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if r.shared, err = pg.Boot(ctx, pg.Options{DatabaseURL: r.srv.URL()}); err != nil {
 		return nil, fmt.Errorf("workshop: %w", err)
 	}
+	r.anonymous = lastAnonymous(filepath.Join(dir, "learners"))
 	if cfg.Roster != "" {
 		if r.roster, err = readRoster(cfg.Roster); err != nil {
 			return nil, err

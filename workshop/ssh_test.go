@@ -31,7 +31,16 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // noSSH, as a Config's SSH for startRoom, is a room with the web door alone.
 const noSSH = "-"
 
-func startRoom(t *testing.T, cfg Config) *Room {
+func startRoom(t testing.TB, cfg Config) *Room {
+	t.Helper()
+	r, _ := startRoomStop(t, cfg)
+	return r
+}
+
+// startRoomStop is startRoom with a stop of the room before the test
+// ends (and the same data directory for the next room, cfg.PG.DataDir
+// given: the room restarted).
+func startRoomStop(t testing.TB, cfg Config) (*Room, func()) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("boots PostgreSQL")
@@ -43,7 +52,11 @@ func startRoom(t *testing.T, cfg Config) *Room {
 		cfg.SSH = "127.0.0.1:0"
 	}
 	fsyncOff := map[string]string{"fsync": "off"}
-	cfg.PG = pg.Options{DataDir: pgtest.SeededDataDir(t, fsyncOff), Settings: fsyncOff}
+	dataDir := cfg.PG.DataDir
+	if dataDir == "" {
+		dataDir = pgtest.SeededDataDir(t, fsyncOff)
+	}
+	cfg.PG = pg.Options{DataDir: dataDir, Settings: fsyncOff}
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +68,17 @@ func startRoom(t *testing.T, cfg Config) *Room {
 	}
 	done := make(chan error, 1)
 	go func() { done <- r.serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("room: %v", err)
-		}
-	})
-	return r
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("room: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return r, stop
 }
 
 // terminal is a learner's ssh client with a pty: what the room drew, as
@@ -172,7 +189,7 @@ func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bo
 }
 
 // waitGone waits until the learner's session and its cleanup are over.
-func waitGone(t *testing.T, r *Room, id string) {
+func waitGone(t testing.TB, r *Room, id string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -191,7 +208,7 @@ func waitGone(t *testing.T, r *Room, id string) {
 }
 
 // query runs one count on the room's server.
-func count(t *testing.T, r *Room, db, sql string, args ...any) int {
+func count(t testing.TB, r *Room, db, sql string, args ...any) int {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), r.srv.DatabaseURL(db))
 	if err != nil {
@@ -381,7 +398,7 @@ func runtimeGoroutines() int { return runtime.NumGoroutine() }
 
 // waitGoroutines waits until the goroutines are back to before's level (a
 // few of the SSH server's own may take a moment to end).
-func waitGoroutines(t *testing.T, before int) {
+func waitGoroutines(t testing.TB, before int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for runtime.NumGoroutine() > before {

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +170,45 @@ func secured(h http.Handler) http.Handler {
 // then the terminal.
 func (d *webDoor) index(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = d.page.Execute(w, struct{ Password bool }{d.room.cfg.Password != ""})
+	_ = d.page.Execute(w, struct{ Password, Anonymous bool }{d.room.cfg.Password != "", d.room.cfg.Anonymous})
+}
+
+// clientAddr is the address a WebSocket counts against: the peer's, or
+// behind a proxy of --web-trust-proxy the one its X-Forwarded-For names,
+// read from the right (the entry the nearest proxy added) past the
+// trusted proxies' own; what a client wrote further left is not read.
+func (d *webDoor) clientAddr(req *http.Request) string {
+	addr, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		addr = req.RemoteAddr
+	}
+	trusted := func(a string) bool {
+		ip := net.ParseIP(a)
+		for _, n := range d.room.cfg.trustedProxies {
+			if ip != nil && n.Contains(ip) {
+				return true
+			}
+		}
+		return false
+	}
+	if !trusted(addr) {
+		return addr
+	}
+	var hops []string
+	for _, h := range req.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(h, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if net.ParseIP(hop) == nil {
+			break // not an address: the proxy's header is not one we read
+		}
+		if !trusted(hop) {
+			return hop
+		}
+		addr = hop
+	}
+	return addr
 }
 
 // hold counts a connection from addr; false when it has webPerAddress.
@@ -194,10 +233,7 @@ func (d *webDoor) release(addr string) {
 // join is one learner's WebSocket: their hello, then their program until
 // they leave, close the page, or send nothing for WebIdle.
 func (d *webDoor) join(w http.ResponseWriter, req *http.Request) {
-	addr, _, err := net.SplitHostPort(req.RemoteAddr)
-	if err != nil {
-		addr = req.RemoteAddr
-	}
+	addr := d.clientAddr(req)
 	if !d.hold(addr) {
 		http.Error(w, "too many connections from your address", http.StatusTooManyRequests)
 		return
@@ -236,7 +272,7 @@ func (d *webDoor) join(w http.ResponseWriter, req *http.Request) {
 		refuse("password")
 		return
 	}
-	if learnerName(h.Name) == "" {
+	if learnerName(h.Name) == "" && !r.cfg.Anonymous {
 		refuse("name")
 		return
 	}

@@ -140,7 +140,9 @@ func typeKey(r rune) chromedp.Action[chromedp.Void] {
 // -artifacts -outputdir DIR keeps them).
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	// What the window shows: a full-page capture re-lays the page out at
+	// its whole height, and a phone's emulated window came out blank.
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

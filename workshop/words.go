@@ -17,6 +17,7 @@ type words struct {
 	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
 	more, hostKey, watchTitle, watchKeys, handCol, removed, ended, reportSaid string
 	webBoard, notJoined, sayAsk, keysSay                                      string
+	reportKey                                                                 string // E's part of keys
 }
 
 var wordsByLang = map[string]words{
@@ -78,6 +79,7 @@ var wordsByLang = map[string]words{
 		removed:        "%s taken off the list",
 		ended:          "%s's session ended",
 		reportSaid:     "report written: %s",
+		reportKey:      " · E report",
 		webBoard:       "in a browser: %s · projector: %s",
 		notJoined:      "not joined",
 		sayAsk:         "Say to every learner (shown for 10 s, the room keeps going):",
@@ -141,6 +143,7 @@ var wordsByLang = map[string]words{
 		removed:        "%s fuera de la lista",
 		ended:          "sesión de %s terminada",
 		reportSaid:     "informe escrito: %s",
+		reportKey:      " · E informe",
 		webBoard:       "en un navegador: %s · proyector: %s",
 		notJoined:      "sin llegar",
 		sayAsk:         "Decir a todos (se ve 10 s, la sala sigue):",
