@@ -212,8 +212,19 @@ func (l lessonPane) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{l.keys.Up, l.keys.Down, l.keys.PageUp, l.keys.PageDown}}
 }
 
-// Update scrolls the text, or in the quiz moves between the choices.
+// Update scrolls the text (by key or by the mouse wheel), or in the quiz
+// moves between the choices.
 func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
+	if w, ok := msg.(tea.MouseWheelMsg); ok && l.lesson != nil {
+		switch w.Button {
+		case tea.MouseWheelUp:
+			l.offset -= 3
+		case tea.MouseWheelDown:
+			l.offset += 3
+		}
+		l.clamp()
+		return l, nil
+	}
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok || l.lesson == nil {
 		return l, nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -286,5 +287,39 @@ func TestLessonCodeKeepsItsIndentation(t *testing.T) {
 				t.Errorf("the wrapped line reads\n%s\nnot\n%s", got, long)
 			}
 		})
+	}
+}
+
+// The mouse wheel scrolls the lesson's text as ↑ and ↓ do, over the pane
+// on screen: a learner in a browser or a terminal with a mouse reads a
+// long hint by the wheel.
+func TestTheWheelScrollsTheLesson(t *testing.T) {
+	course, err := lessons.Load("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fixtureModelIn(t, 80, 24, "", 3, "en")
+	m.learnCourse(course)
+	l, err := lessons.Find(course, "cdc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.openLesson(l)
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = send(t, m, keyPress("enter"))
+	m.lesson.keyHint = "`p` send a payment"
+	m.lesson.toggleHint()
+	m.lesson.offset = 0
+	if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+		t.Fatal("the step with its hint fits: nothing to scroll")
+	}
+	at := m.layout().lesson
+	m = send(t, m, tea.MouseWheelMsg{X: at.x + 2, Y: at.y + 2, Button: tea.MouseWheelDown})
+	if m.lesson.offset == 0 {
+		t.Fatal("the wheel down over the lesson did not scroll it")
+	}
+	m = send(t, m, tea.MouseWheelMsg{X: at.x + 2, Y: at.y + 2, Button: tea.MouseWheelUp})
+	if m.lesson.offset != 0 {
+		t.Errorf("the wheel up left the lesson at line %d", m.lesson.offset)
 	}
 }
