@@ -39,7 +39,8 @@ var benchKeys = flag.Duration("bench.keys", 30*time.Second, "how long BenchmarkR
 // → simulator running) p95; and what each learner costs the host while
 // pressing: the room's resident memory, PostgreSQL's proportional set
 // and its client backends, per learner, and CPU (the room's and
-// PostgreSQL's) in percent of one core.
+// PostgreSQL's) in percent of one core; and the room's stop with every
+// learner still connected.
 func BenchmarkRoom(b *testing.B) {
 	for _, door := range []struct {
 		name string
@@ -117,7 +118,12 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 	load, _ := os.ReadFile("/proc/loadavg")
 	b.Logf("%d learners: key → frame %d keys, %d misses; watch: %d keys timed; a learner's peak backends %d; load average %s",
 		n, len(res.keys), res.misses, len(frames.ds), res.peakLearner, strings.TrimSpace(string(load)))
-	leaveAll(b, r, res.learners, backendsBefore)
+	// The class ends with everyone still connected, as the instructor's q
+	// and y end it: the time until the room has closed every session and
+	// stopped serving.
+	began := time.Now()
+	stop()
+	b.ReportMetric(time.Since(began).Seconds(), "stop-s")
 }
 
 // delays are the watch's timings, appended from its watcher's goroutine.
