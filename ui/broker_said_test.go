@@ -1,9 +1,10 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // The step-by-step simulator's screen says which broker runs and why (the

@@ -8,6 +8,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 type storyKeys struct {
@@ -133,10 +134,10 @@ func (p storyPane) View() string {
 	if p.spans {
 		title = w.T("Trace of %s", story.Short(p.story.Message))
 	}
-	lines := []string{paneTitle(p.st, true, title, detail, p.w)}
+	lines := []string{style.PaneTitle(p.st, true, title, detail, p.w)}
 	end := min(len(p.lines), p.top+p.h-1)
 	for _, l := range p.lines[p.top:end] {
 		lines = append(lines, " "+l)
 	}
-	return block(strings.Join(fitLines(lines, p.w, p.h), "\n"), p.w, p.h)
+	return style.Block(strings.Join(style.FitLines(lines, p.w, p.h), "\n"), p.w, p.h)
 }

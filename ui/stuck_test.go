@@ -3,14 +3,16 @@ package ui
 import (
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // When nothing moves, the status line names what would, with its key, and
@@ -85,7 +87,7 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 		p.carryOver(actors)
 		view := plain(p.View())
 		for _, w := range want {
-			if !strings.Contains(oneLine(view), w) {
+			if !strings.Contains(style.OneLine(view), w) {
 				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
 			}
 		}
@@ -163,7 +165,7 @@ func TestTimelineKeepsTheConsequence(t *testing.T) {
 	p, _ = p.Update(timelineMsg{from: 0, entries: []sim.Entry{e}})
 	for _, w := range []int{120, 80} {
 		p.SetSize(w, 6)
-		if v := oneLine(plain(p.View())); !strings.Contains(v, "it is lost") {
+		if v := style.OneLine(plain(p.View())); !strings.Contains(v, "it is lost") {
 			t.Errorf("at %d columns the consequence is cut:\n%s", w, plain(p.View()))
 		}
 	}
@@ -245,11 +247,11 @@ func TestHintKeysFollowTheActors(t *testing.T) {
 
 	p := lessonInProgress(t, "en", 80, 40)
 	p.carryOver(with(fixtureActors(), "relay-1", sim.Crashed))
-	if !strings.Contains(oneLine(plain(p.View())), "relay-1 is still crashed") {
+	if !strings.Contains(style.OneLine(plain(p.View())), "relay-1 is still crashed") {
 		t.Fatal("no carried note")
 	}
 	p.refreshCarried(idle(fixtureActors()))
-	if strings.Contains(oneLine(plain(p.View())), "still crashed") {
+	if strings.Contains(style.OneLine(plain(p.View())), "still crashed") {
 		t.Fatal("the note stayed after the restart")
 	}
 }
@@ -348,13 +350,13 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 	d.settle()
-	if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := style.OneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
 		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+		if screen := style.OneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
 			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
 		}
 	}

@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"charm.land/lipgloss/v2"
 	"context"
 	"fmt"
-	"github.com/outboxlab/outboxlab/catalog"
 	"slices"
 	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -278,7 +280,7 @@ func (t tablesPane) View() string {
 		}
 	}
 	tabs := t.tabs()
-	lines := []string{paneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
+	lines := []string{style.PaneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
 	switch {
 	case t.err != nil:
 		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))
@@ -287,7 +289,7 @@ func (t tablesPane) View() string {
 	default:
 		lines = append(lines, t.grid(name)...)
 	}
-	return block(strings.Join(lines, "\n"), t.w, t.h)
+	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // tabs names the tables with the current one marked.
@@ -453,12 +455,12 @@ func idColumn(rows [][]string, i int) bool {
 // fitCell draws a cell in w cells: whole, or an id by its last digits.
 func fitCell(c string, w int) string {
 	if ansi.StringWidth(c) <= w {
-		return fitLine(c, w)
+		return style.FitLine(c, w)
 	}
 	if w >= 2 && strings.Trim(c, "0123456789abcdef-") == "" {
 		return "…" + c[len(c)-(w-1):]
 	}
-	return fitLine(c, w)
+	return style.FitLine(c, w)
 }
 
 // clippedNamed are the columns the step names that the pane does not draw
@@ -545,7 +547,7 @@ func (t tablesPane) grid(name string) []string {
 			}
 		}
 		for _, s := range physical {
-			s = fitLine(s, t.w)
+			s = style.FitLine(s, t.w)
 			if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
 				lines = append(lines, t.st.Table.Changed.Render(s))
 			} else {

@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"github.com/outboxlab/outboxlab/catalog"
 	"regexp"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -169,7 +171,7 @@ func (t timelinePane) View() string {
 	if t.sel >= 0 {
 		detail += " · " + w.T("scrolled (G: newest)")
 	}
-	lines := []string{paneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
+	lines := []string{style.PaneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
 	body := t.h - 1
 	var sqlLines []string
 	if t.showSQL && len(t.entries) > 0 {
@@ -183,7 +185,7 @@ func (t timelinePane) View() string {
 			// first, wrapped, never cut ("/ opens the…").
 			empty = w.T("new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs")
 		}
-		for _, l := range wrapWhole(empty, t.w-2, 0) {
+		for _, l := range style.WrapWhole(empty, t.w-2, 0) {
 			lines = append(lines, t.st.Pane.Empty.Render("  "+l))
 		}
 	}
@@ -202,7 +204,7 @@ func (t timelinePane) View() string {
 		el := t.entryLines(t.entries[i], entryMaxLines)
 		if i == sel && (t.sel >= 0 || t.showSQL) {
 			for j, l := range el {
-				el[j] = t.st.Timeline.Selected.Render(fitLine(stripped(l), t.w))
+				el[j] = t.st.Timeline.Selected.Render(style.FitLine(ansi.Strip(l), t.w))
 			}
 		}
 		rows = append(el, rows...)
@@ -219,9 +221,9 @@ func (t timelinePane) View() string {
 	}
 	rows = rows[:min(len(rows), body)]
 	lines = append(lines, rows...)
-	lines = fitLines(lines, t.w, t.h-len(sqlLines))
+	lines = style.FitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
-	return block(strings.Join(lines, "\n"), t.w, t.h)
+	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // forkLine is drawn between the last entry from before a fork and the
@@ -246,14 +248,14 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 		who = e.Pipeline[:1] + ":" + who
 	}
 	w := t.st.Words
-	what := w.State(shortCheckpoint(e.Checkpoint))
+	what := w.State(style.ShortCheckpoint(e.Checkpoint))
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
 	case sim.KindCheckpoint:
 	case sim.KindCrash:
 		what, whatStyle = w.State("CRASH"), ts.Crash
 		if e.Checkpoint != "" {
-			what += "@" + shortCheckpoint(e.Checkpoint)
+			what += "@" + style.ShortCheckpoint(e.Checkpoint)
 		}
 	case sim.KindFault, sim.KindError, sim.KindBlocked:
 		what, whatStyle = w.State(string(e.Kind)), ts.Fault
@@ -267,9 +269,9 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 		sb.WriteString(ts.Time.Render(e.At.Format("15:04:05.000")))
 		sb.WriteByte(' ')
 	}
-	sb.WriteString(ts.Actor.Render(pad(who, 13)))
+	sb.WriteString(ts.Actor.Render(style.Pad(who, 13)))
 	sb.WriteByte(' ')
-	sb.WriteString(whatStyle.Render(pad(what, 15)))
+	sb.WriteString(whatStyle.Render(style.Pad(what, 15)))
 	sb.WriteByte(' ')
 	if e.Statement != "" {
 		sb.WriteString(ts.Statement.Render("[" + e.Statement + "]"))
@@ -350,7 +352,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	lines := make([]string, len(out))
 	for i, l := range out {
 		if i == 0 {
-			lines[i] = head + render(ts.Explain, l)
+			lines[i] = head + style.NonEmpty(ts.Explain, l)
 			continue
 		}
 		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)

@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // A timeline entry's sentence continues right of its [statement] tag, not
@@ -76,7 +78,7 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 func TestALongNoticeIsReadWhole(t *testing.T) {
 	m := fixtureModel(t, 80, 24, "outbox", 2)
 	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
-	screen := oneLine(plain(m.render()))
+	screen := style.OneLine(plain(m.render()))
 	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
 		t.Errorf("the replay command is not on screen whole:\n%s", plain(m.render()))
 	}
