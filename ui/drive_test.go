@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // driver plays the part of the Bubble Tea runtime for a test: it runs each
@@ -103,7 +104,7 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 		case msg := <-d.msgs:
 			d.handle(msg)
 		case <-deadline:
-			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m.render()))
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, panetest.Plain(d.m.render()))
 		}
 	}
 }
@@ -138,7 +139,7 @@ func (d *driver) press(keys ...string) {
 	d.t.Helper()
 	for _, k := range keys {
 		before := d.started
-		d.handle(keyPress(k))
+		d.handle(panetest.KeyPress(k))
 		if d.started == before && quiet(d.m) && len(d.msgs) == 0 {
 			continue
 		}
@@ -156,7 +157,7 @@ func (d *driver) oracle(kind string) sim.Oracle {
 	return sim.Oracle{}
 }
 
-func (d *driver) screen() string { return plain(d.m.render()) }
+func (d *driver) screen() string { return panetest.Plain(d.m.render()) }
 
 // TestDriveCrashAfterPublish plays the crash-after-publish scene with n, as
 // a learner would, and checks what the screen shows against the scene's
@@ -276,9 +277,9 @@ func TestDriveComparePlay(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{Scene: "dual-write-crash"})
 	for range len(speeds) {
-		d.handle(keyPress("+"))
+		d.handle(panetest.KeyPress("+"))
 	}
-	d.handle(keyPress("space"))
+	d.handle(panetest.KeyPress("space"))
 	d.waitFor("the scene to play out", func(m Model) bool {
 		return !m.playing && !m.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
 	})

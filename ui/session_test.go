@@ -11,6 +11,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // entriesJSON is the timeline as `run --json` writes it.
@@ -234,7 +235,7 @@ func TestRewindKeysPressedFast(t *testing.T) {
 	}
 	p := d.m.pos
 	for range 4 {
-		d.handle(keyPress("["))
+		d.handle(panetest.KeyPress("["))
 	}
 	d.settle()
 	if d.m.pos.At != p.Len-4 {
