@@ -9,6 +9,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // bootCmd boots PostgreSQL; each boot step is sent on progress as it begins, and
@@ -247,7 +248,7 @@ type snapshotMsg struct {
 	oracles  oraclesMsg
 	metrics  metricsMsg
 	edges    edgesMsg
-	timeline timelineMsg
+	timeline timeline.EntriesMsg
 	table    tableMsg
 	err      error
 }
@@ -256,7 +257,7 @@ func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req 
 	return func() tea.Msg {
 		msg := snapshotMsg{id: id, gen: gen}
 		entries, now, reset := s.TimelineSince(epoch, from)
-		msg.timeline = timelineMsg{from: from, entries: entries, epoch: now, reset: reset}
+		msg.timeline = timeline.EntriesMsg{From: from, Entries: entries, Epoch: now, Reset: reset}
 		msg.now = s.Now()
 		o, err := s.Oracles(ctx)
 		if err != nil {

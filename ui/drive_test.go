@@ -199,7 +199,7 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 		t.Errorf("screen lacks %q:\n%s", want, scr)
 	}
 	crashed := false
-	for _, e := range d.m.timeline.entries {
+	for _, e := range d.m.timeline.Entries() {
 		crashed = crashed || e.Kind == "crash" && e.Checkpoint == "relay.published"
 	}
 	if !crashed {
@@ -210,8 +210,8 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if d.m.timeline.total == 0 || len(d.m.tables.data.Rows) == 0 {
-		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.total, len(d.m.tables.data.Rows))
+	if d.m.timeline.Total() == 0 || len(d.m.tables.data.Rows) == 0 {
+		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.Total(), len(d.m.tables.data.Rows))
 	}
 
 	// Again by hand: a payment, relay-1 armed to crash at relay.published,

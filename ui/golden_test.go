@@ -70,29 +70,6 @@ func TestTablesPaneGolden(t *testing.T) {
 	panetest.Golden(t, "tables_outbox_60_focused", p.View())
 }
 
-func TestTimelinePaneGolden(t *testing.T) {
-	p := newTimelinePane(panetest.Styles())
-	p, _ = p.Update(timelineMsg{from: 0, entries: panetest.Entries()})
-	p.SetSize(120, 9)
-	panetest.Golden(t, "timeline_120", p.View())
-	p.SetSize(80, 6)
-	panetest.Golden(t, "timeline_80", p.View())
-
-	// Select the claim and open its SQL.
-	p.SetSize(120, 16)
-	for range 3 {
-		p, _ = p.Update(panetest.KeyPress("up"))
-	}
-	p, _ = p.Update(panetest.KeyPress("enter"))
-	panetest.Golden(t, "timeline_sql_120", p.View())
-
-	// A stale read (from the wrong index) is dropped.
-	p, _ = p.Update(timelineMsg{from: 3, entries: panetest.Entries()})
-	if p.total != len(panetest.Entries()) {
-		t.Errorf("stale timeline read appended: total %d", p.total)
-	}
-}
-
 func TestGuaranteesPaneGolden(t *testing.T) {
 	g := newGuaranteesPane(panetest.Styles())
 	g, _ = g.Update(oraclesMsg{panetest.Oracles()})

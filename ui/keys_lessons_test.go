@@ -225,7 +225,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)
 		clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (done)")
-		if d.m.timeline.total > 0 {
+		if d.m.timeline.Total() > 0 {
 			// One message's story, from the timeline, once the lesson is
 			// done (the story stops a run: opened earlier it would change
 			// the step).

@@ -16,6 +16,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 type phase int
@@ -85,7 +86,7 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.boot = newBootPane(m.st)
 	m.pipeline = newPipelinePane(m.st)
 	m.tables = newTablesPane(m.st)
-	m.timeline = newTimelinePane(m.st)
+	m.timeline = timeline.New(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson = newLessonPane(m.st, sc)
@@ -179,12 +180,12 @@ func (m *Model) buildSim() tea.Cmd {
 	m.err, m.simErr = nil, nil
 	m.notice = m.st.Words.T("building the scene's databases…")
 	m.pipeline = newPipelinePane(m.st)
-	m.timeline = newTimelinePane(m.st)
+	m.timeline = timeline.New(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson.psql = m.psqlCommands()
 	m.tables.reset(nil, m.simID, m.settings.Pipelines())
-	m.timeline.compare = m.settings.Mode == "compare"
+	m.timeline.SetCompare(m.settings.Mode == "compare")
 	if m.settings.Mode != "compare" {
 		m.compareView = false
 	}
@@ -244,11 +245,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.buildSim(), m.resize())
 
-	case storyOfMsg:
+	case timeline.StoryOfMsg:
 		if m.sim == nil {
 			return m, nil
 		}
-		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.entry)
+		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.Entry)
 	case storyMsg:
 		if msg.err != nil {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
@@ -284,12 +285,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
-	case rewindToMsg:
+	case timeline.RewindToMsg:
 		// The point of the log whose command recorded the entry: the
 		// state right after it happened.
 		to := len(m.pos.Entries)
 		for i, n := range m.pos.Entries {
-			if n > msg.entry {
+			if n > msg.Entry {
 				to = i + 1
 				break
 			}

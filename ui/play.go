@@ -105,7 +105,7 @@ func (p *playPage) captionFor(c pageCtx, a action, entries []sim.Entry) {
 	var text []string
 	for _, e := range entries {
 		// The caption is in the screen's language, as the timeline is.
-		say := c.panes.timeline.explain(e)
+		say := c.panes.timeline.Explain(e)
 		switch {
 		case say == "":
 		case strings.HasPrefix(say, e.Actor+" "):

@@ -10,6 +10,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // fakeTables serves windows of an in-memory outbox table.
@@ -51,14 +52,14 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	src := fakeTables{rows: rows}
 	m.tables.reset(src, m.simID, m.settings.Pipelines())
 	m.tables.table = 1
-	m.timeline.compare = mode == "compare"
+	m.timeline.SetCompare(mode == "compare")
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	oracles := panetest.Oracles()
 	if mode != "compare" {
 		oracles = oracles[1:]
 	}
 	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oraclesMsg{oracles},
-		timeline: timelineMsg{from: 0, entries: panetest.Entries()}})
+		timeline: timeline.EntriesMsg{From: 0, Entries: panetest.Entries()}})
 	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.visible()), m.tables.visible())
 	m = send(t, m, tableMsg{simID: m.simID, gen: 1, pipeline: "outbox", table: tb})
 	return m

@@ -5,6 +5,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // simView is the simulation on screen, whatever the mode: the simulator and
@@ -58,7 +59,7 @@ type simView struct {
 type panes struct {
 	pipeline   pipelinePane
 	tables     tablesPane
-	timeline   timelinePane
+	timeline   timeline.Pane
 	guarantees guaranteesPane
 	metrics    metricsPane
 	lesson     lessonPane

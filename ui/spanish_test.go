@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // Under --lang es the screen's own words are Spanish: the status line, the
@@ -68,11 +69,11 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
 	views = append(views, g.View())
-	tl := newTimelinePane(m.st)
+	tl := timeline.New(m.st)
 	tl.SetSize(100, 4)
 	views = append(views, tl.View())
 	// The timeline's sentences, as the simulator keeps them.
-	tl, _ = tl.Update(timelineMsg{from: 0, entries: []sim.Entry{
+	tl, _ = tl.Update(timeline.EntriesMsg{From: 0, Entries: []sim.Entry{
 		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published", Explain: "English kept for run",
 			Say: &sim.Text{Key: "%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", Args: []any{"relay-1", "…deb1bbf2"}}},
 		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Explain: "English kept for run",

@@ -33,10 +33,6 @@ func (k storyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Trace, k.Close}}
 }
 
-// storyOfMsg asks the root for the story of the message a timeline entry
-// (its index from the first) is about.
-type storyOfMsg struct{ entry int }
-
 // storyMsg is a message's story, built from the simulation's timeline.
 type storyMsg struct {
 	story story.Story

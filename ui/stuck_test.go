@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,7 +124,7 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.press("n") // the script's first line: a request of its own
 	d.press("i")
 	var mine string
-	for _, e := range d.m.timeline.entries {
+	for _, e := range d.m.timeline.Entries() {
 		if e.Actor == "client" && strings.Contains(e.Explain, "retries") {
 			mine = e.Explain
 		}
@@ -154,21 +152,6 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
 	if set := d.m.page.(*simulatorPage).settings(d.m.pageCtx()); set.Mode != "outbox" {
 		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
-	}
-}
-
-// At the README's 120 columns a timeline line keeps its consequence: the
-// naive crash's "it is lost" wraps instead of being cut.
-func TestTimelineKeepsTheConsequence(t *testing.T) {
-	p := newTimelinePane(panetest.Styles())
-	e := sim.Entry{Actor: "naive", Kind: "crash", Checkpoint: "naive.committed",
-		Explain: "naive crashed at naive.committed: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost"}
-	p, _ = p.Update(timelineMsg{from: 0, entries: []sim.Entry{e}})
-	for _, w := range []int{120, 80} {
-		p.SetSize(w, 6)
-		if v := style.OneLine(panetest.Plain(p.View())); !strings.Contains(v, "it is lost") {
-			t.Errorf("at %d columns the consequence is cut:\n%s", w, panetest.Plain(p.View()))
-		}
 	}
 }
 
@@ -207,26 +190,6 @@ func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	}
 	if len(d.m.lesson.psql) == 0 {
 		t.Error("no psql command for the databases on screen")
-	}
-}
-
-// Scrolling up over entries that wrap keeps the selected entry on screen,
-// down to the very first.
-func TestTimelineScrollKeepsTheSelectionOverWrappedEntries(t *testing.T) {
-	p := newTimelinePane(panetest.Styles())
-	var entries []sim.Entry
-	for i := range 30 {
-		entries = append(entries, sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published",
-			Explain: fmt.Sprintf("entry %02d: relay-1 published the message with no transaction open; not marked yet: a crash now means it is published again with the same id", i)})
-	}
-	p, _ = p.Update(timelineMsg{from: 0, entries: entries})
-	p.SetSize(80, 8)
-	for i := range 30 {
-		p, _ = p.Update(panetest.KeyPress("up"))
-		want := fmt.Sprintf("entry %02d:", max(0, 28-i))
-		if v := panetest.Plain(p.View()); !strings.Contains(v, want) {
-			t.Fatalf("after %d presses of up the selected %q is not on screen:\n%s", i+1, want, v)
-		}
 	}
 }
 

@@ -5,34 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 	"github.com/outboxlab/outboxlab/ui/style"
 )
-
-// A timeline entry's sentence continues right of its [statement] tag, not
-// under it: continued under the tag, the next entry's [commit] read as more
-// of the sentence before.
-func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
-	tl := newTimelinePane(panetest.Styles())
-	tl.SetSize(80, 10)
-	e := sim.Entry{Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit",
-		Explain: "api committed the payment and its outbox row together: a crash from here on loses nothing, the relay will publish the event"}
-	lines := tl.entryLines(e, entryMaxLines)
-	if len(lines) < 2 {
-		t.Fatalf("the entry did not wrap at 80 columns: %q", lines)
-	}
-	tag := strings.Index(panetest.Plain(lines[0]), "[commit]")
-	text := tag + len("[commit] ")
-	for _, l := range lines[1:] {
-		l = panetest.Plain(l)
-		if lead := len(l) - len(strings.TrimLeft(l, " ")); lead < text {
-			t.Errorf("a continuation starts at column %d, under the tag (the sentence starts at %d):\n%s", lead, text, panetest.Plain(strings.Join(lines, "\n")))
-		}
-	}
-}
 
 // The free simulator leads to the course: its empty timeline and its key
 // line name /, the / picker lists the lessons before the scenes, choosing
@@ -107,45 +83,6 @@ func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
 	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
 		if !strings.Contains(view, name) {
 			t.Errorf("%q is not drawn whole:\n%s", name, view)
-		}
-	}
-}
-
-// An id the engine quotes whole inside a sentence (a publish error) is
-// written as the timeline writes ids, by its last eight digits: whole, it is
-// a word wider than a lesson's column, and the pane cut it.
-func TestTimelineWritesQuotedIDsByTheirEnd(t *testing.T) {
-	tl := newTimelinePane(panetest.Styles())
-	tl.SetSize(69, 10)
-	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Statement: "schedule_retry",
-		Explain: "relay-1 could not publish …deb1bbf2: retry scheduled with backoff and jitter (attempt 1 failed, next at 12:00:02.324: publish 019b796d-d600-7e54-83a4-1234deb1bbf2: broker is down)"}
-	text := panetest.Plain(strings.Join(tl.entryLines(e, entryMaxLines), "\n"))
-	if words := strings.Join(strings.Fields(text), " "); strings.Contains(words, "019b796d") || !strings.Contains(words, "publish …deb1bbf2: broker is down") {
-		t.Errorf("the quoted id is not written by its end:\n%s", text)
-	}
-	for _, l := range strings.Split(text, "\n") {
-		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
-			t.Errorf("a line is cut:\n%s", text)
-		}
-	}
-}
-
-// A long sentence in a lesson's narrow timeline (69 columns at 120×40)
-// goes on under the actor, not in the few cells right of its tag: there, a
-// dead letter's error ran out of its eight lines and was cut.
-func TestANarrowTimelineReadsALongSentenceWhole(t *testing.T) {
-	tl := newTimelinePane(panetest.Styles())
-	tl.SetSize(69, 12)
-	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.dead_lettered", Statement: "dead_letter",
-		Explain: "relay-1 dead-lettered …deb1bbf2 after 12 attempts: no more retries; an operator may requeue it (same id) once the cause is fixed (attempt 12 of 12 failed: dead-lettered: dead letter: broker refused the message: payload fails the topic schema: amount 666 is not allowed)"}
-	lines := tl.entryLines(e, entryMaxLines)
-	text := panetest.Plain(strings.Join(lines, "\n"))
-	if words := strings.Join(strings.Fields(text), " "); !strings.Contains(words, "amount 666 is not allowed)") {
-		t.Errorf("the sentence is cut:\n%s", text)
-	}
-	for _, l := range lines {
-		if w := ansi.StringWidth(l); w > 69 {
-			t.Errorf("a line is %d cells wide, the pane 69: the pane cuts it:\n%s", w, text)
 		}
 	}
 }
