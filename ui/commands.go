@@ -9,6 +9,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -249,11 +250,11 @@ type snapshotMsg struct {
 	metrics  metricsMsg
 	edges    edgesMsg
 	timeline timeline.EntriesMsg
-	table    tableMsg
+	table    tables.ReadMsg
 	err      error
 }
 
-func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req tableReq) tea.Cmd {
+func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req tables.Request) tea.Cmd {
 	return func() tea.Msg {
 		msg := snapshotMsg{id: id, gen: gen}
 		entries, now, reset := s.TimelineSince(epoch, from)
@@ -277,8 +278,8 @@ func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req 
 			return msg
 		}
 		msg.edges = edgesMsg{edges}
-		tb, err := s.Table(ctx, req.pipeline, req.name, req.offset, req.limit)
-		msg.table = tableMsg{simID: id, gen: gen, pipeline: req.pipeline, table: tb, err: err}
+		tb, err := s.Table(ctx, req.Pipeline, req.Name, req.Offset, req.Limit)
+		msg.table = tables.ReadMsg{SimID: id, Gen: gen, Pipeline: req.Pipeline, Table: tb, Err: err}
 		return msg
 	}
 }

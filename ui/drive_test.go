@@ -112,7 +112,7 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 // quiet says the model has nothing under way: no operation, none queued, no
 // read of the simulation.
 func quiet(m Model) bool {
-	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && m.tables.reading == 0
+	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && !m.tables.Reading()
 }
 
 // settle handles messages until the model is idle and nothing arrives for a
@@ -210,8 +210,8 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if d.m.timeline.Total() == 0 || len(d.m.tables.data.Rows) == 0 {
-		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.Total(), len(d.m.tables.data.Rows))
+	if d.m.timeline.Total() == 0 || len(d.m.tables.Table().Rows) == 0 {
+		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.Total(), len(d.m.tables.Table().Rows))
 	}
 
 	// Again by hand: a payment, relay-1 armed to crash at relay.published,
@@ -236,12 +236,12 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 
 	// Tables: the outbox, scrolled by key and by wheel, rows changed by the
 	// last step highlighted.
-	if d.m.tables.data.Name != "outbox_messages" || d.m.tables.data.Total != 2 {
-		t.Errorf("tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	if d.m.tables.Table().Name != "outbox_messages" || d.m.tables.Table().Total != 2 {
+		t.Errorf("tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
 	}
 	d.press("right")
-	if d.m.tables.data.Name != "inbox_messages" || d.m.tables.data.Total != 4 {
-		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	if d.m.tables.Table().Name != "inbox_messages" || d.m.tables.Table().Total != 4 {
+		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
 	}
 	d.handle(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
 	d.settle()

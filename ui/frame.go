@@ -194,9 +194,9 @@ func (m *Model) resize() tea.Cmd {
 	W, _ := m.size()
 	m.boot.SetSize(W, l.body.h+l.help.h)
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
-	before := m.tables.visible()
+	before := m.tables.Visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
-	m.tables.named = m.lesson.named()
+	m.tables.SetNamed(m.lesson.named())
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
@@ -215,9 +215,9 @@ func (m *Model) resize() tea.Cmd {
 	}
 	m.setFocus()
 	m.updateKeys()
-	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
+	if m.sim != nil && l.tables.h > 0 && m.tables.Visible() != before {
 		var cmd tea.Cmd
-		m.tables, cmd = m.tables.fetch()
+		m.tables, cmd = m.tables.Fetch()
 		return cmd
 	}
 	return nil

@@ -54,22 +54,6 @@ func TestPipelinePaneGolden(t *testing.T) {
 	}
 }
 
-func TestTablesPaneGolden(t *testing.T) {
-	p := newTablesPane(panetest.Styles())
-	p.reset(nil, 1, []string{"outbox"})
-	p.table = 1
-	p.SetSize(100, 6)
-	p, _ = p.Update(tableMsg{simID: 1, gen: 1, pipeline: "outbox", table: sim.Table{Name: "outbox_messages", Columns: panetest.Table().Columns, Rows: panetest.Table().Rows[:1], Keys: []string{"k1"}, Total: 1}})
-	p, _ = p.Update(tableMsg{simID: 1, gen: 2, pipeline: "outbox", table: panetest.Table()})
-	if !p.changed["k2"] || p.changed["k1"] {
-		t.Errorf("changed = %v, want only k2 (the row the last step added)", p.changed)
-	}
-	panetest.Golden(t, "tables_outbox_100", p.View())
-	p.focused = true
-	p.SetSize(60, 5)
-	panetest.Golden(t, "tables_outbox_60_focused", p.View())
-}
-
 func TestGuaranteesPaneGolden(t *testing.T) {
 	g := newGuaranteesPane(panetest.Styles())
 	g, _ = g.Update(oraclesMsg{panetest.Oracles()})

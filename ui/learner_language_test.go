@@ -12,6 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/tables"
 )
 
 func stylesIn(lang string) *Styles {
@@ -101,10 +102,10 @@ func TestHintKeyLineInTheLearnersLanguage(t *testing.T) {
 // An empty table says so in the learner's language.
 func TestTablePlaceholderInTheLearnersLanguage(t *testing.T) {
 	for lang, want := range map[string]string{"en": "(empty)", "es": "(vacía)"} {
-		p := newTablesPane(stylesIn(lang))
-		p.reset(nil, 1, []string{"outbox"})
+		p := tables.New(stylesIn(lang))
+		p.Reset(nil, 1, []string{"outbox"})
 		p.SetSize(100, 6)
-		p, _ = p.Update(tableMsg{simID: 1, gen: 1, pipeline: "outbox", table: sim.Table{Name: "outbox_messages", Columns: panetest.Table().Columns}})
+		p, _ = p.Update(tables.ReadMsg{SimID: 1, Gen: 1, Pipeline: "outbox", Table: sim.Table{Name: "outbox_messages", Columns: panetest.Table().Columns}})
 		if view := panetest.Plain(p.View()); !strings.Contains(view, want) {
 			t.Errorf("%s: no %q in an empty table:\n%s", lang, want, view)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -85,7 +86,7 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.help.Styles = st.Help
 	m.boot = newBootPane(m.st)
 	m.pipeline = newPipelinePane(m.st)
-	m.tables = newTablesPane(m.st)
+	m.tables = tables.New(m.st)
 	m.timeline = timeline.New(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
@@ -184,7 +185,7 @@ func (m *Model) buildSim() tea.Cmd {
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson.psql = m.psqlCommands()
-	m.tables.reset(nil, m.simID, m.settings.Pipelines())
+	m.tables.Reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.SetCompare(m.settings.Mode == "compare")
 	if m.settings.Mode != "compare" {
 		m.compareView = false
@@ -327,7 +328,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.Addr)
 			}
 		}
-		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
+		m.tables.Reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
 		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(m.pageCtx()))
@@ -381,8 +382,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.resize())
 		return m, tea.Batch(cmds...)
 
-	case tableMsg:
-		if msg.simID != m.simID {
+	case tables.ReadMsg:
+		if msg.SimID != m.simID {
 			return m, nil
 		}
 		var cmd tea.Cmd

@@ -440,3 +440,12 @@ func (p pipelinePane) edge(kind, from, to string) (sim.Edge, bool) {
 	}
 	return sim.Edge{}, false
 }
+
+// sum is the total of widths.
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}

@@ -194,5 +194,5 @@ func (m *Model) refresh() tea.Cmd {
 	}
 	m.refreshing = true
 	epoch, from := m.timeline.Next()
-	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, epoch, from, m.tables.request())
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, epoch, from, m.tables.Request())
 }

@@ -201,7 +201,7 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) setFocus() {
-	m.tables.focused = m.focus == focusTables
+	m.tables.SetFocused(m.focus == focusTables)
 	m.timeline.SetFocused(m.focus == focusTimeline)
 	m.lesson.focused = m.focus == focusLesson
 }

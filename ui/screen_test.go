@@ -10,6 +10,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -50,8 +51,7 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	}
 	m.setActors(actors)
 	src := fakeTables{rows: rows}
-	m.tables.reset(src, m.simID, m.settings.Pipelines())
-	m.tables.table = 1
+	m.tables.Reset(src, m.simID, m.settings.Pipelines())
 	m.timeline.SetCompare(mode == "compare")
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	oracles := panetest.Oracles()
@@ -60,8 +60,8 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	}
 	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oraclesMsg{oracles},
 		timeline: timeline.EntriesMsg{From: 0, Entries: panetest.Entries()}})
-	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.visible()), m.tables.visible())
-	m = send(t, m, tableMsg{simID: m.simID, gen: 1, pipeline: "outbox", table: tb})
+	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.Visible()), m.tables.Visible())
+	m = send(t, m, tables.ReadMsg{SimID: m.simID, Gen: 1, Pipeline: "outbox", Table: tb})
 	return m
 }
 

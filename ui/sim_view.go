@@ -5,6 +5,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -58,7 +59,7 @@ type simView struct {
 // free simulator's scene, a lesson's step and quiz.
 type panes struct {
 	pipeline   pipelinePane
-	tables     tablesPane
+	tables     tables.Pane
 	timeline   timeline.Pane
 	guarantees guaranteesPane
 	metrics    metricsPane

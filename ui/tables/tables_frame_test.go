@@ -1,4 +1,4 @@
-package ui
+package tables
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // A table too wide for its pane leaves columns out of what it draws, never
 // out of the rows it holds: the second frame at the same size is the first.
 func TestTablesDrawTheSameFrameTwice(t *testing.T) {
-	p := tablesPane{st: panetest.Styles()}
+	p := Pane{st: panetest.Styles()}
 	p.table = 1
 	p.w, p.h = 69, 8
 	p.named = []string{"att", "next attempt"}
@@ -31,7 +31,7 @@ func TestTablesDrawTheSameFrameTwice(t *testing.T) {
 // message: pay…"); with more rows than that, each keeps one line.
 func TestTablesWrapALongTextWhenItFits(t *testing.T) {
 	long := "dead letter: broker refused the message: payload fails the topic's schema (amount must be a positive integer)"
-	p := tablesPane{st: panetest.Styles()}
+	p := Pane{st: panetest.Styles()}
 	p.table = 1
 	p.w, p.h = 69, 8
 	p.named = []string{"last error"} // as the poison lesson's step names it
