@@ -1,9 +1,11 @@
 package ui
 
 import (
-	"github.com/outboxlab/outboxlab/catalog"
 	"strings"
 	"time"
+
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -98,7 +100,7 @@ func (b bootPane) View() string {
 	} else if !b.done {
 		lines = append(lines, "", st.Hint.Render(w8.T("a cold boot runs initdb once; later boots reuse the cluster · q quits")))
 	}
-	return block(strings.Join(lines, "\n"), b.w, b.h)
+	return style.Block(strings.Join(lines, "\n"), b.w, b.h)
 }
 
 func dim(st *Styles, s string) string {

@@ -1,9 +1,11 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // The step-by-step simulator's screen says which broker runs and why (the
@@ -19,11 +21,11 @@ func TestTheFullHelpSaysWhichBrokerRuns(t *testing.T) {
 		t.Run(lang, func(t *testing.T) {
 			d := newDriver(t, Options{Lang: lang})
 			d.handle(tea.WindowSizeMsg{Width: 80, Height: 30})
-			if strings.Contains(plain(d.m.render()), want[0]) {
+			if strings.Contains(panetest.Plain(d.m.render()), want[0]) {
 				t.Fatalf("the broker is said before ? is pressed")
 			}
 			d.press("?")
-			screen := plain(d.m.render())
+			screen := panetest.Plain(d.m.render())
 			for _, w := range want {
 				if !strings.Contains(screen, w) {
 					t.Errorf("the full help does not say %q:\n%s", w, screen)

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // clipSizes are the terminal sizes a lesson is read at in the clipping
@@ -47,7 +48,7 @@ func clippedOnScreen(d *driver, where string) []string {
 		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
 		at := fmt.Sprintf("%s at %d×%d", where, size[0], size[1])
-		screen := strings.Split(plain(d.m.render()), "\n")
+		screen := strings.Split(panetest.Plain(d.m.render()), "\n")
 		lay := d.m.layout()
 		l := d.m.lesson
 		if l.lesson != nil && l.place <= placePassed {

@@ -9,6 +9,8 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // bootCmd boots PostgreSQL; each boot step is sent on progress as it begins, and
@@ -247,16 +249,16 @@ type snapshotMsg struct {
 	oracles  oraclesMsg
 	metrics  metricsMsg
 	edges    edgesMsg
-	timeline timelineMsg
-	table    tableMsg
+	timeline timeline.EntriesMsg
+	table    tables.ReadMsg
 	err      error
 }
 
-func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req tableReq) tea.Cmd {
+func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req tables.Request) tea.Cmd {
 	return func() tea.Msg {
 		msg := snapshotMsg{id: id, gen: gen}
 		entries, now, reset := s.TimelineSince(epoch, from)
-		msg.timeline = timelineMsg{from: from, entries: entries, epoch: now, reset: reset}
+		msg.timeline = timeline.EntriesMsg{From: from, Entries: entries, Epoch: now, Reset: reset}
 		msg.now = s.Now()
 		o, err := s.Oracles(ctx)
 		if err != nil {
@@ -276,8 +278,8 @@ func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req 
 			return msg
 		}
 		msg.edges = edgesMsg{edges}
-		tb, err := s.Table(ctx, req.pipeline, req.name, req.offset, req.limit)
-		msg.table = tableMsg{simID: id, gen: gen, pipeline: req.pipeline, table: tb, err: err}
+		tb, err := s.Table(ctx, req.Pipeline, req.Name, req.Offset, req.Limit)
+		msg.table = tables.ReadMsg{SimID: id, Gen: gen, Pipeline: req.Pipeline, Table: tb, Err: err}
 		return msg
 	}
 }

@@ -2,4 +2,11 @@
 // boots PostgreSQL, runs a scene's pipelines on it and lets the learner step,
 // pause and break them while the tables, the timeline and the oracle's
 // guarantees update on screen.
+//
+// This package is the root: it owns the window, the run queue, the pages
+// and the overlays, and routes every message. Panes that draw the
+// simulation and need nothing of the root live in packages of their own,
+// each one Pane with Update, View, SetSize and its help: ui/timeline,
+// ui/tables. What they draw with is ui/style's, shared with the
+// deployment's screen; what their tests share is ui/panetest's.
 package ui

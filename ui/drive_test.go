@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // driver plays the part of the Bubble Tea runtime for a test: it runs each
@@ -103,7 +104,7 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 		case msg := <-d.msgs:
 			d.handle(msg)
 		case <-deadline:
-			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m.render()))
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, panetest.Plain(d.m.render()))
 		}
 	}
 }
@@ -111,7 +112,7 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 // quiet says the model has nothing under way: no operation, none queued, no
 // read of the simulation.
 func quiet(m Model) bool {
-	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && m.tables.reading == 0
+	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && !m.tables.Reading()
 }
 
 // settle handles messages until the model is idle and nothing arrives for a
@@ -138,7 +139,7 @@ func (d *driver) press(keys ...string) {
 	d.t.Helper()
 	for _, k := range keys {
 		before := d.started
-		d.handle(keyPress(k))
+		d.handle(panetest.KeyPress(k))
 		if d.started == before && quiet(d.m) && len(d.msgs) == 0 {
 			continue
 		}
@@ -156,7 +157,7 @@ func (d *driver) oracle(kind string) sim.Oracle {
 	return sim.Oracle{}
 }
 
-func (d *driver) screen() string { return plain(d.m.render()) }
+func (d *driver) screen() string { return panetest.Plain(d.m.render()) }
 
 // TestDriveCrashAfterPublish plays the crash-after-publish scene with n, as
 // a learner would, and checks what the screen shows against the scene's
@@ -198,7 +199,7 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 		t.Errorf("screen lacks %q:\n%s", want, scr)
 	}
 	crashed := false
-	for _, e := range d.m.timeline.entries {
+	for _, e := range d.m.timeline.Entries() {
 		crashed = crashed || e.Kind == "crash" && e.Checkpoint == "relay.published"
 	}
 	if !crashed {
@@ -209,8 +210,8 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if d.m.timeline.total == 0 || len(d.m.tables.data.Rows) == 0 {
-		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.total, len(d.m.tables.data.Rows))
+	if d.m.timeline.Total() == 0 || len(d.m.tables.Table().Rows) == 0 {
+		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.Total(), len(d.m.tables.Table().Rows))
 	}
 
 	// Again by hand: a payment, relay-1 armed to crash at relay.published,
@@ -235,12 +236,12 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 
 	// Tables: the outbox, scrolled by key and by wheel, rows changed by the
 	// last step highlighted.
-	if d.m.tables.data.Name != "outbox_messages" || d.m.tables.data.Total != 2 {
-		t.Errorf("tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	if d.m.tables.Table().Name != "outbox_messages" || d.m.tables.Table().Total != 2 {
+		t.Errorf("tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
 	}
 	d.press("right")
-	if d.m.tables.data.Name != "inbox_messages" || d.m.tables.data.Total != 4 {
-		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.data.Name, d.m.tables.data.Total)
+	if d.m.tables.Table().Name != "inbox_messages" || d.m.tables.Table().Total != 4 {
+		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
 	}
 	d.handle(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
 	d.settle()
@@ -276,9 +277,9 @@ func TestDriveComparePlay(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{Scene: "dual-write-crash"})
 	for range len(speeds) {
-		d.handle(keyPress("+"))
+		d.handle(panetest.KeyPress("+"))
 	}
-	d.handle(keyPress("space"))
+	d.handle(panetest.KeyPress("space"))
 	d.waitFor("the scene to play out", func(m Model) bool {
 		return !m.playing && !m.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // rect is a region of the screen.
@@ -78,7 +79,7 @@ func (m Model) helpView() string {
 		}
 		var out []string
 		for i, l := range lines {
-			for j, piece := range wrapWhole(l, W-indent, 4) {
+			for j, piece := range style.WrapWhole(l, W-indent, 4) {
 				if i == 0 && j == 0 && lead != "" {
 					out = append(out, lead+piece)
 					continue
@@ -193,9 +194,9 @@ func (m *Model) resize() tea.Cmd {
 	W, _ := m.size()
 	m.boot.SetSize(W, l.body.h+l.help.h)
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
-	before := m.tables.visible()
+	before := m.tables.Visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
-	m.tables.named = m.lesson.named()
+	m.tables.SetNamed(m.lesson.named())
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
@@ -214,9 +215,9 @@ func (m *Model) resize() tea.Cmd {
 	}
 	m.setFocus()
 	m.updateKeys()
-	if m.sim != nil && l.tables.h > 0 && m.tables.visible() != before {
+	if m.sim != nil && l.tables.h > 0 && m.tables.Visible() != before {
 		var cmd tea.Cmd
-		m.tables, cmd = m.tables.fetch()
+		m.tables, cmd = m.tables.Fetch()
 		return cmd
 	}
 	return nil
@@ -255,7 +256,7 @@ func (m Model) render() string {
 		lines := strings.Split(body, "\n")
 		if n := len(lines) - len(band); n >= 0 {
 			for i, b := range band {
-				lines[n+i] = m.st.App.Notice.Render(fitLine(b, W))
+				lines[n+i] = m.st.App.Notice.Render(style.FitLine(b, W))
 			}
 			body = strings.Join(lines, "\n")
 		}
@@ -265,7 +266,7 @@ func (m Model) render() string {
 	if over := l.help.y; over < l.body.y+l.body.h {
 		out = strings.Join(strings.Split(out, "\n")[:over], "\n")
 	}
-	return out + "\n" + block(helpLines, W, l.help.h)
+	return out + "\n" + style.Block(helpLines, W, l.help.h)
 }
 
 // mainBody draws the simulator's panes as mainLayout places them.
@@ -284,7 +285,7 @@ func (m *panes) mainBody(st *Styles, l screen) string {
 		right = append(right, m.lesson.View())
 	}
 	parts = append(parts,
-		joinColumns(gutter, m.tables.View(), block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
+		style.JoinColumns(gutter, m.tables.View(), style.Block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
 		m.timeline.View())
 	return strings.Join(parts, "\n")
 }
@@ -331,11 +332,11 @@ func (m Model) compareBody(body rect) string {
 			if i == 1 {
 				w = W - cw - 1
 			}
-			title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
-			gs = append(gs, block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
+			title := style.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
+			gs = append(gs, style.Block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
 		}
-		lines = append(lines, joinColumns(m.st.Pane.Gutter.Render("│"), gs...))
-		return block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
+		lines = append(lines, style.JoinColumns(m.st.Pane.Gutter.Render("│"), gs...))
+		return style.Block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
 	}
 	var cols []string
 	for i, k := range m.settings.Pipelines() {
@@ -343,12 +344,12 @@ func (m Model) compareBody(body rect) string {
 		if i == 1 {
 			w = W - cw - 1
 		}
-		title := paneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
+		title := style.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
 		pipe := m.pipeline.viewPipeline(k, w, rows, false)
 		g := m.guarantees.viewPipeline(k, w, top-1-rows)
-		cols = append(cols, block(title+"\n"+pipe+"\n"+g, w, top))
+		cols = append(cols, style.Block(title+"\n"+pipe+"\n"+g, w, top))
 	}
-	return joinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
+	return style.JoinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
 }
 
 func pipelineBlurb(kind string) string {
@@ -407,9 +408,9 @@ func (m Model) statusView(W int) string {
 	msg := ""
 	switch {
 	case m.simErr != nil:
-		msg = st.Error.Render(oneLine(sayError(m.simErr, m.st.Words)))
+		msg = st.Error.Render(style.OneLine(sayError(m.simErr, m.st.Words)))
 	case m.err != nil:
-		msg = st.Error.Render(oneLine(sayError(m.err, m.st.Words)))
+		msg = st.Error.Render(style.OneLine(sayError(m.err, m.st.Words)))
 	case m.notice != "" && len(m.noticeBand(W)) == 0:
 		msg = st.Notice.Render(m.notice)
 	}
@@ -430,7 +431,7 @@ func (m Model) statusView(W int) string {
 		}
 		line += sep + p
 	}
-	return fitLine(line, W)
+	return style.FitLine(line, W)
 }
 
 // noticeBand is the notice wrapped to the screen's width when it would not
@@ -441,7 +442,7 @@ func (m Model) noticeBand(W int) []string {
 	if m.notice == "" || m.err != nil || m.simErr != nil || ansi.StringWidth(m.notice) <= room {
 		return nil
 	}
-	return wrapWhole(m.notice, W-2, 2)
+	return style.WrapWhole(m.notice, W-2, 2)
 }
 
 // sayError is an error as the learner reads it: one the simulator can say
@@ -462,8 +463,6 @@ func clock(t time.Time) string {
 	}
 	return t.Format("15:04:05.000")
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // centreOver draws fg centred over bg (both w×h text): two layers of one
 // lipgloss canvas.

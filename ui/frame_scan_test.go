@@ -15,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // The frame scan reads the screen as the learner reads it: the whole frame
@@ -161,7 +162,7 @@ type finding struct{ kind, what string }
 func frameAt(m Model, w, h int) (Model, string) {
 	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	mm := next.(Model)
-	return mm, plain(mm.render())
+	return mm, panetest.Plain(mm.render())
 }
 
 // scanModel reads m's screen at every scan size and records what is wrong.
@@ -555,7 +556,7 @@ func (f *frameScan) scanTour(m Model, lang, where string, all bool) {
 	for _, keys := range tourKeys(m, all) {
 		mm := m
 		for _, k := range keys {
-			next, _ := mm.Update(keyPress(k))
+			next, _ := mm.Update(panetest.KeyPress(k))
 			mm = next.(Model)
 		}
 		at := where + " [" + strings.Join(keys, " ") + "]"
@@ -576,7 +577,7 @@ func TestFrameScanFreeSimulator(t *testing.T) {
 		m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
 		m.updateKeys()
 		scan.scanTour(m, lang, lang+"/free", true)
-		mm := send(t, m, keyPress("/"))
+		mm := send(t, m, panetest.KeyPress("/"))
 		scan.scanModel(mm, lang, lang+"/free [/]")
 		// Compare mode, and its view (v).
 		c := fixtureModelIn(t, 120, 40, "compare", 3, lang)

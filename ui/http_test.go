@@ -81,7 +81,7 @@ func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
 		t.Helper()
 		d.waitFor("the request on the timeline", func(m Model) bool {
 			count := 0
-			for _, e := range m.timeline.entries {
+			for _, e := range m.timeline.Entries() {
 				if e.Actor == "client" {
 					count++
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // Every lesson, in both languages, is passed by key presses alone: for each
@@ -157,7 +158,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				if !strings.Contains(d.m.lesson.keyHint, "X") {
 					t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
 				}
-				if foot := plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
+				if foot := panetest.Plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
 					t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
 				}
 				press("p") // an action first: the hint keeps its X
@@ -171,7 +172,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 					t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
 				}
 				d.settle()
-				table := plain(d.m.render())
+				table := panetest.Plain(d.m.render())
 				want := map[string]string{"en": "naive write: lost events in", "es": "escritura ingenua: perdió eventos en"}[lang]
 				if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
 					t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
@@ -224,7 +225,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)
 		clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (done)")
-		if d.m.timeline.total > 0 {
+		if d.m.timeline.Total() > 0 {
 			// One message's story, from the timeline, once the lesson is
 			// done (the story stops a run: opened earlier it would change
 			// the step).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // The full help (?) fits the terminal at 80 and 120 columns (and at the
@@ -52,7 +53,7 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 					}
 					m.setFocus()
 					m.updateKeys()
-					m = send(t, m, keyPress("?"))
+					m = send(t, m, panetest.KeyPress("?"))
 					if !m.help.ShowAll {
 						t.Fatal("? did not open the full help")
 					}
@@ -61,7 +62,7 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 							t.Errorf("help line %d is %d cells wide, more than %d: %q", i, n, w, ansi.Strip(line))
 						}
 					}
-					lines := strings.Split(plain(m.render()), "\n")
+					lines := strings.Split(panetest.Plain(m.render()), "\n")
 					if len(lines) != h+1 { // plain ends the last line too
 						t.Errorf("%d lines, want %d", len(lines)-1, h)
 					}

@@ -11,6 +11,8 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/tables"
 )
 
 func stylesIn(lang string) *Styles {
@@ -56,7 +58,7 @@ func TestCheckLinesInTheLearnersLanguage(t *testing.T) {
 		out = append(out, lessons.Outcome{Check: &step.Checks[i], OK: i%2 == 0, Detail: "·"})
 	}
 	p.setOutcomes(out, false)
-	view := plain(p.View())
+	view := panetest.Plain(p.View())
 	for _, english := range []string{"oracle:", "table:", "timeline:", "chaos:", " crashed", " reached ", " is ", " count "} {
 		if strings.Contains(view, english) {
 			t.Errorf("English %q in the Spanish check lines:\n%s", english, view)
@@ -100,11 +102,11 @@ func TestHintKeyLineInTheLearnersLanguage(t *testing.T) {
 // An empty table says so in the learner's language.
 func TestTablePlaceholderInTheLearnersLanguage(t *testing.T) {
 	for lang, want := range map[string]string{"en": "(empty)", "es": "(vacía)"} {
-		p := newTablesPane(stylesIn(lang))
-		p.reset(nil, 1, []string{"outbox"})
+		p := tables.New(stylesIn(lang))
+		p.Reset(nil, 1, []string{"outbox"})
 		p.SetSize(100, 6)
-		p, _ = p.Update(tableMsg{simID: 1, gen: 1, pipeline: "outbox", table: sim.Table{Name: "outbox_messages", Columns: fixtureTable().Columns}})
-		if view := plain(p.View()); !strings.Contains(view, want) {
+		p, _ = p.Update(tables.ReadMsg{SimID: 1, Gen: 1, Pipeline: "outbox", Table: sim.Table{Name: "outbox_messages", Columns: panetest.Table().Columns}})
+		if view := panetest.Plain(p.View()); !strings.Contains(view, want) {
 			t.Errorf("%s: no %q in an empty table:\n%s", lang, want, view)
 		}
 	}
@@ -124,7 +126,7 @@ func TestChaosTableNumbersInTheLearnersLanguage(t *testing.T) {
 		p := newChaosPane(stylesIn(lang), 1, 200, "compare", func() {})
 		p.report = &r
 		p.SetSize(140, 20)
-		view := plain(p.View())
+		view := panetest.Plain(p.View())
 		for _, w := range c.want {
 			if !strings.Contains(view, w) {
 				t.Errorf("%s: no %q in the chaos table:\n%s", lang, w, view)

@@ -2,10 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/outboxlab/outboxlab/catalog"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -350,7 +352,7 @@ func (l lessonPane) keysLine() int {
 	lead := l.lang().Keys + "."
 	text := l.content()
 	for i, line := range text {
-		if strings.Contains(stripped(line), lead) {
+		if strings.Contains(ansi.Strip(line), lead) {
 			return i
 		}
 	}
@@ -503,10 +505,10 @@ func (l lessonPane) renderMarkdown(md string, width int) []string {
 		out = lipgloss.Wrap(md, width, " ")
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	for len(lines) > 0 && strings.TrimSpace(stripped(lines[0])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && strings.TrimSpace(stripped(lines[len(lines)-1])) == "" {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	for i, line := range lines {
@@ -548,21 +550,6 @@ func keepCodeWhole(md string) string {
 		md = md[:sp.start] + keep.Replace(md[sp.start:sp.stop]) + md[sp.stop:]
 	}
 	return md
-}
-
-// wrapWhole wraps a line of text at spaces only (a hyphen inside a name,
-// relay-1, is not a place to break), each line after the first indented
-// by hang cells.
-func wrapWhole(s string, width, hang int) []string {
-	lines := strings.Split(lipgloss.Wrap(strings.ReplaceAll(s, "-", "\u2011"), max(10, width-hang), " "), "\n")
-	for i, line := range lines {
-		line = unkeep.Replace(line)
-		if i > 0 {
-			line = strings.Repeat(" ", hang) + line
-		}
-		lines[i] = line
-	}
-	return lines
 }
 
 // codeOffset is how far glamour's style moves a code block right.
@@ -758,25 +745,25 @@ func (l lessonPane) choices() []string {
 	w := l.textWidth() - 5
 	var out []string
 	for i, c := range q.Choices {
-		mark, style := "  ", st.Choice
+		mark, look := "  ", st.Choice
 		switch {
 		case l.answered && c.Right:
-			mark, style = "✓ ", st.Right
+			mark, look = "✓ ", st.Right
 		case l.answered && i == l.choice:
-			mark, style = "✗ ", st.Wrong
+			mark, look = "✗ ", st.Wrong
 		case !l.answered && i == l.choice:
-			mark, style = "▸ ", st.Selected
+			mark, look = "▸ ", st.Selected
 		}
-		text := strings.Split(lipgloss.Wrap(oneLine(c.Text), w, " "), "\n")
+		text := strings.Split(lipgloss.Wrap(style.OneLine(c.Text), w, " "), "\n")
 		for j, t := range text {
 			prefix := "     "
 			if j == 0 {
 				prefix = mark + fmt.Sprintf("%d. ", i+1)
 			}
-			out = append(out, prefix+style.Render(t))
+			out = append(out, prefix+look.Render(t))
 		}
 		if l.answered && c.Because != "" {
-			for _, t := range strings.Split(lipgloss.Wrap(oneLine(c.Because), w, " "), "\n") {
+			for _, t := range strings.Split(lipgloss.Wrap(style.OneLine(c.Because), w, " "), "\n") {
 				out = append(out, "     "+st.Because.Render(t))
 			}
 		}
@@ -795,7 +782,7 @@ func (l lessonPane) footer() []string {
 	switch {
 	case l.onIntro():
 		// What turns the page, and what comes after it.
-		return append([]string{""}, wrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
+		return append([]string{""}, style.WrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
 	case l.place == placePassed:
 		// Every check holds: one line says so, and the why has the room.
 		n := len(l.current().Checks)
@@ -805,18 +792,18 @@ func (l lessonPane) footer() []string {
 		out = append(out, l.task...)
 		step := l.current()
 		for i, c := range step.Checks {
-			mark, style, detail := "· ", st.Pending, lb.Checking
+			mark, look, detail := "· ", st.Pending, lb.Checking
 			if l.checked && i < len(l.outcomes) {
 				o := l.outcomes[i]
 				detail = o.Detail
 				if o.OK {
-					mark, style = "✓ ", st.Pass
+					mark, look = "✓ ", st.Pass
 				} else {
-					mark, style = "✗ ", st.Fail
+					mark, look = "✗ ", st.Fail
 				}
 			}
 			// Wrapped, never cut: what a check found is read whole.
-			out = append(out, wrapWhole(style.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
+			out = append(out, style.WrapWhole(look.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
 		}
 		return out
 	}
@@ -833,7 +820,7 @@ func (l lessonPane) deadLines() []string {
 	if from := l.restartsFrom(); from != l.step {
 		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Text(), from+1)
 	}
-	return wrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
+	return style.WrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
 }
 
 // minBody is the fewest lines of text the pane keeps in view above a
@@ -896,7 +883,7 @@ func (l lessonPane) View() string {
 		// would cover the end of that line.
 		detail += " · " + fmt.Sprintf("↕ %d%%", 100*end/max(1, len(text)))
 	}
-	lines := []string{paneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
+	lines := []string{style.PaneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
 	for i := off; i < end; i++ {
 		lines = append(lines, " "+text[i])
 	}
@@ -910,16 +897,16 @@ func (l lessonPane) View() string {
 	for _, f := range l.deadLines() {
 		lines = append(lines, " "+f)
 	}
-	return block(strings.Join(lines, "\n"), l.w, l.h)
+	return style.Block(strings.Join(lines, "\n"), l.w, l.h)
 }
 
 // sceneView is the pane without a lesson: what the scene teaches, and which
 // server runs it.
 func (l lessonPane) sceneView() string {
-	lines := []string{paneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
+	lines := []string{style.PaneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
 		lang := langOf(l.st.Words)
-		for _, t := range wrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
+		for _, t := range style.WrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
 			lines = append(lines, " "+l.st.Figures.Heading.Render(t))
 		}
 		text := strings.Join(strings.Fields(l.scene.TeachesIn(lang)), " ")
@@ -935,5 +922,5 @@ func (l lessonPane) sceneView() string {
 	for _, p := range l.psql {
 		lines = append(lines, " "+l.st.App.Muted.Render(p))
 	}
-	return block(strings.Join(lines, "\n"), l.w, l.h)
+	return style.Block(strings.Join(lines, "\n"), l.w, l.h)
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // At 80×24 a lesson takes most of the screen: for every step of every
@@ -42,10 +43,10 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 			} else {
 				scrolled = append(scrolled, fmt.Sprintf("%s/%s introduction (%d lines, %d in view)", lang, l.Name, len(m.lesson.content()), m.lesson.bodyHeight()))
 			}
-			if !strings.Contains(plain(m.render()), m.st.Words.Word("enter begins step 1")) {
-				t.Errorf("%s/%s: the introduction does not say how to begin:\n%s", lang, l.Name, plain(m.render()))
+			if !strings.Contains(panetest.Plain(m.render()), m.st.Words.Word("enter begins step 1")) {
+				t.Errorf("%s/%s: the introduction does not say how to begin:\n%s", lang, l.Name, panetest.Plain(m.render()))
 			}
-			m = send(t, m, keyPress("enter"))
+			m = send(t, m, panetest.KeyPress("enter"))
 			if m.lesson.onIntro() || m.lesson.step != 0 {
 				t.Fatalf("%s/%s: enter did not turn the introduction's page", lang, l.Name)
 			}
@@ -58,7 +59,7 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 				if lay.lesson.h-1 < 12 {
 					t.Errorf("%s: %d lines of lesson text, want at least 12", at, lay.lesson.h-1)
 				}
-				frame := plain(m.render())
+				frame := panetest.Plain(m.render())
 				want := m.lesson.watch()
 				if f := namedPaneMissing(m, frame); len(f) > 0 {
 					t.Errorf("%s: %s", at, f[0].what)
@@ -76,10 +77,10 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 					}
 				}
 				// tab: the next data pane, in lessons.Panes' order.
-				mm := send(t, m, keyPress("tab"))
+				mm := send(t, m, panetest.KeyPress("tab"))
 				if got := mm.lesson.watch(); got == want {
 					t.Errorf("%s: tab left the data pane at %s", at, got)
-				} else if !strings.Contains(plain(mm.render()), mm.st.Words.Word(paneTitles[got])) {
+				} else if !strings.Contains(panetest.Plain(mm.render()), mm.st.Words.Word(paneTitles[got])) {
 					t.Errorf("%s: after tab %s is not on screen", at, got)
 				}
 				// h: the keys line in view.
@@ -88,8 +89,8 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 					mh.lesson.keyHint = "`p` " + m.st.Words.T("send a payment")
 					mh.lesson.toggleHint()
 					keys := labelsFor(lang).Keys + "."
-					if !strings.Contains(plain(mh.render()), keys) {
-						t.Errorf("%s: after h the keys line (%s) is not in view:\n%s", at, keys, plain(mh.render()))
+					if !strings.Contains(panetest.Plain(mh.render()), keys) {
+						t.Errorf("%s: after h the keys line (%s) is not in view:\n%s", at, keys, panetest.Plain(mh.render()))
 					}
 				}
 				// Passed: the why, read whole, and the checks in one line.
@@ -99,8 +100,8 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 				if len(mp.lesson.content()) > mp.lesson.bodyHeight() {
 					scrolled = append(scrolled, fmt.Sprintf("%s passed, its why (%d lines, %d in view)", at, len(mp.lesson.content()), mp.lesson.bodyHeight()))
 				}
-				if fold := mp.st.Words.T("%d checks hold", len(st.Checks)); !strings.Contains(plain(mp.render()), fold) {
-					t.Errorf("%s passed: %q is not on screen:\n%s", at, fold, plain(mp.render()))
+				if fold := mp.st.Words.T("%d checks hold", len(st.Checks)); !strings.Contains(panetest.Plain(mp.render()), fold) {
+					t.Errorf("%s passed: %q is not on screen:\n%s", at, fold, panetest.Plain(mp.render()))
 				}
 			}
 		}

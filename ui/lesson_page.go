@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // lessonPage is a guided lesson: a course of lessons, each a few steps
@@ -291,14 +292,14 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 		if l.metrics.h > 0 {
 			left = append(left, ps.metrics.View())
 		} else {
-			left = append(left, block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+			left = append(left, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
 		}
 		if l.tables.h > 0 {
 			left = append(left, ps.tables.View())
 		}
 		left = append(left, ps.timeline.View())
 		gutter := c.st.Pane.Gutter.Render("│")
-		parts = append(parts, joinColumns(gutter, block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
+		parts = append(parts, style.JoinColumns(gutter, style.Block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
 		return strings.Join(parts, "\n")
 	}
 	parts = append(parts, ps.lesson.View())
@@ -306,7 +307,7 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 	case l.tables.h > 0:
 		parts = append(parts, ps.tables.View())
 	case l.guarantees.h > 0:
-		parts = append(parts, block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+		parts = append(parts, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
 	case l.metrics.h > 0:
 		parts = append(parts, ps.metrics.View())
 	default:
@@ -419,7 +420,7 @@ func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
-			c.run.say(c.st.Words.T("progress not saved: %s", oneLine(msg.err.Error())))
+			c.run.say(c.st.Words.T("progress not saved: %s", style.OneLine(msg.err.Error())))
 		}
 		return nil, true
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
@@ -28,7 +29,7 @@ func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Le
 // A step in progress: the first check passed, the others not yet.
 func lessonInProgress(t *testing.T, lang string, w, h int) lessonPane {
 	l, all := loadLesson(t, lang, "duplicate")
-	p := newLessonPane(testStyles(), nil)
+	p := newLessonPane(panetest.Styles(), nil)
 	p.SetSize(w, h)
 	p.setLesson(l, "5/12", all[5])
 	p.closeIntro()
@@ -47,23 +48,23 @@ func TestLessonPaneGolden(t *testing.T) {
 	for _, lang := range lessons.Langs {
 		t.Run(lang, func(t *testing.T) {
 			p := lessonInProgress(t, lang, 80, 40)
-			golden(t, "lesson_step_"+lang+"_80", p.View())
+			panetest.Golden(t, "lesson_step_"+lang+"_80", p.View())
 
 			p.toggleHint()
-			if !strings.Contains(plain(p.View()), map[string]string{"en": "Hint.", "es": "Pista."}[lang]) {
-				t.Errorf("the hint is not on screen:\n%s", plain(p.View()))
+			if !strings.Contains(panetest.Plain(p.View()), map[string]string{"en": "Hint.", "es": "Pista."}[lang]) {
+				t.Errorf("the hint is not on screen:\n%s", panetest.Plain(p.View()))
 			}
 			var out []lessons.Outcome
 			for i := range p.lesson.Steps[0].Checks {
 				out = append(out, lessons.Outcome{Check: &p.lesson.Steps[0].Checks[i], OK: true, Detail: "ok"})
 			}
 			p.setOutcomes(out, true)
-			golden(t, "lesson_passed_"+lang+"_80", p.View())
+			panetest.Golden(t, "lesson_passed_"+lang+"_80", p.View())
 
 			p.startQuiz()
 			p.choose(1)
 			p.answer()
-			golden(t, "lesson_quiz_"+lang+"_80", p.View())
+			panetest.Golden(t, "lesson_quiz_"+lang+"_80", p.View())
 		})
 	}
 }
@@ -79,13 +80,13 @@ func TestEveryLessonRenders(t *testing.T) {
 		}
 		for _, l := range all {
 			for _, w := range []int{80, 50} {
-				p := newLessonPane(testStyles(), nil)
+				p := newLessonPane(panetest.Styles(), nil)
 				p.SetSize(w, 30)
 				p.setLesson(l, "1/1", nil)
 				check := func(what string) {
 					v := p.View()
 					for i, line := range strings.Split(v, "\n") {
-						if n := len([]rune(plain(line))) - 1; n > w {
+						if n := len([]rune(panetest.Plain(line))) - 1; n > w {
 							t.Errorf("%s/%s %s at %d: line %d is %d wide", lang, l.Name, what, w, i, n)
 						}
 					}
@@ -254,9 +255,9 @@ func TestLessonCodeKeepsItsIndentation(t *testing.T) {
 		"indented": "Read this:\n\n    " + strings.Join(code, "\n    ") + "\n\nAfter.",
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := newLessonPane(testStyles(), nil)
+			p := newLessonPane(panetest.Styles(), nil)
 			p.SetSize(50, 30)
-			lines := strings.Split(plain(strings.Join(p.markdown(md), "\n")), "\n")
+			lines := strings.Split(panetest.Plain(strings.Join(p.markdown(md), "\n")), "\n")
 			first, last := -1, -1
 			for i, line := range lines {
 				if n := ansi.StringWidth(line); n > p.textWidth() {

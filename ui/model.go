@@ -16,6 +16,8 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 type phase int
@@ -84,8 +86,8 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.help.Styles = st.Help
 	m.boot = newBootPane(m.st)
 	m.pipeline = newPipelinePane(m.st)
-	m.tables = newTablesPane(m.st)
-	m.timeline = newTimelinePane(m.st)
+	m.tables = tables.New(m.st)
+	m.timeline = timeline.New(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson = newLessonPane(m.st, sc)
@@ -179,12 +181,12 @@ func (m *Model) buildSim() tea.Cmd {
 	m.err, m.simErr = nil, nil
 	m.notice = m.st.Words.T("building the scene's databases…")
 	m.pipeline = newPipelinePane(m.st)
-	m.timeline = newTimelinePane(m.st)
+	m.timeline = timeline.New(m.st)
 	m.guarantees = newGuaranteesPane(m.st)
 	m.metrics = newMetricsPane(m.st)
 	m.lesson.psql = m.psqlCommands()
-	m.tables.reset(nil, m.simID, m.settings.Pipelines())
-	m.timeline.compare = m.settings.Mode == "compare"
+	m.tables.Reset(nil, m.simID, m.settings.Pipelines())
+	m.timeline.SetCompare(m.settings.Mode == "compare")
 	if m.settings.Mode != "compare" {
 		m.compareView = false
 	}
@@ -244,11 +246,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(m.buildSim(), m.resize())
 
-	case storyOfMsg:
+	case timeline.StoryOfMsg:
 		if m.sim == nil {
 			return m, nil
 		}
-		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.entry)
+		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.Entry)
 	case storyMsg:
 		if msg.err != nil {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
@@ -284,12 +286,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
-	case rewindToMsg:
+	case timeline.RewindToMsg:
 		// The point of the log whose command recorded the entry: the
 		// state right after it happened.
 		to := len(m.pos.Entries)
 		for i, n := range m.pos.Entries {
-			if n > msg.entry {
+			if n > msg.Entry {
 				to = i + 1
 				break
 			}
@@ -326,7 +328,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.Addr)
 			}
 		}
-		m.tables.reset(msg.sim, msg.id, m.settings.Pipelines())
+		m.tables.Reset(msg.sim, msg.id, m.settings.Pipelines())
 		m.setActors(msg.actors)
 		m.updateKeys()
 		cmds = append(cmds, waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh(), m.resize(), m.page.ready(m.pageCtx()))
@@ -380,8 +382,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.resize())
 		return m, tea.Batch(cmds...)
 
-	case tableMsg:
-		if msg.simID != m.simID {
+	case tables.ReadMsg:
+		if msg.SimID != m.simID {
 			return m, nil
 		}
 		var cmd tea.Cmd

@@ -12,6 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // sceneItem is one scene in the picker, in the learner's language.
@@ -187,7 +188,7 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 
 func (p pickerPane) View() string {
 	lh := max(4, p.h-p.detailHeight())
-	top := block(p.list.View(), p.w, lh)
+	top := style.Block(p.list.View(), p.w, lh)
 	var detail []string
 	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
 	if it, ok := p.list.SelectedItem().(lessonItem); ok {
@@ -203,7 +204,7 @@ func (p pickerPane) View() string {
 			detail = append(detail, "  "+l)
 		}
 	}
-	return top + "\n" + block(strings.Join(detail, "\n"), p.w, p.h-lh)
+	return top + "\n" + style.Block(strings.Join(detail, "\n"), p.w, p.h-lh)
 }
 
 // heading is the detail's title and the name to open it by: on one line
@@ -213,7 +214,7 @@ func (p pickerPane) heading(title, name string) []string {
 		return []string{"  " + p.st.Figures.Heading.Render(title) + p.st.App.Muted.Render("  "+name)}
 	}
 	var out []string
-	for _, l := range wrapWhole(title, p.w-4, 0) {
+	for _, l := range style.WrapWhole(title, p.w-4, 0) {
 		out = append(out, "  "+p.st.Figures.Heading.Render(l))
 	}
 	return append(out, "  "+p.st.App.Muted.Render(name))

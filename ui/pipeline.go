@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // pipelinePane draws each pipeline as a chain, API → PostgreSQL →
@@ -96,10 +97,10 @@ func (p pipelinePane) Height(maxH int) int {
 }
 
 func (p pipelinePane) View() string {
-	lines := []string{paneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
+	lines := []string{style.PaneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
 		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
-		return block(strings.Join(lines, "\n"), p.w, p.h)
+		return style.Block(strings.Join(lines, "\n"), p.w, p.h)
 	}
 	room := p.h - 1
 	tall := 0
@@ -114,7 +115,7 @@ func (p pipelinePane) View() string {
 		}
 		lines = append(lines, strings.Split(p.viewPipeline(k, p.w, rows, true), "\n")...)
 	}
-	return block(strings.Join(lines, "\n"), p.w, p.h)
+	return style.Block(strings.Join(lines, "\n"), p.w, p.h)
 }
 
 func (p pipelinePane) legend() string {
@@ -169,7 +170,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	twoLines := rows >= 2*stack
 	prefix := ""
 	if label {
-		prefix = p.st.Pipeline.Kind.Render(pad(kind, 6)) + " "
+		prefix = p.st.Pipeline.Kind.Render(style.Pad(kind, 6)) + " "
 	}
 	arrow := p.st.Pipeline.Arrow.Render(" ─▶ ")
 	// Each column at its own level of detail: the widest column that can
@@ -240,9 +241,9 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 			if r < len(colLines[i]) {
 				l = colLines[i][r]
 			}
-			sb.WriteString(fitLine(l, widths[i]))
+			sb.WriteString(style.FitLine(l, widths[i]))
 		}
-		out[r] = fitLine(sb.String(), w)
+		out[r] = style.FitLine(sb.String(), w)
 	}
 	return strings.Join(out, "\n")
 }
@@ -345,7 +346,7 @@ func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 		}
 		c.armed = " " + st.Armed.Render(armed)
 	}
-	cp := w.State(shortCheckpoint(string(a.At)))
+	cp := w.State(style.ShortCheckpoint(string(a.At)))
 	switch a.State {
 	case sim.Paused:
 		s := "● " + cp
@@ -407,22 +408,13 @@ func armedKinds(w *catalog.Printer, armed []string) string {
 	return strings.Join(kinds, ",")
 }
 
-// shortCheckpoint drops the actor-kind prefix: beside relay-1, "published"
-// says what "relay.published" does.
-func shortCheckpoint(cp string) string {
-	if i := strings.IndexByte(cp, '.'); i >= 0 {
-		return cp[i+1:]
-	}
-	return cp
-}
-
 func shortArmed(w *catalog.Printer, armed []string) string {
 	armed = slices.Sorted(slices.Values(armed))
 	out := make([]string, len(armed))
 	for i, a := range armed {
 		kind, cp, ok := strings.Cut(a, " at ")
 		if ok {
-			out[i] = w.State("fault "+kind) + "@" + shortCheckpoint(cp)
+			out[i] = w.State("fault "+kind) + "@" + style.ShortCheckpoint(cp)
 		} else {
 			out[i] = w.State("fault " + a)
 		}
@@ -447,4 +439,13 @@ func (p pipelinePane) edge(kind, from, to string) (sim.Edge, bool) {
 		}
 	}
 	return sim.Edge{}, false
+}
+
+// sum is the total of widths.
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }

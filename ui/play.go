@@ -14,6 +14,7 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // playPage plays a scene (lesson nil) or a lesson (its steps' solutions,
@@ -51,7 +52,7 @@ func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
 		sc := c.run.scene()
-		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+oneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
+		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+style.OneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
 		p.play.caption, p.play.pages = pages[0], pages[1:]
 		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
@@ -76,7 +77,7 @@ func (p *playPage) stepCaption(c pageCtx) {
 	}
 	st := l.current()
 	lb := l.lang()
-	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, oneLine(st.Task))
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, style.OneLine(st.Task))
 	p.play.delay = p.readTime(c, st.Read+" "+st.Task)
 }
 
@@ -104,7 +105,7 @@ func (p *playPage) captionFor(c pageCtx, a action, entries []sim.Entry) {
 	var text []string
 	for _, e := range entries {
 		// The caption is in the screen's language, as the timeline is.
-		say := c.panes.timeline.explain(e)
+		say := c.panes.timeline.Explain(e)
 		switch {
 		case say == "":
 		case strings.HasPrefix(say, e.Actor+" "):
@@ -169,7 +170,7 @@ func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	case buildFailedMsg:
 		// No simulation to play: say why and end, rather than wait.
 		p.play.err = msg.err
-		p.play.caption = "✗ " + oneLine(msg.err.Error())
+		p.play.caption = "✗ " + style.OneLine(msg.err.Error())
 		return p.end(c), true
 	}
 	return nil, false
@@ -260,7 +261,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		if !p.play.whyShown {
 			lb := l.lang()
 			p.play.whyShown = true
-			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, oneLine(l.current().Why))
+			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, style.OneLine(l.current().Why))
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
@@ -279,7 +280,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 			l.choose(l.lesson.Quiz[l.question].Answer())
 			l.answer()
 			ch := l.lesson.Quiz[l.question].Choices[l.choice]
-			p.play.caption = "✓ " + oneLine(ch.Text) + " " + oneLine(ch.Because)
+			p.play.caption = "✓ " + style.OneLine(ch.Text) + " " + style.OneLine(ch.Because)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
@@ -298,9 +299,9 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 func (p *playPage) questionText(c pageCtx) string {
 	l := c.panes.lesson
 	q := l.lesson.Quiz[l.question]
-	parts := []string{oneLine(q.Text)}
+	parts := []string{style.OneLine(q.Text)}
 	for i, ch := range q.Choices {
-		parts = append(parts, fmt.Sprintf("%d. %s", i+1, oneLine(ch.Text)))
+		parts = append(parts, fmt.Sprintf("%d. %s", i+1, style.OneLine(ch.Text)))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -446,7 +447,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 	lines := p.captionLines(w)
 	if len(lines) > h {
 		lines = lines[:h]
-		lines[h-1] = fitLine(lines[h-1]+"…", w-2)
+		lines[h-1] = style.FitLine(lines[h-1]+"…", w-2)
 	}
 	out := make([]string, h)
 	for i := range out {
@@ -454,7 +455,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 		if i < len(lines) {
 			t = lines[i]
 		}
-		out[i] = st.Lesson.Caption.Render(fitLine(" "+t, w))
+		out[i] = st.Lesson.Caption.Render(style.FitLine(" "+t, w))
 	}
 	return strings.Join(out, "\n")
 }

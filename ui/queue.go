@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // reset rebuilds the simulation for the current scene, once the operation
@@ -123,7 +124,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 			if msg.act.kind == actOther {
 				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
 				// The marker names the future now on screen.
-				m.timeline, _ = m.timeline.Update(forkMsg{at: m.timeline.forkAt, original: !m.timeline.original})
+				m.timeline, _ = m.timeline.Update(timeline.OtherFutureMsg{})
 			}
 		}
 		return
@@ -144,7 +145,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 		if m.pos.Forked > 0 && m.pos.Forked <= len(m.pos.Entries) {
 			at = m.pos.Entries[m.pos.Forked-1]
 		}
-		m.timeline, _ = m.timeline.Update(forkMsg{at: at})
+		m.timeline, _ = m.timeline.Update(timeline.ForkMsg{At: at})
 	}
 }
 
@@ -192,5 +193,6 @@ func (m *Model) refresh() tea.Cmd {
 		return nil
 	}
 	m.refreshing = true
-	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, m.timeline.epoch, m.timeline.total, m.tables.request())
+	epoch, from := m.timeline.Next()
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, epoch, from, m.tables.Request())
 }

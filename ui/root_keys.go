@@ -201,8 +201,8 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) setFocus() {
-	m.tables.focused = m.focus == focusTables
-	m.timeline.focused = m.focus == focusTimeline
+	m.tables.SetFocused(m.focus == focusTables)
+	m.timeline.SetFocused(m.focus == focusTimeline)
 	m.lesson.focused = m.focus == focusLesson
 }
 
@@ -218,9 +218,10 @@ func (m *Model) updateKeys() {
 	k.Scenes.SetEnabled(m.phase == phaseRunning)
 	k.Compare.SetEnabled(running)
 	// A rewind or a saved session is the free simulator's page's to allow.
-	for _, b := range []*key.Binding{&k.Back, &k.Forward, &k.Save, &k.Other, &k.Hint, &k.Next, &k.Choose, &k.Leave, &m.timeline.keys.Rewind} {
+	for _, b := range []*key.Binding{&k.Back, &k.Forward, &k.Save, &k.Other, &k.Hint, &k.Next, &k.Choose, &k.Leave} {
 		b.SetEnabled(false)
 	}
+	m.timeline.SetRewind(false)
 	// i and I are listed before any payment (help lists every key): they
 	// then say there is none to resend.
 	// An external server (--database-url) is not outboxlab's to stop.
@@ -247,7 +248,7 @@ func (m *Model) updateKeys() {
 	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.report != nil && m.lessonPage() != nil))
 	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(c) != nil
 	m.page.enable(c)
-	m.timeline.picker = k.Scenes.Enabled()
+	m.timeline.SetPicker(k.Scenes.Enabled())
 }
 
 // compareHelp says what v does now.

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/outboxlab/outboxlab/ui/quit"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/outboxlab/outboxlab/ui/quit"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"

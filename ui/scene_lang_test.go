@@ -8,6 +8,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // Under --lang es the scene's own words are Spanish too: the Scene pane
@@ -35,15 +36,15 @@ func TestSceneTextInTheLearnersLanguage(t *testing.T) {
 
 			l := newLessonPane(&st, sc)
 			l.SetSize(100, 14)
-			scene := plain(l.View())
+			scene := panetest.Plain(l.View())
 
 			p := newPickerPane(&st, all, nil, true)
 			p.SetSize(120, 30)
 			p.selectScene(sc.Name)
-			picker := plain(p.View())
+			picker := panetest.Plain(p.View())
 
 			m := fixtureModelIn(t, 160, 50, "outbox", 3, c.lang)
-			screen := plain(m.render())
+			screen := panetest.Plain(m.render())
 
 			for name, view := range map[string]string{"scene pane": scene, "picker": picker, "screen": screen} {
 				flat := strings.Join(strings.Fields(view), " ")
@@ -100,7 +101,7 @@ func TestPickerOpensOnTheSceneOnScreen(t *testing.T) {
 	if !p.list.SettingFilter() {
 		t.Error("the picker does not open filtering")
 	}
-	if view := plain(p.View()); !strings.Contains(view, "La ventana de duplicación: publicado, no marcado  (crash-after-publish, modo outbox)") {
+	if view := panetest.Plain(p.View()); !strings.Contains(view, "La ventana de duplicación: publicado, no marcado  (crash-after-publish, modo outbox)") {
 		t.Errorf("the picker's detail is not the scene on screen:\n%s", view)
 	}
 }

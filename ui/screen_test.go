@@ -9,13 +9,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/tables"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // fakeTables serves windows of an in-memory outbox table.
 type fakeTables struct{ rows int }
 
 func (f fakeTables) Table(_ context.Context, pipeline, name string, offset, limit int) (sim.Table, error) {
-	t := sim.Table{Name: name, Columns: fixtureTable().Columns, Total: f.rows, Offset: offset}
+	t := sim.Table{Name: name, Columns: panetest.Table().Columns, Total: f.rows, Offset: offset}
 	for i := offset; i < min(f.rows, offset+limit); i++ {
 		t.Keys = append(t.Keys, fmt.Sprintf("%d:1", i))
 		t.Rows = append(t.Rows, []string{fmt.Sprintf("0190%04x", i), "0190f5a2", "1", "1", "7c1e0001", "12:01:01", "12:00:31", "-", "-", ""})
@@ -42,24 +45,23 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	m.phase = phaseRunning
 	m.now = sim.Epoch.Add(31004e6)
 	m.pos.Script = 4
-	actors := fixtureActors()
+	actors := panetest.Actors()
 	if mode == "compare" {
-		actors = fixtureCompareActors()
+		actors = panetest.CompareActors()
 	}
 	m.setActors(actors)
 	src := fakeTables{rows: rows}
-	m.tables.reset(src, m.simID, m.settings.Pipelines())
-	m.tables.table = 1
-	m.timeline.compare = mode == "compare"
+	m.tables.Reset(src, m.simID, m.settings.Pipelines())
+	m.timeline.SetCompare(mode == "compare")
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	oracles := fixtureOracles()
+	oracles := panetest.Oracles()
 	if mode != "compare" {
 		oracles = oracles[1:]
 	}
 	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oraclesMsg{oracles},
-		timeline: timelineMsg{from: 0, entries: fixtureEntries()}})
-	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.visible()), m.tables.visible())
-	m = send(t, m, tableMsg{simID: m.simID, gen: 1, pipeline: "outbox", table: tb})
+		timeline: timeline.EntriesMsg{From: 0, Entries: panetest.Entries()}})
+	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.Visible()), m.tables.Visible())
+	m = send(t, m, tables.ReadMsg{SimID: m.simID, Gen: 1, Pipeline: "outbox", Table: tb})
 	return m
 }
 
@@ -90,7 +92,7 @@ func TestScreenGolden(t *testing.T) {
 			m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
 			m.updateKeys()
 			for _, k := range tc.keys {
-				m = send(t, m, keyPress(k))
+				m = send(t, m, panetest.KeyPress(k))
 			}
 			view := m.render()
 			lines := strings.Split(view, "\n")
@@ -98,16 +100,16 @@ func TestScreenGolden(t *testing.T) {
 				t.Errorf("%d lines, want %d", len(lines), tc.h)
 			}
 			for i, l := range lines {
-				if w := len([]rune(plain(l))) - 1; w > tc.w {
+				if w := len([]rune(panetest.Plain(l))) - 1; w > tc.w {
 					t.Errorf("line %d is %d cells wide, more than %d", i, w, tc.w)
 				}
 			}
 			for _, s := range tc.wantInView {
-				if !strings.Contains(plain(view), s) {
+				if !strings.Contains(panetest.Plain(view), s) {
 					t.Errorf("view lacks %q", s)
 				}
 			}
-			golden(t, tc.name, view)
+			panetest.Golden(t, tc.name, view)
 		})
 	}
 }
@@ -123,8 +125,8 @@ func TestTooSmall(t *testing.T) {
 	// Growing back redraws the screen.
 	m := fixtureModel(t, 60, 20, "", 3)
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	if v := m.View().Content; !strings.Contains(plain(v), "Pipeline") {
-		t.Errorf("after growing to 80x24 the screen is not drawn:\n%s", plain(v))
+	if v := m.View().Content; !strings.Contains(panetest.Plain(v), "Pipeline") {
+		t.Errorf("after growing to 80x24 the screen is not drawn:\n%s", panetest.Plain(v))
 	}
 }
 
@@ -144,7 +146,7 @@ func BenchmarkRender(b *testing.B) {
 	m := fixtureModel(b, 160, 50, "", 10000)
 	// The header groups thousands ("10,000 rows") since the screen's
 	// numbers were localised; the check looked for "10000" and failed.
-	if got := plain(m.render()); !strings.Contains(got, "10,000 rows") {
+	if got := panetest.Plain(m.render()); !strings.Contains(got, "10,000 rows") {
 		b.Fatalf("table not loaded: the screen does not say %q:\n%s", "10,000 rows", got)
 	}
 	b.ReportAllocs()

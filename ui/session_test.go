@@ -11,6 +11,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // entriesJSON is the timeline as `run --json` writes it.
@@ -58,7 +59,7 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if d.m.pos.At != p.Len-3 {
 		t.Fatalf("after three [ the session is at %d, want %d", d.m.pos.At, p.Len-3)
 	}
-	if got, want := d.m.timeline.total, p.Entries[p.Len-4]; got != want {
+	if got, want := d.m.timeline.Total(), p.Entries[p.Len-4]; got != want {
 		t.Fatalf("the timeline shows %d entries after the rewind, want %d", got, want)
 	}
 	if !strings.Contains(d.screen(), "rewound: ") {
@@ -72,8 +73,8 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if a, b := entriesJSON(t, d.m.sim.Timeline(0)), entriesJSON(t, straight); a != b {
 		t.Fatal("forward again: the timeline differs from the straight run")
 	}
-	if d.m.timeline.total != len(straight) {
-		t.Fatalf("the timeline pane shows %d entries, want %d", d.m.timeline.total, len(straight))
+	if d.m.timeline.Total() != len(straight) {
+		t.Fatalf("the timeline pane shows %d entries, want %d", d.m.timeline.Total(), len(straight))
 	}
 
 	// Back two, then a duplicate delivery (d): a fork.
@@ -143,8 +144,7 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 	p := d.m.pos
 	straight := entriesJSON(t, d.m.sim.Timeline(0))
 	d.press("up", "up", "up", "up", "up")
-	entry := d.m.timeline.total - len(d.m.timeline.entries) + d.m.timeline.selected()
-	want := d.m.timeline.entries[d.m.timeline.selected()]
+	entry, want, _ := d.m.timeline.Selected()
 	d.press("g")
 	q := d.m.pos
 	if q.At >= p.At || q.Len != p.Len {
@@ -154,9 +154,9 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 		t.Fatalf("point %d ends at entry %d; the chosen entry was %d", q.At, n, entry)
 	}
 	tl := d.m.sim.Timeline(0)
-	if d.m.timeline.total != len(tl) || tl[entry].Explain != want.Explain {
+	if d.m.timeline.Total() != len(tl) || tl[entry].Explain != want.Explain {
 		t.Fatalf("after g the pane shows %d entries (the simulation has %d); entry %d is %q, want %q",
-			d.m.timeline.total, len(tl), entry, tl[entry].Explain, want.Explain)
+			d.m.timeline.Total(), len(tl), entry, tl[entry].Explain, want.Explain)
 	}
 	for d.m.pos.At < p.Len {
 		d.press("]")
@@ -181,7 +181,7 @@ func storyByKeys(t *testing.T, d *driver) string {
 		d.press("tab")
 	}
 	for i := 0; ; i++ {
-		e := d.m.timeline.entries[d.m.timeline.selected()]
+		_, e, _ := d.m.timeline.Selected()
 		if len(e.MessageIDs) == 1 && e.Pipeline == "outbox" {
 			break
 		}
@@ -234,7 +234,7 @@ func TestRewindKeysPressedFast(t *testing.T) {
 	}
 	p := d.m.pos
 	for range 4 {
-		d.handle(keyPress("["))
+		d.handle(panetest.KeyPress("["))
 	}
 	d.settle()
 	if d.m.pos.At != p.Len-4 {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/tables"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // simView is the simulation on screen, whatever the mode: the simulator and
@@ -57,8 +59,8 @@ type simView struct {
 // free simulator's scene, a lesson's step and quiz.
 type panes struct {
 	pipeline   pipelinePane
-	tables     tablesPane
-	timeline   timelinePane
+	tables     tables.Pane
+	timeline   timeline.Pane
 	guarantees guaranteesPane
 	metrics    metricsPane
 	lesson     lessonPane

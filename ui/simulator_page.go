@@ -113,7 +113,7 @@ func (p *simulatorPage) enable(c pageCtx) {
 	k.Forward.SetEnabled(free)
 	k.Save.SetEnabled(free)
 	k.Other.SetEnabled(free) // listed always; with no other future it says so
-	c.panes.timeline.keys.Rewind.SetEnabled(free)
+	c.panes.timeline.SetRewind(free)
 	if p.compareScene == c.run.scene().Name && !c.run.compareView() {
 		k.Compare.SetHelp("v", c.st.Words.T("own mode"))
 		return

@@ -12,6 +12,8 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
 // Under --lang es the screen's own words are Spanish: the status line, the
@@ -31,23 +33,23 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	m.setFocus()
 	m.help.ShowAll = false
 	for _, fault := range []string{"crash", "stall", "move", "advance", "fail"} {
-		c := newChooserPane(m.st, fault, fixtureCompareActors(), m.settings)
+		c := newChooserPane(m.st, fault, panetest.CompareActors(), m.settings)
 		views = append(views, c.View())
 		if fault != "advance" && fault != "fail" {
-			c, _ = c.Update(keyPress("2")) // accounting: which pipeline's?
+			c, _ = c.Update(panetest.KeyPress("2")) // accounting: which pipeline's?
 			views = append(views, c.View())
-			c, _ = c.Update(keyPress("3"))
+			c, _ = c.Update(panetest.KeyPress("3"))
 			views = append(views, c.View())
 		}
 	}
 	for _, st := range []sim.ActorState{sim.Crashed, sim.Stalled} {
 		mm := m
-		mm.setActors(with(fixtureActors(), "relay-1", st))
+		mm.setActors(with(panetest.Actors(), "relay-1", st))
 		mm.notice = mm.stuckNotice()
 		views = append(views, mm.statusView(160))
 	}
 	mm := m
-	mm.setActors(idle(fixtureActors()))
+	mm.setActors(idle(panetest.Actors()))
 	mm.notice = mm.stuckNotice()
 	views = append(views, mm.statusView(160))
 	mm = m
@@ -67,11 +69,11 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
 	views = append(views, g.View())
-	tl := newTimelinePane(m.st)
+	tl := timeline.New(m.st)
 	tl.SetSize(100, 4)
 	views = append(views, tl.View())
 	// The timeline's sentences, as the simulator keeps them.
-	tl, _ = tl.Update(timelineMsg{from: 0, entries: []sim.Entry{
+	tl, _ = tl.Update(timeline.EntriesMsg{From: 0, Entries: []sim.Entry{
 		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published", Explain: "English kept for run",
 			Say: &sim.Text{Key: "%s published %s with no transaction open; not marked yet: a crash now means it is published again, same id", Args: []any{"relay-1", "…deb1bbf2"}}},
 		{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Explain: "English kept for run",
@@ -83,10 +85,10 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	tl.SetSize(160, 12)
 	views = append(views, tl.View())
 
-	screen := plain(strings.Join(views, "\n"))
+	screen := panetest.Plain(strings.Join(views, "\n"))
 	// Table and column names are SQL identifiers: they stay as the schema
 	// writes them in every language.
-	identifiers := append(append([]string{}, sim.TableNames...), fixtureTable().Columns...)
+	identifiers := append(append([]string{}, sim.TableNames...), panetest.Table().Columns...)
 	for _, leak := range catalog.EnglishIn(screen, 8, identifiers) {
 		t.Errorf("the Spanish screen shows the English %q (Spanish: %q)", leak[0], leak[1])
 	}
@@ -120,7 +122,7 @@ func TestBootFailureSpeaksSpanish(t *testing.T) {
 	b := newBootPane(&st)
 	b.SetSize(120, 20)
 	b, _ = b.Update(bootDoneMsg{err: err})
-	screen := plain(b.View())
+	screen := panetest.Plain(b.View())
 	if !strings.Contains(screen, "no es un directorio") || strings.Contains(screen, "not a directory") {
 		t.Fatalf("the boot failure is not said in Spanish:\n%s", screen)
 	}
@@ -128,7 +130,7 @@ func TestBootFailureSpeaksSpanish(t *testing.T) {
 		// As root, a folder the server's account cannot reach is said too.
 		_, err := pg.Boot(t.Context(), pg.Options{DataDir: filepath.Join(t.TempDir(), "data")})
 		b, _ = b.Update(bootDoneMsg{err: err})
-		if screen := plain(b.View()); !strings.Contains(screen, "no es accesible para") {
+		if screen := panetest.Plain(b.View()); !strings.Contains(screen, "no es accesible para") {
 			t.Errorf("an unreachable data directory is not said in Spanish:\n%s", screen)
 		}
 	}

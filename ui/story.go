@@ -8,6 +8,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 type storyKeys struct {
@@ -31,10 +32,6 @@ func (k storyKeys) ShortHelp() []key.Binding {
 func (k storyKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Trace, k.Close}}
 }
-
-// storyOfMsg asks the root for the story of the message a timeline entry
-// (its index from the first) is about.
-type storyOfMsg struct{ entry int }
 
 // storyMsg is a message's story, built from the simulation's timeline.
 type storyMsg struct {
@@ -133,10 +130,10 @@ func (p storyPane) View() string {
 	if p.spans {
 		title = w.T("Trace of %s", story.Short(p.story.Message))
 	}
-	lines := []string{paneTitle(p.st, true, title, detail, p.w)}
+	lines := []string{style.PaneTitle(p.st, true, title, detail, p.w)}
 	end := min(len(p.lines), p.top+p.h-1)
 	for _, l := range p.lines[p.top:end] {
 		lines = append(lines, " "+l)
 	}
-	return block(strings.Join(fitLines(lines, p.w, p.h), "\n"), p.w, p.h)
+	return style.Block(strings.Join(style.FitLines(lines, p.w, p.h), "\n"), p.w, p.h)
 }

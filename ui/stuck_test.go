@@ -1,16 +1,17 @@
 package ui
 
 import (
-	"fmt"
-
-	tea "charm.land/bubbletea/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // When nothing moves, the status line names what would, with its key, and
@@ -33,7 +34,7 @@ func TestStatusLineWhenStuck(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := fixtureModel(t, 80, 24, "outbox", 2)
-			m.setActors(c.actors(fixtureActors()))
+			m.setActors(c.actors(panetest.Actors()))
 			m.pgDown, m.inFlight = c.pgDown, c.inFlight
 			m.notice = m.stuckNotice()
 			line := ansi.Strip(m.statusView(80))
@@ -43,7 +44,7 @@ func TestStatusLineWhenStuck(t *testing.T) {
 			if (c.name == "crashed" || c.name == "stalled") && strings.Contains(line, "nothing moves") {
 				t.Errorf("an actor crashed or stalled holds the work up; other actors may move: %s", line)
 			}
-			golden(t, "status_stuck_"+c.name+"_80", line)
+			panetest.Golden(t, "status_stuck_"+c.name+"_80", line)
 		})
 	}
 }
@@ -76,21 +77,21 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue congelado", "s lo reanuda"},
 	} {
 		p := lessonInProgress(t, lang, 80, 40)
-		actors := with(fixtureActors(), "relay-1", sim.Crashed)
+		actors := with(panetest.Actors(), "relay-1", sim.Crashed)
 		for i := range actors {
 			if actors[i].Name == "accounting" {
 				actors[i].State = sim.Stalled
 			}
 		}
 		p.carryOver(actors)
-		view := plain(p.View())
+		view := panetest.Plain(p.View())
 		for _, w := range want {
-			if !strings.Contains(oneLine(view), w) {
+			if !strings.Contains(style.OneLine(view), w) {
 				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
 			}
 		}
 		p.startStep(1)
-		if strings.Contains(plain(p.View()), want[0]) {
+		if strings.Contains(panetest.Plain(p.View()), want[0]) {
 			t.Errorf("%s: the note outlived its step", lang)
 		}
 	}
@@ -99,8 +100,8 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 // d arms a duplicate on the broker: the pipeline shows it armed (⚑) until
 // the delivery it doubles.
 func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
-	p := newPipelinePane(testStyles())
-	actors := idle(fixtureActors())
+	p := newPipelinePane(panetest.Styles())
+	actors := idle(panetest.Actors())
 	for i := range actors {
 		if actors[i].Name == "broker" {
 			actors[i].Armed = []string{"duplicate"}
@@ -108,7 +109,7 @@ func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
 	}
 	p, _ = p.Update(actorsMsg{actors})
 	p.SetSize(120, 6)
-	if v := plain(p.View()); !strings.Contains(v, "broker ⚑ duplicate") {
+	if v := panetest.Plain(p.View()); !strings.Contains(v, "broker ⚑ duplicate") {
 		t.Errorf("the armed duplicate is not on the broker:\n%s", v)
 	}
 }
@@ -123,7 +124,7 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.press("n") // the script's first line: a request of its own
 	d.press("i")
 	var mine string
-	for _, e := range d.m.timeline.entries {
+	for _, e := range d.m.timeline.Entries() {
 		if e.Actor == "client" && strings.Contains(e.Explain, "retries") {
 			mine = e.Explain
 		}
@@ -151,21 +152,6 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
 	if set := d.m.page.(*simulatorPage).settings(d.m.pageCtx()); set.Mode != "outbox" {
 		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
-	}
-}
-
-// At the README's 120 columns a timeline line keeps its consequence: the
-// naive crash's "it is lost" wraps instead of being cut.
-func TestTimelineKeepsTheConsequence(t *testing.T) {
-	p := newTimelinePane(testStyles())
-	e := sim.Entry{Actor: "naive", Kind: "crash", Checkpoint: "naive.committed",
-		Explain: "naive crashed at naive.committed: its connection closed without COMMIT — but the payment was already committed and the event never published: it is lost"}
-	p, _ = p.Update(timelineMsg{from: 0, entries: []sim.Entry{e}})
-	for _, w := range []int{120, 80} {
-		p.SetSize(w, 6)
-		if v := oneLine(plain(p.View())); !strings.Contains(v, "it is lost") {
-			t.Errorf("at %d columns the consequence is cut:\n%s", w, plain(p.View()))
-		}
 	}
 }
 
@@ -207,26 +193,6 @@ func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	}
 }
 
-// Scrolling up over entries that wrap keeps the selected entry on screen,
-// down to the very first.
-func TestTimelineScrollKeepsTheSelectionOverWrappedEntries(t *testing.T) {
-	p := newTimelinePane(testStyles())
-	var entries []sim.Entry
-	for i := range 30 {
-		entries = append(entries, sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.published",
-			Explain: fmt.Sprintf("entry %02d: relay-1 published the message with no transaction open; not marked yet: a crash now means it is published again with the same id", i)})
-	}
-	p, _ = p.Update(timelineMsg{from: 0, entries: entries})
-	p.SetSize(80, 8)
-	for i := range 30 {
-		p, _ = p.Update(keyPress("up"))
-		want := fmt.Sprintf("entry %02d:", max(0, 28-i))
-		if v := plain(p.View()); !strings.Contains(v, want) {
-			t.Fatalf("after %d presses of up the selected %q is not on screen:\n%s", i+1, want, v)
-		}
-	}
-}
-
 // h pressed while a fresh step's simulation is still being built (no actors
 // on screen yet) shows the keys once the actors arrive; a carried note goes
 // once its actor is restarted.
@@ -244,12 +210,12 @@ func TestHintKeysFollowTheActors(t *testing.T) {
 	}
 
 	p := lessonInProgress(t, "en", 80, 40)
-	p.carryOver(with(fixtureActors(), "relay-1", sim.Crashed))
-	if !strings.Contains(oneLine(plain(p.View())), "relay-1 is still crashed") {
+	p.carryOver(with(panetest.Actors(), "relay-1", sim.Crashed))
+	if !strings.Contains(style.OneLine(panetest.Plain(p.View())), "relay-1 is still crashed") {
 		t.Fatal("no carried note")
 	}
-	p.refreshCarried(idle(fixtureActors()))
-	if strings.Contains(oneLine(plain(p.View())), "still crashed") {
+	p.refreshCarried(idle(panetest.Actors()))
+	if strings.Contains(style.OneLine(panetest.Plain(p.View())), "still crashed") {
 		t.Fatal("the note stayed after the restart")
 	}
 }
@@ -262,25 +228,25 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 	for _, keys := range [][]string{{"m", "4"}, {"c", "4"}} {
 		mm := m
 		for _, k := range keys {
-			mm = send(t, mm, keyPress(k))
+			mm = send(t, mm, panetest.KeyPress(k))
 		}
-		for i, l := range strings.Split(plain(mm.render()), "\n") {
+		for i, l := range strings.Split(panetest.Plain(mm.render()), "\n") {
 			if w := len([]rune(l)); w > 80 {
 				t.Errorf("%v: line %d is %d wide", keys, i, w)
 			}
 		}
-		if !strings.Contains(plain(mm.render()), "until consumer.acked") && !strings.Contains(plain(mm.render()), "at consumer.acked") {
-			t.Errorf("%v: the dialog's last choice is cut:\n%s", keys, plain(mm.render()))
+		if !strings.Contains(panetest.Plain(mm.render()), "until consumer.acked") && !strings.Contains(panetest.Plain(mm.render()), "at consumer.acked") {
+			t.Errorf("%v: the dialog's last choice is cut:\n%s", keys, panetest.Plain(mm.render()))
 		}
 	}
 }
 
 // A digit beyond a dialog's list says so instead of doing nothing.
 func TestDialogDigitBeyondTheList(t *testing.T) {
-	c := newChooserPane(testStyles(), "fail", fixtureCompareActors(), scenes.Settings{})
-	c, cmd := c.Update(keyPress("7"))
-	if cmd != nil || !strings.Contains(plain(c.View()), "no choice 7 here: 1 to 3") {
-		t.Fatalf("f 7 said nothing:\n%s", plain(c.View()))
+	c := newChooserPane(panetest.Styles(), "fail", panetest.CompareActors(), scenes.Settings{})
+	c, cmd := c.Update(panetest.KeyPress("7"))
+	if cmd != nil || !strings.Contains(panetest.Plain(c.View()), "no choice 7 here: 1 to 3") {
+		t.Fatalf("f 7 said nothing:\n%s", panetest.Plain(c.View()))
 	}
 }
 
@@ -309,7 +275,7 @@ func TestFullHelpSaysWhatOActsOn(t *testing.T) {
 	m.setFocus()
 	m.updateKeys()
 	m.help.ShowAll = true
-	v := plain(m.helpView())
+	v := panetest.Plain(m.helpView())
 	if !strings.Contains(v, "o    the other pipeline's tables") && !strings.Contains(v, "o the other pipeline's tables") {
 		t.Errorf("the tables' o in ?:\n%s", v)
 	}
@@ -340,22 +306,22 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("h")
-	if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(plain(h), strings.Trim(want[1], "`")[2:]) {
-		t.Errorf("%s: the hint does not show r:\n%s", lang, plain(h))
+	if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
+		t.Errorf("%s: the hint does not show r:\n%s", lang, panetest.Plain(h))
 	}
 	// The fastest autoplay (16 steps a second), as the lessons by keys
 	// play: the default 2 a second spent seconds waiting.
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 	d.settle()
-	if got := oneLine(plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := style.OneLine(panetest.Plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
 		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if screen := oneLine(plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
-			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], plain(d.m.lesson.View()))
+		if screen := style.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], panetest.Plain(d.m.lesson.View()))
 		}
 	}
 	d.press("r")

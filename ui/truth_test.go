@@ -1,35 +1,14 @@
 package ui
 
 import (
-	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/panetest"
+	"github.com/outboxlab/outboxlab/ui/style"
 )
-
-// A timeline entry's sentence continues right of its [statement] tag, not
-// under it: continued under the tag, the next entry's [commit] read as more
-// of the sentence before.
-func TestTimelineSentenceContinuesRightOfItsTag(t *testing.T) {
-	tl := newTimelinePane(testStyles())
-	tl.SetSize(80, 10)
-	e := sim.Entry{Actor: "api", Kind: "checkpoint", Checkpoint: "api.committed", Statement: "commit",
-		Explain: "api committed the payment and its outbox row together: a crash from here on loses nothing, the relay will publish the event"}
-	lines := tl.entryLines(e, entryMaxLines)
-	if len(lines) < 2 {
-		t.Fatalf("the entry did not wrap at 80 columns: %q", lines)
-	}
-	tag := strings.Index(plain(lines[0]), "[commit]")
-	text := tag + len("[commit] ")
-	for _, l := range lines[1:] {
-		l = plain(l)
-		if lead := len(l) - len(strings.TrimLeft(l, " ")); lead < text {
-			t.Errorf("a continuation starts at column %d, under the tag (the sentence starts at %d):\n%s", lead, text, plain(strings.Join(lines, "\n")))
-		}
-	}
-}
 
 // The free simulator leads to the course: its empty timeline and its key
 // line name /, the / picker lists the lessons before the scenes, choosing
@@ -76,9 +55,9 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 func TestALongNoticeIsReadWhole(t *testing.T) {
 	m := fixtureModel(t, 80, 24, "outbox", 2)
 	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
-	screen := oneLine(plain(m.render()))
+	screen := style.OneLine(panetest.Plain(m.render()))
 	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
-		t.Errorf("the replay command is not on screen whole:\n%s", plain(m.render()))
+		t.Errorf("the replay command is not on screen whole:\n%s", panetest.Plain(m.render()))
 	}
 }
 
@@ -96,53 +75,14 @@ func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
 		{Pipeline: "outbox", Name: "notifications", State: sim.Idle},
 		{Pipeline: "outbox", Name: "sender", State: sim.Crashed, At: "sender.called"},
 	}
-	p := newPipelinePane(testStyles())
+	p := newPipelinePane(panetest.Styles())
 	p, _ = p.Update(actorsMsg{actors})
-	p, _ = p.Update(oraclesMsg{fixtureOracles()})
+	p, _ = p.Update(oraclesMsg{panetest.Oracles()})
 	p.SetSize(80, 5)
-	view := plain(p.View())
+	view := panetest.Plain(p.View())
 	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
 		if !strings.Contains(view, name) {
 			t.Errorf("%q is not drawn whole:\n%s", name, view)
-		}
-	}
-}
-
-// An id the engine quotes whole inside a sentence (a publish error) is
-// written as the timeline writes ids, by its last eight digits: whole, it is
-// a word wider than a lesson's column, and the pane cut it.
-func TestTimelineWritesQuotedIDsByTheirEnd(t *testing.T) {
-	tl := newTimelinePane(testStyles())
-	tl.SetSize(69, 10)
-	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.retry_scheduled", Statement: "schedule_retry",
-		Explain: "relay-1 could not publish …deb1bbf2: retry scheduled with backoff and jitter (attempt 1 failed, next at 12:00:02.324: publish 019b796d-d600-7e54-83a4-1234deb1bbf2: broker is down)"}
-	text := plain(strings.Join(tl.entryLines(e, entryMaxLines), "\n"))
-	if words := strings.Join(strings.Fields(text), " "); strings.Contains(words, "019b796d") || !strings.Contains(words, "publish …deb1bbf2: broker is down") {
-		t.Errorf("the quoted id is not written by its end:\n%s", text)
-	}
-	for _, l := range strings.Split(text, "\n") {
-		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
-			t.Errorf("a line is cut:\n%s", text)
-		}
-	}
-}
-
-// A long sentence in a lesson's narrow timeline (69 columns at 120×40)
-// goes on under the actor, not in the few cells right of its tag: there, a
-// dead letter's error ran out of its eight lines and was cut.
-func TestANarrowTimelineReadsALongSentenceWhole(t *testing.T) {
-	tl := newTimelinePane(testStyles())
-	tl.SetSize(69, 12)
-	e := sim.Entry{Actor: "relay-1", Kind: "checkpoint", Checkpoint: "relay.dead_lettered", Statement: "dead_letter",
-		Explain: "relay-1 dead-lettered …deb1bbf2 after 12 attempts: no more retries; an operator may requeue it (same id) once the cause is fixed (attempt 12 of 12 failed: dead-lettered: dead letter: broker refused the message: payload fails the topic schema: amount 666 is not allowed)"}
-	lines := tl.entryLines(e, entryMaxLines)
-	text := plain(strings.Join(lines, "\n"))
-	if words := strings.Join(strings.Fields(text), " "); !strings.Contains(words, "amount 666 is not allowed)") {
-		t.Errorf("the sentence is cut:\n%s", text)
-	}
-	for _, l := range lines {
-		if w := ansi.StringWidth(l); w > 69 {
-			t.Errorf("a line is %d cells wide, the pane 69: the pane cuts it:\n%s", w, text)
 		}
 	}
 }

@@ -1,7 +1,8 @@
 // Package style is the terminal screens' look: every style the simulator's
 // TUI (package ui) and the deployment's screen (package deployui) draw
 // with, for a dark or a light background or none (NO_COLOR), and the
-// helpers that fit a styled line to a width. It imports no screen, so the
+// drawing helpers their panes share (layout.go: fitting a styled line to a
+// width, blocks, columns, a pane's title line). It imports no screen, so the
 // deployment's screen shares the simulator's look without linking the
 // simulator.
 package style
@@ -9,13 +10,11 @@ package style
 import (
 	"image/color"
 	"os"
-	"strings"
 
 	"charm.land/bubbles/v2/help"
 	glamouransi "charm.land/glamour/v2/ansi"
 	glamourstyles "charm.land/glamour/v2/styles"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 )
 
@@ -223,42 +222,4 @@ func markdownStyle(hasDark, noColor bool) glamouransi.StyleConfig {
 	sc.Document.Margin = &zero
 	sc.Document.BlockPrefix, sc.Document.BlockSuffix = "", ""
 	return sc
-}
-
-// FitLine cuts a styled line to w cells ("…" where it is cut) and pads it
-// with spaces to w.
-func FitLine(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	sw := ansi.StringWidth(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "…")
-		sw = ansi.StringWidth(s)
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
-}
-
-// FitLines makes exactly h lines of exactly w cells.
-func FitLines(lines []string, w, h int) []string {
-	out := make([]string, h)
-	for i := 0; i < h; i++ {
-		l := ""
-		if i < len(lines) {
-			l = lines[i]
-		}
-		out[i] = FitLine(l, w)
-	}
-	return out
-}
-
-// Pad pads s with spaces to n cells; a wider s is left as it is.
-func Pad(s string, n int) string {
-	if w := ansi.StringWidth(s); w < n {
-		return s + strings.Repeat(" ", n-w)
-	}
-	return s
 }

@@ -1,10 +1,18 @@
-package ui
+// Package timeline is the timeline pane: the simulation's entries, newest
+// last (who, at which checkpoint, which named statement ran and why it
+// matters), scrolled and selected by keys, with the selected entry's SQL
+// below them. The root feeds it what the simulation recorded (EntriesMsg)
+// and where the session forked (ForkMsg); the pane asks the root for a
+// rewind or an entry's story by the messages its keys return.
+package timeline
 
 import (
 	"fmt"
-	"github.com/outboxlab/outboxlab/catalog"
 	"regexp"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -16,12 +24,12 @@ import (
 // maxEntries bounds the timeline the pane keeps; older entries drop off.
 const maxEntries = 5000
 
-type timelineKeys struct {
+type keyMap struct {
 	Up, Down, Newest, SQL, Rewind, Story key.Binding
 }
 
-func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
-	return timelineKeys{
+func defaultKeyMap(w *catalog.Printer) keyMap {
+	return keyMap{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("older entry"))),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("newer entry"))),
 		Newest: key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("follow newest"))),
@@ -31,36 +39,42 @@ func defaultTimelineKeys(w *catalog.Printer) timelineKeys {
 	}
 }
 
-func (k timelineKeys) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL, k.Story} }
-func (k timelineKeys) FullHelp() [][]key.Binding {
+func (k keyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.SQL, k.Story} }
+func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.Newest, k.SQL, k.Story, k.Rewind}}
 }
 
-// rewindToMsg asks the root to take the session back to the point where
+// RewindToMsg asks the root to take the session back to the point where
 // the timeline's entry (its index from the first) happened: scrubbing.
-type rewindToMsg struct{ entry int }
+type RewindToMsg struct{ Entry int }
 
-// timelineMsg carries the entries recorded since the pane's last one.
-type timelineMsg struct {
-	from    int
-	entries []sim.Entry
-	epoch   int  // the simulation's resets, as of this read
-	reset   bool // a rewind came since the pane's last read: entries is all of it
+// StoryOfMsg asks the root for the story of the message a timeline entry
+// (its index from the first) is about.
+type StoryOfMsg struct{ Entry int }
+
+// EntriesMsg carries the entries recorded since the pane's last one (Next
+// says from where a read starts).
+type EntriesMsg struct {
+	From    int
+	Entries []sim.Entry
+	Epoch   int  // the simulation's resets, as of this read
+	Reset   bool // a rewind came since the pane's last read: Entries is all of it
 }
 
-// forkMsg marks where the session forked: the entries before index at are
-// the original's, the ones after a new future (-1: no fork).
-type forkMsg struct {
-	at       int
-	original bool // the future on screen is the one the fork discarded (u)
-}
+// ForkMsg marks where the session forked: the entries before index At are
+// the original's, the ones after it a new future (-1: no fork).
+type ForkMsg struct{ At int }
 
-// timelinePane lists the newest timeline entries: who, at which checkpoint,
+// OtherFutureMsg says the session swapped futures at its fork (u): the
+// marker stays where it is and names the other one.
+type OtherFutureMsg struct{}
+
+// Pane lists the newest timeline entries: who, at which checkpoint,
 // which named statement ran, and why it matters. Enter shows the selected
 // entry's SQL and full explanation.
-type timelinePane struct {
-	st      *Styles
-	keys    timelineKeys
+type Pane struct {
+	st      *style.Styles
+	keys    keyMap
 	w, h    int
 	focused bool
 	compare bool // prefix entries with their pipeline
@@ -79,30 +93,74 @@ type timelinePane struct {
 	showSQL  bool
 }
 
-func newTimelinePane(st *Styles) timelinePane {
-	return timelinePane{st: st, keys: defaultTimelineKeys(st.Words), sel: -1, forkAt: -1}
+// New is an empty timeline drawn with st.
+func New(st *style.Styles) Pane {
+	return Pane{st: st, keys: defaultKeyMap(st.Words), sel: -1, forkAt: -1}
 }
 
-func (t *timelinePane) SetSize(w, h int) { t.w, t.h = w, h }
+// SetSize gives the pane its room.
+func (t *Pane) SetSize(w, h int) { t.w, t.h = w, h }
 
-func (t timelinePane) ShortHelp() []key.Binding  { return t.keys.ShortHelp() }
-func (t timelinePane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+// SetFocused marks the pane as the one that takes the keys.
+func (t *Pane) SetFocused(focused bool) { t.focused = focused }
 
-func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
+// SetCompare prefixes each entry with its pipeline (compare mode).
+func (t *Pane) SetCompare(compare bool) { t.compare = compare }
+
+// SetPicker says / opens the lessons and scenes now: the empty timeline
+// leads there.
+func (t *Pane) SetPicker(picker bool) { t.picker = picker }
+
+// SetRewind enables g, the rewind to the selected entry (the free
+// simulator's alone: a lesson's checks read the timeline from where its
+// step began).
+func (t *Pane) SetRewind(enabled bool) { t.keys.Rewind.SetEnabled(enabled) }
+
+// Next is where the next read of the simulation's timeline starts: the
+// resets the entries are from, and how many came so far.
+func (t Pane) Next() (epoch, from int) { return t.epoch, t.total }
+
+// Total is how many entries the pane received, the dropped ones included.
+func (t Pane) Total() int { return t.total }
+
+// Entries are the entries the pane keeps, oldest first.
+func (t Pane) Entries() []sim.Entry { return t.entries }
+
+// Selected is the entry selected (the newest while none is), by its index
+// from the first; ok is false on an empty timeline.
+func (t Pane) Selected() (index int, e sim.Entry, ok bool) {
+	if len(t.entries) == 0 {
+		return 0, sim.Entry{}, false
+	}
+	i := t.selected()
+	return t.total - len(t.entries) + i, t.entries[i], true
+}
+
+// ShortHelp is the pane's keys in the help line.
+func (t Pane) ShortHelp() []key.Binding { return t.keys.ShortHelp() }
+
+// FullHelp is the pane's keys in the full help.
+func (t Pane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+
+// Update takes the simulation's entries, the fork, and the keys and the
+// mouse wheel while the pane has the focus.
+func (t Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
-	case forkMsg:
-		t.forkAt, t.original = msg.at, msg.original
-	case timelineMsg:
-		if msg.reset {
+	case ForkMsg:
+		t.forkAt, t.original = msg.At, false
+	case OtherFutureMsg:
+		t.original = !t.original
+	case EntriesMsg:
+		if msg.Reset {
 			// A rewind: the timeline is what the replay recorded.
-			t.entries, t.total, t.epoch, t.sel = nil, 0, msg.epoch, -1
-			msg.from = 0
+			t.entries, t.total, t.epoch, t.sel = nil, 0, msg.Epoch, -1
+			msg.From = 0
 		}
-		if msg.from != t.total || msg.epoch != t.epoch {
+		if msg.From != t.total || msg.Epoch != t.epoch {
 			return t, nil // a stale read: the next one covers it
 		}
-		t.entries = append(t.entries, msg.entries...)
-		t.total += len(msg.entries)
+		t.entries = append(t.entries, msg.Entries...)
+		t.total += len(msg.Entries)
 		if drop := len(t.entries) - maxEntries; drop > 0 {
 			t.entries = append(t.entries[:0:0], t.entries[drop:]...)
 			if t.sel >= 0 {
@@ -128,16 +186,16 @@ func (t timelinePane) Update(msg tea.Msg) (timelinePane, tea.Cmd) {
 			t.showSQL = !t.showSQL
 		case key.Matches(msg, t.keys.Story) && len(t.entries) > 0:
 			entry := t.total - len(t.entries) + t.selected()
-			return t, func() tea.Msg { return storyOfMsg{entry} }
+			return t, func() tea.Msg { return StoryOfMsg{entry} }
 		case key.Matches(msg, t.keys.Rewind) && len(t.entries) > 0:
 			entry := t.total - len(t.entries) + t.selected()
-			return t, func() tea.Msg { return rewindToMsg{entry} }
+			return t, func() tea.Msg { return RewindToMsg{entry} }
 		}
 	}
 	return t, nil
 }
 
-func (t *timelinePane) move(d int) {
+func (t *Pane) move(d int) {
 	if len(t.entries) == 0 {
 		return
 	}
@@ -156,20 +214,21 @@ func (t *timelinePane) move(d int) {
 	}
 }
 
-func (t timelinePane) selected() int {
+func (t Pane) selected() int {
 	if t.sel < 0 {
 		return len(t.entries) - 1
 	}
 	return t.sel
 }
 
-func (t timelinePane) View() string {
+// View draws the pane: its title, the entries that fit, the SQL below.
+func (t Pane) View() string {
 	w := t.st.Words
 	detail := w.T("%d entries", t.total)
 	if t.sel >= 0 {
 		detail += " · " + w.T("scrolled (G: newest)")
 	}
-	lines := []string{paneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
+	lines := []string{style.PaneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
 	body := t.h - 1
 	var sqlLines []string
 	if t.showSQL && len(t.entries) > 0 {
@@ -183,7 +242,7 @@ func (t timelinePane) View() string {
 			// first, wrapped, never cut ("/ opens the…").
 			empty = w.T("new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs")
 		}
-		for _, l := range wrapWhole(empty, t.w-2, 0) {
+		for _, l := range style.WrapWhole(empty, t.w-2, 0) {
 			lines = append(lines, t.st.Pane.Empty.Render("  "+l))
 		}
 	}
@@ -202,7 +261,7 @@ func (t timelinePane) View() string {
 		el := t.entryLines(t.entries[i], entryMaxLines)
 		if i == sel && (t.sel >= 0 || t.showSQL) {
 			for j, l := range el {
-				el[j] = t.st.Timeline.Selected.Render(fitLine(stripped(l), t.w))
+				el[j] = t.st.Timeline.Selected.Render(style.FitLine(ansi.Strip(l), t.w))
 			}
 		}
 		rows = append(el, rows...)
@@ -219,14 +278,14 @@ func (t timelinePane) View() string {
 	}
 	rows = rows[:min(len(rows), body)]
 	lines = append(lines, rows...)
-	lines = fitLines(lines, t.w, t.h-len(sqlLines))
+	lines = style.FitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
-	return block(strings.Join(lines, "\n"), t.w, t.h)
+	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // forkLine is drawn between the last entry from before a fork and the
 // first of the new future.
-func (t timelinePane) forkLine() string {
+func (t Pane) forkLine() string {
 	label := " " + t.st.Words.T("▲ before the fork · ▼ the new future") + " "
 	if t.original {
 		label = " " + t.st.Words.T("▲ before the fork · ▼ the original future") + " "
@@ -236,7 +295,7 @@ func (t timelinePane) forkLine() string {
 }
 
 // entryLine is one entry on one line.
-func (t timelinePane) entryLine(e sim.Entry) string {
+func (t Pane) entryLine(e sim.Entry) string {
 	ts := t.st.Timeline
 	who := e.Actor
 	if who == sim.ActorClient || who == sim.ActorClock || who == sim.ActorOperator {
@@ -246,14 +305,14 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 		who = e.Pipeline[:1] + ":" + who
 	}
 	w := t.st.Words
-	what := w.State(shortCheckpoint(e.Checkpoint))
+	what := w.State(style.ShortCheckpoint(e.Checkpoint))
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
 	case sim.KindCheckpoint:
 	case sim.KindCrash:
 		what, whatStyle = w.State("CRASH"), ts.Crash
 		if e.Checkpoint != "" {
-			what += "@" + shortCheckpoint(e.Checkpoint)
+			what += "@" + style.ShortCheckpoint(e.Checkpoint)
 		}
 	case sim.KindFault, sim.KindError, sim.KindBlocked:
 		what, whatStyle = w.State(string(e.Kind)), ts.Fault
@@ -267,21 +326,21 @@ func (t timelinePane) entryLine(e sim.Entry) string {
 		sb.WriteString(ts.Time.Render(e.At.Format("15:04:05.000")))
 		sb.WriteByte(' ')
 	}
-	sb.WriteString(ts.Actor.Render(pad(who, 13)))
+	sb.WriteString(ts.Actor.Render(style.Pad(who, 13)))
 	sb.WriteByte(' ')
-	sb.WriteString(whatStyle.Render(pad(what, 15)))
+	sb.WriteString(whatStyle.Render(style.Pad(what, 15)))
 	sb.WriteByte(' ')
 	if e.Statement != "" {
 		sb.WriteString(ts.Statement.Render("[" + e.Statement + "]"))
 		sb.WriteByte(' ')
 	}
-	sb.WriteString(ts.Explain.Render(t.explain(e)))
+	sb.WriteString(ts.Explain.Render(t.Explain(e)))
 	return sb.String()
 }
 
-// explain is the entry's sentence in the screen's language, where the
+// Explain is the entry's sentence in the screen's language, where the
 // timeline kept it as a catalog sentence.
-func (t timelinePane) explain(e sim.Entry) string {
+func (t Pane) Explain(e sim.Entry) string {
 	say := e.Explain
 	if e.Say != nil {
 		say = e.Say.In(t.st.Words)
@@ -303,13 +362,13 @@ const entryMaxLines = 8
 // entryLines is one entry wrapped to the pane: its explanation continues
 // under itself, in at most n lines (the last cut with … if it still does
 // not fit).
-func (t timelinePane) entryLines(e sim.Entry, n int) []string {
+func (t Pane) entryLines(e sim.Entry, n int) []string {
 	one := t.entryLine(e)
 	if ansi.StringWidth(one) <= t.w {
 		return []string{one}
 	}
 	ts := t.st.Timeline
-	explain := t.explain(e)
+	explain := t.Explain(e)
 	head := strings.TrimSuffix(one, ts.Explain.Render(explain)) // time, actor, what, [statement]
 	// The sentence continues under itself, right of the [statement] tag:
 	// continued under the tag, the next entry's tag read as more of it.
@@ -350,7 +409,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 	lines := make([]string, len(out))
 	for i, l := range out {
 		if i == 0 {
-			lines[i] = head + render(ts.Explain, l)
+			lines[i] = head + style.NonEmpty(ts.Explain, l)
 			continue
 		}
 		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)
@@ -359,7 +418,7 @@ func (t timelinePane) entryLines(e sim.Entry, n int) []string {
 }
 
 // detail is the selected entry's explanation, ids and SQL, in at most n lines.
-func (t timelinePane) detail(e sim.Entry, n int) []string {
+func (t Pane) detail(e sim.Entry, n int) []string {
 	ts := t.st.Timeline
 	w := max(10, t.w-4)
 	head := fmt.Sprintf("#%d %s", e.Seq, e.At.Format("15:04:05.000000"))
@@ -380,7 +439,7 @@ func (t timelinePane) detail(e sim.Entry, n int) []string {
 		head += fmt.Sprintf(" · delivery %d", e.Delivery)
 	}
 	lines := []string{t.st.Pane.Gutter.Render(strings.Repeat("╌", t.w)), "  " + ts.Actor.Render(head)}
-	for _, l := range strings.Split(lipgloss.Wrap(t.explain(e), w, " "), "\n") {
+	for _, l := range strings.Split(lipgloss.Wrap(t.Explain(e), w, " "), "\n") {
 		lines = append(lines, "  "+ts.Explain.Render(l))
 	}
 	if e.SQL != "" {

@@ -1,12 +1,19 @@
-package ui
+// Package tables is the tables pane: one table of one pipeline, read from
+// the simulation's real database a window at a time (only the rows that
+// fit are fetched), the rows a change added highlighted. The root hands it
+// the simulation to read (Reset) and the reads a snapshot made (ReadMsg);
+// the pane's own keys read the windows they ask for themselves.
+package tables
 
 import (
-	"charm.land/lipgloss/v2"
 	"context"
 	"fmt"
-	"github.com/outboxlab/outboxlab/catalog"
 	"slices"
 	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/ui/style"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -14,18 +21,18 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// tableSource reads a window of a table; *sim.Sim is one.
-type tableSource interface {
+// Source reads a window of a table; *sim.Sim is one.
+type Source interface {
 	Table(ctx context.Context, pipeline, name string, offset, limit int) (sim.Table, error)
 }
 
-// tableKeys are the tables pane's own keys.
-type tableKeys struct {
+// keyMap are the tables pane's own keys.
+type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
 }
 
-func defaultTableKeys(w *catalog.Printer) tableKeys {
-	return tableKeys{
+func defaultKeyMap(w *catalog.Printer) keyMap {
+	return keyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
 		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
@@ -38,24 +45,24 @@ func defaultTableKeys(w *catalog.Printer) tableKeys {
 	}
 }
 
-func (k tableKeys) ShortHelp() []key.Binding {
+func (k keyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.PrevTable, k.NextTable, k.Down, k.Pipeline}
 }
 
-func (k tableKeys) FullHelp() [][]key.Binding {
+func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.PrevTable, k.NextTable, k.Pipeline}}
 }
 
-// tablesPane shows one table of one pipeline, read from the real database:
+// Pane shows one table of one pipeline, read from the real database:
 // only the rows that fit are fetched and drawn. Rows whose key was not seen
 // before the last change of the simulation are highlighted.
-type tablesPane struct {
-	st      *Styles
-	keys    tableKeys
+type Pane struct {
+	st      *style.Styles
+	keys    keyMap
 	w, h    int
 	focused bool
 
-	src       tableSource
+	src       Source
 	simID     int
 	pipelines []string
 	pipe      int // index in pipelines
@@ -75,28 +82,29 @@ type tablesPane struct {
 	reading int
 }
 
-// tableMsg is a window of a table read for the pane.
-type tableMsg struct {
-	simID    int
-	gen      int // change generation it reflects (0: a scroll, not a change)
-	pipeline string
-	table    sim.Table
-	err      error
+// ReadMsg is a window of a table read for the pane.
+type ReadMsg struct {
+	SimID    int
+	Gen      int // change generation it reflects (0: a scroll, not a change)
+	Pipeline string
+	Table    sim.Table
+	Err      error
 	read     bool // answers one of the pane's own reads (fetch), not a snapshot
 }
 
-// tableReq is what the pane wants to show.
-type tableReq struct {
-	pipeline, name string
-	offset, limit  int
+// Request is the window the pane shows: which table, which rows.
+type Request struct {
+	Pipeline, Name string
+	Offset, Limit  int
 }
 
-func newTablesPane(st *Styles) tablesPane {
-	return tablesPane{st: st, keys: defaultTableKeys(st.Words), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
+// New is an empty tables pane drawn with st.
+func New(st *style.Styles) Pane {
+	return Pane{st: st, keys: defaultKeyMap(st.Words), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
 }
 
-// reset points the pane at a new simulation.
-func (t *tablesPane) reset(src tableSource, simID int, pipelines []string) {
+// Reset points the pane at a new simulation (src nil: none yet).
+func (t *Pane) Reset(src Source, simID int, pipelines []string) {
 	t.src, t.simID, t.pipelines = src, simID, pipelines
 	t.reading = 0 // reads of the simulation before are dropped unread
 	if t.pipe >= len(pipelines) {
@@ -116,84 +124,106 @@ func (t *tablesPane) reset(src tableSource, simID int, pipelines []string) {
 	t.keys.Pipeline.SetEnabled(len(pipelines) > 1)
 }
 
-func (t *tablesPane) SetSize(w, h int) { t.w, t.h = w, h }
+// SetSize gives the pane its room.
+func (t *Pane) SetSize(w, h int) { t.w, t.h = w, h }
 
-func (t tablesPane) ShortHelp() []key.Binding  { return t.keys.ShortHelp() }
-func (t tablesPane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+// SetFocused marks the pane as the one that takes the keys.
+func (t *Pane) SetFocused(focused bool) { t.focused = focused }
 
-// visible is how many rows fit under the title and the header.
-func (t tablesPane) visible() int { return max(1, t.h-2) }
+// SetNamed is the columns the lesson's step names: drawn whole, the last
+// to give way on a narrow pane.
+func (t *Pane) SetNamed(columns []string) { t.named = columns }
 
-func (t tablesPane) pipeline() string {
+// Table is the window of the table on screen.
+func (t Pane) Table() sim.Table { return t.data }
+
+// Reading says the pane waits for reads of its own (a switch, a scroll):
+// until they answer, Table is not yet the window asked for.
+func (t Pane) Reading() bool { return t.reading > 0 }
+
+// ShortHelp is the pane's keys in the help line.
+func (t Pane) ShortHelp() []key.Binding { return t.keys.ShortHelp() }
+
+// FullHelp is the pane's keys in the full help.
+func (t Pane) FullHelp() [][]key.Binding { return t.keys.FullHelp() }
+
+// Visible is how many rows fit under the title and the header.
+func (t Pane) Visible() int { return max(1, t.h-2) }
+
+func (t Pane) pipeline() string {
 	if t.pipe < len(t.pipelines) {
 		return t.pipelines[t.pipe]
 	}
 	return ""
 }
 
-// request is the window the pane shows now (newest rows when following).
-func (t tablesPane) request() tableReq {
+// Request is the window the pane shows now (newest rows when following):
+// what a snapshot of the simulation reads for it.
+func (t Pane) Request() Request {
 	off := t.offset
 	if t.follow {
-		off = max(0, t.data.Total-t.visible())
+		off = max(0, t.data.Total-t.Visible())
 	}
-	return tableReq{pipeline: t.pipeline(), name: sim.TableNames[t.table], offset: off, limit: t.visible()}
+	return Request{Pipeline: t.pipeline(), Name: sim.TableNames[t.table], Offset: off, Limit: t.Visible()}
 }
 
 // fetchCmd reads the window in a command; gen tags a read after a change.
-func fetchCmd(src tableSource, simID, gen int, r tableReq) tea.Cmd {
-	if src == nil || r.pipeline == "" {
+func fetchCmd(src Source, simID, gen int, r Request) tea.Cmd {
+	if src == nil || r.Pipeline == "" {
 		return nil
 	}
 	return func() tea.Msg {
-		tb, err := src.Table(context.Background(), r.pipeline, r.name, r.offset, r.limit)
-		return tableMsg{simID: simID, gen: gen, pipeline: r.pipeline, table: tb, err: err, read: true}
+		tb, err := src.Table(context.Background(), r.Pipeline, r.Name, r.Offset, r.Limit)
+		return ReadMsg{SimID: simID, Gen: gen, Pipeline: r.Pipeline, Table: tb, Err: err, read: true}
 	}
 }
 
-// fetch reads the window the pane asks for now, counted in reading.
-func (t tablesPane) fetch() (tablesPane, tea.Cmd) {
-	cmd := fetchCmd(t.src, t.simID, 0, t.request())
+// Fetch reads the window the pane asks for now, counted in reading (the
+// root asks after a resize changed how many rows fit).
+func (t Pane) Fetch() (Pane, tea.Cmd) {
+	cmd := fetchCmd(t.src, t.simID, 0, t.Request())
 	if cmd != nil {
 		t.reading++
 	}
 	return t, cmd
 }
 
-func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
+// Update takes the windows read for the pane, and the keys and the mouse
+// wheel while it has the focus.
+func (t Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
-	case tableMsg:
+	case ReadMsg:
 		if msg.read && t.reading > 0 {
 			t.reading--
 		}
-		if msg.simID != t.simID || msg.pipeline != t.pipeline() || msg.table.Name != sim.TableNames[t.table] && msg.err == nil {
+		if msg.SimID != t.simID || msg.Pipeline != t.pipeline() || msg.Table.Name != sim.TableNames[t.table] && msg.Err == nil {
 			return t, nil
 		}
-		t.err = msg.err
-		if msg.err != nil {
+		t.err = msg.Err
+		if msg.Err != nil {
 			return t, nil
 		}
-		if msg.gen > t.gen {
+		if msg.Gen > t.gen {
 			// A read after a change: what is new since the previous one is
 			// what the change did.
 			t.changed = map[string]bool{}
-			for _, k := range msg.table.Keys {
+			for _, k := range msg.Table.Keys {
 				if !t.seen[k] {
 					t.changed[k] = true
 				}
 			}
-			t.gen = msg.gen
+			t.gen = msg.Gen
 		}
-		for _, k := range msg.table.Keys {
+		for _, k := range msg.Table.Keys {
 			t.seen[k] = true
 		}
-		t.data = msg.table
+		t.data = msg.Table
 		if !t.follow {
-			t.offset = msg.table.Offset
+			t.offset = msg.Table.Offset
 		}
 		// Following, the total may have grown since the request: read again.
-		if t.follow && msg.table.Offset != max(0, msg.table.Total-t.visible()) {
-			return t.fetch()
+		if t.follow && msg.Table.Offset != max(0, msg.Table.Total-t.Visible()) {
+			return t.Fetch()
 		}
 		return t, nil
 	case tea.MouseWheelMsg:
@@ -210,15 +240,15 @@ func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
 		case key.Matches(msg, t.keys.Down):
 			return t.scroll(1)
 		case key.Matches(msg, t.keys.PageUp):
-			return t.scroll(-t.visible())
+			return t.scroll(-t.Visible())
 		case key.Matches(msg, t.keys.PageDown):
-			return t.scroll(t.visible())
+			return t.scroll(t.Visible())
 		case key.Matches(msg, t.keys.Top):
 			t.follow, t.offset = false, 0
-			return t.fetch()
+			return t.Fetch()
 		case key.Matches(msg, t.keys.Bottom):
 			t.follow = true
-			return t.fetch()
+			return t.Fetch()
 		case key.Matches(msg, t.keys.NextTable):
 			return t.switchTo(t.pipe, (t.table+1)%len(sim.TableNames))
 		case key.Matches(msg, t.keys.PrevTable):
@@ -230,17 +260,17 @@ func (t tablesPane) Update(msg tea.Msg) (tablesPane, tea.Cmd) {
 	return t, nil
 }
 
-func (t tablesPane) switchTo(pipe, table int) (tablesPane, tea.Cmd) {
+func (t Pane) switchTo(pipe, table int) (Pane, tea.Cmd) {
 	t.pipe, t.table = pipe, table
 	t.offset, t.follow = 0, true
 	t.data = sim.Table{Name: sim.TableNames[table]}
 	t.seen, t.changed = map[string]bool{}, map[string]bool{}
 	t.gen = 0
-	return t.fetch()
+	return t.Fetch()
 }
 
-func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
-	last := max(0, t.data.Total-t.visible())
+func (t Pane) scroll(d int) (Pane, tea.Cmd) {
+	last := max(0, t.data.Total-t.Visible())
 	off := t.data.Offset + d
 	if t.follow {
 		off = last + d
@@ -251,16 +281,17 @@ func (t tablesPane) scroll(d int) (tablesPane, tea.Cmd) {
 	if off == t.data.Offset {
 		return t, nil
 	}
-	return t.fetch()
+	return t.Fetch()
 }
 
-func (t tablesPane) View() string {
+// View draws the pane: its title and tabs, the header, the rows in view.
+func (t Pane) View() string {
 	name := sim.TableNames[t.table]
 	detail := t.st.Words.T("%d rows", t.data.Total)
 	if len(t.pipelines) > 1 {
 		detail = t.pipeline() + " · " + detail
 	}
-	if t.data.Total > t.visible() {
+	if t.data.Total > t.Visible() {
 		detail += fmt.Sprintf(" · %d–%d", t.data.Offset+1, t.data.Offset+len(t.data.Rows))
 	}
 	if t.src != nil || len(t.data.Columns) > 0 {
@@ -278,7 +309,7 @@ func (t tablesPane) View() string {
 		}
 	}
 	tabs := t.tabs()
-	lines := []string{paneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
+	lines := []string{style.PaneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
 	switch {
 	case t.err != nil:
 		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))
@@ -287,11 +318,11 @@ func (t tablesPane) View() string {
 	default:
 		lines = append(lines, t.grid(name)...)
 	}
-	return block(strings.Join(lines, "\n"), t.w, t.h)
+	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // tabs names the tables with the current one marked.
-func (t tablesPane) tabs() string {
+func (t Pane) tabs() string {
 	short := map[string]string{"payments": "payments", "outbox_messages": "outbox", "inbox_messages": "inbox", "ledger_entries": "ledger", "notifications": "notifications", "parked_messages": "parked"}
 	parts := make([]string, len(sim.TableNames))
 	for i, n := range sim.TableNames {
@@ -318,7 +349,7 @@ var spareFirst = []string{"seq", "aggregate", "next attempt", "ver"}
 // an ellipsis (…deb1bbf2, as the timeline writes them). When the columns
 // still do not fit, the last ones the step does not name are left out,
 // the id column last of all; the title says how many.
-func (t tablesPane) columnLayout() ([]string, [][]string, []int) {
+func (t Pane) columnLayout() ([]string, [][]string, []int) {
 	named := map[string]bool{}
 	if t.data.Name == "outbox_messages" {
 		for _, c := range t.named {
@@ -453,17 +484,17 @@ func idColumn(rows [][]string, i int) bool {
 // fitCell draws a cell in w cells: whole, or an id by its last digits.
 func fitCell(c string, w int) string {
 	if ansi.StringWidth(c) <= w {
-		return fitLine(c, w)
+		return style.FitLine(c, w)
 	}
 	if w >= 2 && strings.Trim(c, "0123456789abcdef-") == "" {
 		return "…" + c[len(c)-(w-1):]
 	}
-	return fitLine(c, w)
+	return style.FitLine(c, w)
 }
 
 // clippedNamed are the columns the step names that the pane does not draw
 // whole: left out, or cut narrower than their header or a cell.
-func (t tablesPane) clippedNamed() []string {
+func (t Pane) clippedNamed() []string {
 	if t.data.Name != "outbox_messages" || t.h <= 0 {
 		return nil
 	}
@@ -498,7 +529,7 @@ func sum(xs []int) int {
 
 // grid draws the header and the visible rows, columns sized to their
 // content and cut to the pane's width.
-func (t tablesPane) grid(name string) []string {
+func (t Pane) grid(name string) []string {
 	cols, rows, widths := t.columnLayout()
 	if len(cols) == 0 {
 		return []string{t.st.Pane.Empty.Render("  no rows yet")}
@@ -545,7 +576,7 @@ func (t tablesPane) grid(name string) []string {
 			}
 		}
 		for _, s := range physical {
-			s = fitLine(s, t.w)
+			s = style.FitLine(s, t.w)
 			if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
 				lines = append(lines, t.st.Table.Changed.Render(s))
 			} else {
