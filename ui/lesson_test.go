@@ -307,7 +307,7 @@ func TestTheWheelScrollsTheLesson(t *testing.T) {
 	}
 	m.openLesson(l)
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	m = send(t, m, keyPress("enter"))
+	m = send(t, m, panetest.KeyPress("enter"))
 	m.lesson.keyHint = "`p` send a payment"
 	m.lesson.toggleHint()
 	m.lesson.offset = 0
