@@ -20,11 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	os.Unsetenv("NO_COLOR")
 	// A lesson played by keys waits for each key's quiet moment more than
-	// it computes: alone the package took 182 s at -parallel 2 and 153 s
-	// at 4. Its longest test, TestEveryLessonByKeysAlone, then waited
-	// 18-21 s for a slot; at 16 (two cores) every test starts at once:
-	// 77 s -> 64-66 s of wall, 117 s -> 110-114 s of CPU (lessons eight
-	// at a time either way).
+	// it computes, so the package's tests all start at once whatever the
+	// cores: its longest test, TestEveryLessonByKeysAlone, does not wait
+	// for a slot behind the others.
 	testrun.WaitMostly(8)
 	pgtest.Main(m)
 }

@@ -1,8 +1,3 @@
-// Package tables is the tables pane: one table of one pipeline, read from
-// the simulation's real database a window at a time (only the rows that
-// fit are fetched), the rows a change added highlighted. The root hands it
-// the simulation to read (Reset) and the reads a snapshot made (ReadMsg);
-// the pane's own keys read the windows they ask for themselves.
 package tables
 
 import (
@@ -490,33 +485,6 @@ func fitCell(c string, w int) string {
 		return "…" + c[len(c)-(w-1):]
 	}
 	return style.FitLine(c, w)
-}
-
-// clippedNamed are the columns the step names that the pane does not draw
-// whole: left out, or cut narrower than their header or a cell.
-func (t Pane) clippedNamed() []string {
-	if t.data.Name != "outbox_messages" || t.h <= 0 {
-		return nil
-	}
-	cols, rows, widths := t.columnLayout()
-	var out []string
-	for _, name := range t.named {
-		i := slices.Index(cols, name)
-		if i < 0 {
-			out = append(out, name+" (not drawn)")
-			continue
-		}
-		need := ansi.StringWidth(t.st.Words.Column(name))
-		for _, r := range rows {
-			if i < len(r) {
-				need = max(need, ansi.StringWidth(r[i]))
-			}
-		}
-		if widths[i] < need {
-			out = append(out, fmt.Sprintf("%s (%d of %d cells)", name, widths[i], need))
-		}
-	}
-	return out
 }
 
 func sum(xs []int) int {
