@@ -245,18 +245,7 @@ func TestHandsWatchRemoveAndTheReport(t *testing.T) {
 	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Stage: "step", Running: true}, true)
 	clock.add(2 * time.Minute)
 	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Stage: "passed", Running: true}, true)
-	path, err := r.WriteReport(filepath.Join(t.TempDir(), "class"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []ReportLine
-	if err := json.Unmarshal(b, &lines); err != nil {
-		t.Fatal(err)
-	}
+	path, lines := writeReport(t, r)
 	byID := map[string]ReportLine{}
 	for _, l := range lines {
 		byID[l.Learner] = l
@@ -364,4 +353,23 @@ func TestEndingALearner(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("cid's program still runs after e y")
 	}
+}
+
+// writeReport writes the room's report as E does, and reads its JSON back:
+// the file's path and its lines.
+func writeReport(t *testing.T, r *Room) (string, []ReportLine) {
+	t.Helper()
+	path, err := r.WriteReport(filepath.Join(t.TempDir(), "class"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []ReportLine
+	if err := json.Unmarshal(b, &lines); err != nil {
+		t.Fatalf("the report %s: %v\n%s", path, err, b)
+	}
+	return path, lines
 }

@@ -1,7 +1,6 @@
 package workshop
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,17 +66,9 @@ func TestTheReportCountsTheQuizRightTheFirstTime(t *testing.T) {
 
 	check := func(when string, connected bool) {
 		t.Helper()
-		path, err := r.WriteReport(filepath.Join(t.TempDir(), "class"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []ReportLine
-		if err := json.Unmarshal(b, &lines); err != nil || len(lines) != 1 {
-			t.Fatalf("%s: the report: %v\n%s", when, err, b)
+		path, lines := writeReport(t, r)
+		if len(lines) != 1 {
+			t.Fatalf("%s: the report has %d lines, want ana's alone: %+v", when, len(lines), lines)
 		}
 		a := lines[0]
 		want := []QuizResult{{Lesson: "trace", Questions: 3, Answered: 3, RightFirstTime: 2}}
