@@ -373,3 +373,29 @@ func writeReport(t *testing.T, r *Room) (string, []ReportLine) {
 	}
 	return path, lines
 }
+
+// At 80 columns a raised hand's line is cut in its row (the state has 16
+// columns): selected, it is read whole under the list, and the list still
+// fits the screen.
+func TestAnInstructorAt80ColumnsReadsAHandWhole(t *testing.T) {
+	r, clock, _ := roomOnClock(t, "en")
+	cid := &learner{id: "cid", user: "cid", dir: t.TempDir(), program: r.learners["ana"].program, joined: r.now(), lastInput: r.now()}
+	r.learners["cid"] = cid
+	long := "stuck on step 2: the relay never marks the row published"
+	r.RaiseHand(cid, long)
+	clock.add(30 * time.Second)
+	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, s := screen(m)
+	if m.views[0].ID != "cid" || m.sel != 0 {
+		t.Fatalf("cid's hand is not first and selected:\n%s", s)
+	}
+	if strings.Contains(line(t, s, "cid"), long) {
+		t.Fatalf("the row holds the whole line at 80 columns; the test needs a longer one:\n%s", s)
+	}
+	if words := strings.Join(strings.Fields(s), " "); !strings.Contains(words, "cid ✋ 30s ago: "+long) {
+		t.Errorf("the selected hand is not read whole under the list:\n%s", s)
+	}
+	if n := strings.Count(s, "\n") + 1; n > 24 {
+		t.Errorf("the screen is %d lines, the terminal 24:\n%s", n, s)
+	}
+}

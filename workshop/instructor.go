@@ -501,13 +501,41 @@ func (m instructorModel) footer(keys string) []string {
 	return append(lines, m.wrap(faint, keys)...)
 }
 
+// tableFooter is the list's foot: the selected learner's raised hand in
+// full when their row cuts it, then the notice and the keys.
+func (m instructorModel) tableFooter() []string {
+	foot := m.footer(m.tableKeys())
+	if h := m.handLine(); h != "" {
+		foot = append(append([]string{""}, m.wrap(warn, h)...), foot[1:]...)
+	}
+	return foot
+}
+
+// handLine is the selected learner's hand and what they wrote with it,
+// when their row is too narrow for it (at 80 columns the state has 16):
+// the instructor reads the question without widening the terminal.
+func (m instructorModel) handLine() string {
+	if m.sel < 0 || m.sel >= len(m.views) {
+		return ""
+	}
+	v := m.views[m.sel]
+	if v.Hand.IsZero() || v.HandText == "" || !v.Connected || v.Expected {
+		return ""
+	}
+	state := fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand))) + ": " + v.HandText
+	if ansi.StringWidth(fmt.Sprintf(rowFormat, "", "", "", "", "", "", "", state)) <= m.screenWidth() {
+		return ""
+	}
+	return v.shown() + " " + state
+}
+
 // rows is how many learners' lines the screen has room for.
 func (m instructorModel) rows() int {
 	h := m.height
 	if h <= 0 {
 		h = 24
 	}
-	return max(1, h-len(m.header())-1-len(m.footer(m.tableKeys())))
+	return max(1, h-len(m.header())-1-len(m.tableFooter()))
 }
 
 func (m instructorModel) render() string {
@@ -632,7 +660,7 @@ func (m instructorModel) table() []string {
 		}
 		lines = append(lines, line)
 	}
-	return append(lines, m.footer(m.tableKeys())...)
+	return append(lines, m.tableFooter()...)
 }
 
 // watchView is the learner's screen as they last saw it, read-only,

@@ -102,7 +102,7 @@ var wordsByLang = map[string]words{
 		keysPause:      "escribe el mensaje · enter pausar · esc cancelar",
 		pauseAsk:       "Pausar la sala con un mensaje:",
 		pausedNow:      "‖ en pausa: %q · p reanuda",
-		cols:           [9]string{"participante", "lección", "paso", "en paso", "checks", "pistas", "pasos", "estado", ""},
+		cols:           [9]string{"participante", "lección", "paso", "en paso", "compr.", "pistas", "pasos", "estado", ""},
 		accessOpen:     "cualquier nombre, sin contraseña (solo loopback)",
 		accessKeys:     "solo las claves de %s",
 		accessPassword: "quien tenga la contraseña",
