@@ -231,7 +231,9 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	var b *jetstream.Broker
 	nobody := fmt.Errorf("%w (nobody answers at %s yet)", engine.ErrBrokerDown, c.Broker)
 	if j.Conn.IsConnected() {
-		b, err = j.Open(ctx, cfg)
+		octx, cancel := context.WithTimeout(ctx, startWait)
+		b, err = j.Open(octx, cfg)
+		cancel()
 	} else {
 		err = nobody
 	}
@@ -280,7 +282,12 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 			if !j.Conn.IsConnected() {
 				return nil, nobody
 			}
-			b, err := j.Open(ctx, cfg)
+			// Each try waits startWait, as the start's did: a request a
+			// cluster without its quorum left unanswered must not hold up
+			// the try after its return.
+			octx, cancel := context.WithTimeout(ctx, startWait)
+			defer cancel()
+			b, err := j.Open(octx, cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -293,6 +300,14 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	}
 	return d, nil
 }
+
+// startWait bounds how long a start waits for the broker to open the
+// stream before it serves the API without it, and each try of the
+// background's open after. A healthy cluster answers well within it; a cluster that has
+// lost its quorum may leave a request unanswered rather than refuse it, for
+// as long as Open's own deadline (ten seconds), and payments would wait
+// that long for an API that needs only PostgreSQL.
+const startWait = 3 * time.Second
 
 // emptyDatabase empties the deployment's tables (--fresh on a database
 // that exists; the claim keeps any other deployment off it meanwhile).
