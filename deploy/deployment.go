@@ -26,7 +26,9 @@ type Deployment struct {
 	faults  *faults
 	link    *link
 	retries atomic.Int64 // scheduled since the last summary (watch.go)
-	wg      sync.WaitGroup
+	// progress is when each consumer last applied something (stall.go).
+	progress progress
+	wg       sync.WaitGroup
 }
 
 // ActorState is what an actor is doing, as its supervisor and its faults
