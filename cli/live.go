@@ -126,5 +126,6 @@ restarts like serve --broker's (--fresh empties it)`,
 	fs.StringVar(&httpAddr, "http", "", "also serve the deployment's HTTP API at `HOST:PORT` (no host: loopback): POST /payments, GET /payments/{id}, /faults/…, GET /metrics")
 	fs.StringVar(&lang, "lang", "", "the screen's language: en or es (default: from LC_ALL or LANG)")
 	completeFlags(cmd)
+	wrapFlagHelp(cmd)
 	return cmd
 }

@@ -142,6 +142,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 	fs.StringVar(&logFormat, "log-format", "text", "with --broker nats…: the log's format on stderr, `text` or json (log/slog: a line per change of state)")
 	fs.StringVar(&stream, "stream", "", "with --broker nats…: the stream's `NAME` (default OUTBOXLAB_LIVE_<ID>, after the identity the deployment's database keeps); a stream another deployment owns is refused")
 	completeFlags(cmd)
+	wrapFlagHelp(cmd)
 	return cmd
 }
 
