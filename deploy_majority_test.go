@@ -120,6 +120,10 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 	if c := s.counts(t); c["payments"] != int64(paid) || c["pending"] == 0 {
 		t.Fatalf("with the majority down: %v, want %d payments, some pending", c, paid)
 	}
+	// The log says it, a line per change of state: the stream without a
+	// leader (the cluster's quorum gone), the relays' publishing paused.
+	s.waitLog(t, `msg="stream leader lost`, "was="+leader)
+	s.waitLog(t, `msg="broker lost`)
 
 	// Stopped and started again while the majority is down, as an
 	// operator's restart (SIGTERM) and a crash (kill -9).
@@ -149,6 +153,10 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 		if !strings.Contains(s.out, "carrying on from the last run: ") {
 			t.Errorf("the start with the majority down does not say what it kept:\n%s", s.out)
 		}
+		// A server answered: not the words for a URL where nobody does.
+		if !strings.Contains(s.out, "THE STREAM CANNOT BE OPENED NOW") || strings.Contains(s.out, "NOBODY ANSWERS") {
+			t.Errorf("the start with the majority down does not say that the broker answers but the stream cannot be opened:\n%s", s.out)
+		}
 		if code, body := s.get(t, "/readyz"); code != http.StatusOK {
 			t.Errorf("GET /readyz with the majority down: %d %s, want 200 (it takes payments)", code, body)
 		}
@@ -166,6 +174,7 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 	}
 	pay(5)
 	carried(60 * time.Second)
+	s.waitLog(t, `msg="broker up: stream opened`)
 	// Measured, not held to a bound: the cluster's own elections after the
 	// restart take from under a second to several (a survivor reports its
 	// stale leader meanwhile), as long as the deployment's wait.
@@ -236,4 +245,24 @@ func lastSeq(t *testing.T, url, stream string) uint64 {
 // led says a stream has a leader.
 func led(info *natsjs.StreamInfo) bool {
 	return info.Cluster != nil && info.Cluster.Leader != ""
+}
+
+// waitLog waits up to 20 s for a line of the deployment's log (stderr)
+// that holds every one of want.
+func (s *servedDeployment) waitLog(t *testing.T, want ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		for line := range strings.Lines(s.stderr.String()) {
+			all := true
+			for _, w := range want {
+				all = all && strings.Contains(line, w)
+			}
+			if all {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line with %q in 20s; the log:\n%s", want, s.stderr.String())
+		}
+	}
 }

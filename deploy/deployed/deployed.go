@@ -99,9 +99,13 @@ type Deployed struct {
 	ID deploy.ID
 	// Away says why the broker did not answer at the start (nil when it
 	// did): the stream is opened in the background once it answers.
-	Away   error
-	cancel context.CancelFunc
-	undo   []func() // in reverse order, after the actors ended
+	Away error
+	// Answered says a server of the broker's answered at the start, and
+	// Away is why it could not open the stream (a cluster without its
+	// quorum answers so), not that nobody answers at the URL.
+	Answered bool
+	cancel   context.CancelFunc
+	undo     []func() // in reverse order, after the actors ended
 }
 
 // Stop ends the actors, waits for them, and releases the broker and the
@@ -247,6 +251,10 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 			err = badinput.Wrap(err) // its cluster is too small for the replicas asked for, or the like
 		}
 		return d, err
+	case err != nil && j.Conn.IsConnected():
+		d.Away, d.Answered = err, true
+		c.Logger.Error("stream unavailable at the start: the broker answers but cannot open it now (a cluster with a majority of its servers down answers so); the API takes payments into the outbox; the stream is opened once it can",
+			"broker", c.Broker.String(), "stream", stream, "cause", err.Error())
 	case err != nil:
 		d.Away = err
 		c.Logger.Error("broker away at the start: the API takes payments into the outbox; the stream is opened once the broker answers (a typo in --broker looks like this too)",
