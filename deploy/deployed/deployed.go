@@ -357,7 +357,13 @@ func StreamLine(s jetstream.StreamSettings) string {
 		copies = fmt.Sprintf("%d replicas", s.Replicas)
 	}
 	if s.Cluster != "" {
-		copies += fmt.Sprintf(" on cluster %s (leader %s", s.Cluster, s.Leader)
+		// Right after an update of its replicas, or while the cluster
+		// elects one, the stream has no leader to name.
+		leader := "leader " + s.Leader
+		if s.Leader == "" {
+			leader = "no leader yet"
+		}
+		copies += fmt.Sprintf(" on cluster %s (%s", s.Cluster, leader)
 		if len(s.Peers) > 0 {
 			copies += "; copies on " + strings.Join(s.Peers, ", ")
 		}
