@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"sync"
 	"time"
@@ -22,6 +23,15 @@ const stallAfter = 30 * time.Second
 // database (one query: what each consumer has not applied): a stall is
 // said at most this long after stallAfter.
 const stallCheckEvery = 5 * time.Second
+
+// sqlStallRead bounds the stall watcher's read and names it.
+//
+//go:embed sql/stall_read.sql
+var sqlStallRead string
+
+// stallLockWait is how long the stall watcher's read waits on a lock
+// before it gives up until its next round.
+const stallLockWait = 100 * time.Millisecond
 
 // progress is when each consumer last committed a delivery's effect, as
 // its hook heard it (zero: not since the start).
@@ -101,16 +111,16 @@ func (d *Deployment) watchStalls(ctx context.Context, every, after time.Duration
 	}
 }
 
-// readUnapplied reads, per consumer, what was published and not applied,
-// under the snapshot's statement timeout.
+// readUnapplied reads, per consumer, what was published and not applied
+// (sql/stall_read.sql: it does not wait behind a lock).
 func (d *Deployment) readUnapplied(ctx context.Context, at time.Time) (map[string]ConsumerFigures, error) {
 	tx, err := d.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("unapplied: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, sqlReadTimeout, fmt.Sprint(telemetry.StatementTimeout.Milliseconds())); err != nil {
-		return nil, fmt.Errorf("unapplied: read_timeout: %w", err)
+	if _, err := tx.Exec(ctx, sqlStallRead, fmt.Sprint(telemetry.StatementTimeout.Milliseconds()), fmt.Sprint(stallLockWait.Milliseconds())); err != nil {
+		return nil, fmt.Errorf("unapplied: stall_read: %w", err)
 	}
 	rows, err := tx.Query(ctx, sqlUnapplied, at, Consumers)
 	if err != nil {
