@@ -29,7 +29,7 @@ type link struct {
 	// probe is how often a broker that is down (or not opened yet) is
 	// asked again.
 	probe time.Duration
-	// said is the last failure to open that was logged.
+	// said is the last failure to open that was logged, as sayKey has it.
 	said string
 
 	mu      sync.Mutex
@@ -52,7 +52,7 @@ func newLink(b Broker, open func(context.Context) (Broker, error), away error, l
 		l.cause = errNotOpened
 	}
 	if away != nil {
-		l.cause, l.said = away, away.Error()
+		l.cause, l.said = away, sayKey(away)
 	}
 	return l
 }
@@ -223,13 +223,13 @@ func (l *link) opened(ctx context.Context) bool {
 		l.mu.Lock()
 		l.cause = err
 		l.mu.Unlock()
-		if err.Error() != l.said {
-			l.said = err.Error()
+		if key := sayKey(err); key != l.said {
+			l.said = key
 			level := slog.LevelWarn
 			if !errors.Is(err, engine.ErrBrokerDown) {
 				level = slog.LevelError // not an outage: it will not pass by waiting
 			}
-			l.log.Log(ctx, level, "broker not opened yet: payments wait in the outbox; trying again", "cause", l.said)
+			l.log.Log(ctx, level, "broker not opened yet: payments wait in the outbox; trying again", "cause", err.Error())
 		}
 		wait := time.Second // a refusal: asked again, it will not pass soon
 		if errors.Is(err, engine.ErrBrokerDown) {
@@ -241,6 +241,17 @@ func (l *link) opened(ctx context.Context) bool {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// sayKey is what a failure to open is logged by: an outage is one state,
+// whatever its words (a cluster without its quorum answers 503 one try and
+// nothing the next); a refusal is one per message, since each says
+// something else to fix.
+func sayKey(err error) string {
+	if errors.Is(err, engine.ErrBrokerDown) {
+		return "broker down"
+	}
+	return err.Error()
 }
 
 // publisher is what a relay publishes through: the broker's publishes, and
