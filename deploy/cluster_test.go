@@ -174,7 +174,7 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 	elected := time.Since(killedAt)
 	// The log says the change, a line per change of state: changed from
 	// the killed one, or lost and then elected when a poll fell between.
-	waitLog(t, &log, `msg="stream leader `, "leader="+leader+" ")
+	waitLog(t, &log, `msg="stream leader `, " leader="+leader)
 	if said := log.lines(`msg="stream leader `); !strings.Contains(strings.Join(said, "\n"), "was="+info.Leader) || len(said) > 3 {
 		t.Errorf("the log's leader lines do not name %s as the one before, or there are more than 3:\n%s", info.Leader, log.String())
 	}
