@@ -132,8 +132,18 @@ func (l *link) awaitOpened(ctx context.Context) Broker {
 	}
 }
 
-// failed is a relay's: its publish found the broker down.
-func (l *link) failed(err error) {
+// failed is a relay's: its publish, begun at began, found the broker
+// down. A publish begun before the broker was last back says nothing new:
+// it was in flight through the outage (it waited out its timeout), and
+// taken as news it logged 'broker lost' and 'back' again a few
+// milliseconds after the broker came back, a pair per such publish.
+func (l *link) failed(err error, began time.Time) {
+	l.mu.Lock()
+	stale := l.up && began.Before(l.since)
+	l.mu.Unlock()
+	if stale {
+		return
+	}
 	if l.set(false, err).Up {
 		l.log.Warn("broker lost: publishing paused, payments wait in the outbox", "cause", err.Error())
 	}
@@ -266,16 +276,17 @@ type publisher struct {
 	pause context.CancelFunc
 }
 
-func (p publisher) check(err error) {
+func (p publisher) check(err error, began time.Time) {
 	if err != nil && errors.Is(err, engine.ErrBrokerDown) {
 		p.pause()
-		p.l.failed(err)
+		p.l.failed(err, began)
 	}
 }
 
 func (p publisher) Publish(ctx context.Context, msg engine.Message) error {
+	began := p.l.clock.Now()
 	err := p.b.Publish(ctx, msg)
-	p.check(err)
+	p.check(err, began)
 	return err
 }
 
@@ -285,14 +296,16 @@ func (p publisher) PublishDedup(ctx context.Context, msg engine.Message) (bool, 
 	if !ok {
 		return false, p.Publish(ctx, msg)
 	}
+	began := p.l.clock.Now()
 	dup, err := d.PublishDedup(ctx, msg)
-	p.check(err)
+	p.check(err, began)
 	return dup, err
 }
 
 // PublishBatch keeps the broker's batches (engine.BatchPublisher).
 func (p publisher) PublishBatch(ctx context.Context, msgs []engine.Message) []engine.PublishResult {
 	var out []engine.PublishResult
+	began := p.l.clock.Now()
 	if bp, ok := p.b.(engine.BatchPublisher); ok {
 		out = bp.PublishBatch(ctx, msgs)
 	} else {
@@ -303,7 +316,7 @@ func (p publisher) PublishBatch(ctx context.Context, msgs []engine.Message) []en
 	}
 	for _, r := range out {
 		if r.Err != nil && errors.Is(r.Err, engine.ErrBrokerDown) {
-			p.check(r.Err)
+			p.check(r.Err, began)
 			break
 		}
 	}

@@ -85,3 +85,27 @@ func TestTheLogSaysAnOutageOnceWhateverItsCausesSay(t *testing.T) {
 		t.Errorf("after %d tries the log says:\n%s\nwant one error line, the refusal", tries.Load(), log.String())
 	}
 }
+
+// A publish that was in flight through an outage and fails after the
+// broker came back says nothing: the log keeps its one 'broker lost' and
+// one 'broker back'. A publish begun after the return that fails is a new
+// outage: one 'broker lost'.
+func TestAPublishInFlightThroughAnOutageSaysNothingNew(t *testing.T) {
+	t.Parallel()
+	var log logBuffer
+	clock := newTestClock()
+	l := newLink(nil, nil, nil, slog.New(slog.NewTextHandler(&log, nil)), clock)
+	down := fmt.Errorf("publish: %w (no answer from JetStream in time)", engine.ErrBrokerDown)
+	began := clock.Now()
+	clock.Advance(time.Second)
+	l.set(true, nil) // back, a second after the publish began
+	l.failed(down, began)
+	if st := l.state(); !st.Up || len(log.lines("broker lost")) != 0 {
+		t.Fatalf("a publish begun before the return failed: up %v, the log:\n%s", st.Up, log.String())
+	}
+	clock.Advance(time.Second)
+	l.failed(down, clock.Now())
+	if st := l.state(); st.Up || len(log.lines("broker lost")) != 1 {
+		t.Errorf("a publish begun after the return failed: up %v, the log:\n%s", st.Up, log.String())
+	}
+}
