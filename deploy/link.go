@@ -155,7 +155,7 @@ func (l *link) failed(err error, began time.Time) {
 
 // run opens the broker if it is not yet, then watches it until ctx ends:
 // lost when its client is disconnected or a relay's publish failed on it,
-// back when it answers a stream info again.
+// back when it answers a stream info again, naming a leader on a cluster.
 func (l *link) run(ctx context.Context) {
 	if !l.opened(ctx) {
 		return
@@ -187,8 +187,11 @@ func (l *link) run(ctx context.Context) {
 			l.mu.Unlock()
 		case !st.Up:
 			cctx, cancel := context.WithTimeout(ctx, 2*l.probe+time.Second)
-			_, err := js.StreamInfo(cctx)
+			s, err := js.StreamInfo(cctx)
 			cancel()
+			if err == nil && s.Cluster != "" && s.Leader == "" {
+				err = errNoLeader
+			}
 			if err != nil {
 				l.mu.Lock()
 				l.cause = err
@@ -203,6 +206,11 @@ func (l *link) run(ctx context.Context) {
 }
 
 var errDisconnected = errors.New("not connected to any server of the broker's (the client keeps trying)")
+
+// errNoLeader is why a cluster's broker is down while it answers: its
+// stream has no leader yet to store a publish (a majority just back elects
+// one), and a publish would wait out its timeout.
+var errNoLeader = errors.New("the stream has no leader yet: the cluster is electing one")
 
 // opened opens the broker if it is not open yet, trying again (after an
 // outage every probe, after a refusal every second; a failure is logged
@@ -219,6 +227,18 @@ func (l *link) opened(ctx context.Context) bool {
 			l.b = b
 			l.js, _ = b.(*jetstream.Broker)
 			l.mu.Unlock()
+			if l.js != nil {
+				if s := l.js.Settings(); s.Cluster != "" && s.Leader == "" {
+					// Opened, but nothing can be stored yet: the run's
+					// probe says back once the stream has a leader.
+					l.mu.Lock()
+					l.cause = errNoLeader
+					l.mu.Unlock()
+					l.log.Info("stream opened with no leader yet: relays and consumers start once the cluster elects one",
+						"stream", l.js.Stream(), "stream_was", l.js.Opened())
+					return true
+				}
+			}
 			was := l.set(true, nil)
 			args := []any{"waited", l.clock.Now().Sub(was.Since).Round(time.Millisecond).String()}
 			if l.js != nil {
