@@ -12,8 +12,8 @@ const leaderEvery = time.Second
 
 // watchLeader says, a line per change, who leads the stream on a cluster:
 // changed (the old leader died or stepped down and another was elected),
-// none (the cluster lost its quorum: nothing is stored until an election),
-// elected (a leader after none). It asks only while the client is
+// lost (none at two looks in a row: the cluster lost its quorum, nothing is
+// stored until an election), elected (a leader after lost). It asks only while the client is
 // connected: a client cut off from every server is the link's to say
 // (broker lost), not a leader's. A single server has no elections: it
 // asks nothing. It runs until ctx ends.
@@ -26,6 +26,7 @@ func (l *link) watchLeader(ctx context.Context, every time.Duration) {
 		return
 	}
 	leader := js.Settings().Leader
+	missing := 0 // looks in a row that found no leader
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -44,17 +45,25 @@ func (l *link) watchLeader(ctx context.Context, every time.Duration) {
 			return
 		}
 		now := s.Leader
+		if now == "" {
+			// Said from the second look in a row: a stream just made, or
+			// one whose leader steps down, names none for a moment.
+			if missing++; missing == 2 && leader != "" {
+				cause := "the stream's info names no leader"
+				if err != nil {
+					cause = err.Error()
+				}
+				l.log.Warn("stream leader lost: nothing is stored until the cluster elects one (a majority of its servers must be up)",
+					"stream", js.Stream(), "was", leader, "cause", cause)
+				leader = ""
+			}
+			continue
+		}
+		missing = 0
 		if now == leader {
 			continue
 		}
 		switch {
-		case now == "":
-			cause := "the stream's info names no leader"
-			if err != nil {
-				cause = err.Error()
-			}
-			l.log.Warn("stream leader lost: nothing is stored until the cluster elects one (a majority of its servers must be up)",
-				"stream", js.Stream(), "was", leader, "cause", cause)
 		case leader == "":
 			l.log.Info("stream leader elected", "stream", js.Stream(), "leader", now)
 		default:
