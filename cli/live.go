@@ -96,6 +96,8 @@ restarts like serve --broker's (--fresh empties it)`,
 			fmt.Fprintf(stdout, "outboxlab live: %s\n", d.State)
 			if s, ok := d.StreamSettings(); ok {
 				fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(s))
+			} else if d.Answered {
+				fmt.Fprintf(stdout, "outboxlab live: THE STREAM CANNOT BE OPENED NOW: the broker answers at %s, not for the stream (%v): payments wait in the outbox until it can\n", broker, d.Away)
 			} else {
 				fmt.Fprintf(stdout, "outboxlab live: NOBODY ANSWERS at %s (%v): payments wait in the outbox until it answers\n", broker, d.Away)
 			}
@@ -126,5 +128,6 @@ restarts like serve --broker's (--fresh empties it)`,
 	fs.StringVar(&httpAddr, "http", "", "also serve the deployment's HTTP API at `HOST:PORT` (no host: loopback): POST /payments, GET /payments/{id}, /faults/…, GET /metrics")
 	fs.StringVar(&lang, "lang", "", "the screen's language: en or es (default: from LC_ALL or LANG)")
 	completeFlags(cmd)
+	wrapFlagHelp(cmd)
 	return cmd
 }

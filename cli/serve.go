@@ -142,6 +142,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 	fs.StringVar(&logFormat, "log-format", "text", "with --broker nats…: the log's format on stderr, `text` or json (log/slog: a line per change of state)")
 	fs.StringVar(&stream, "stream", "", "with --broker nats…: the stream's `NAME` (default OUTBOXLAB_LIVE_<ID>, after the identity the deployment's database keeps); a stream another deployment owns is refused")
 	completeFlags(cmd)
+	wrapFlagHelp(cmd)
 	return cmd
 }
 
@@ -160,9 +161,15 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set
 	}
 	defer d.Stop()
 	fmt.Fprintf(stdout, "%-10s %s\n", "broker:", d.JS.Where)
-	if s, ok := d.StreamSettings(); ok {
+	s, ok := d.StreamSettings()
+	switch {
+	case ok:
 		fmt.Fprintf(stdout, "%-10s %s\n", "stream:", deployed.StreamLine(s))
-	} else {
+	case d.Answered:
+		fmt.Fprintf(stdout, "%-10s THE STREAM CANNOT BE OPENED NOW: the broker answers at %s, not for the stream (%v).\n", "", c.Broker, d.Away)
+		fmt.Fprintf(stdout, "%-10s %s\n", "", "payments are taken all the same and wait in the outbox; the stream is opened and the")
+		fmt.Fprintf(stdout, "%-10s %s\n", "", "relays and consumers start once it can (the log says when): a cluster without its quorum answers so.")
+	default:
 		fmt.Fprintf(stdout, "%-10s NOBODY ANSWERS at %s (%v).\n", "", c.Broker, d.Away)
 		fmt.Fprintf(stdout, "%-10s %s\n", "", "payments are taken all the same and wait in the outbox; the stream is opened and the")
 		fmt.Fprintf(stdout, "%-10s %s\n", "", "relays and consumers start once it answers (the log says when). A typo in --broker looks like this too.")

@@ -45,7 +45,8 @@ type Options struct {
 	// the background open logs a failure only when it says something else.
 	Away error
 	// Logger hears every change of state: the broker lost and back, the
-	// stream opened, an actor's end, dead letters, retries summarised.
+	// stream opened, its leader changed, a consumer stalled and resumed,
+	// an actor's end, dead letters, retries summarised.
 	// Nil logs nothing.
 	Logger *slog.Logger
 	// HTTP is where the HTTP API listens already; Launch serves it, the
@@ -70,6 +71,9 @@ type Options struct {
 	// a second later) and a /metrics scrape that could not read the
 	// figures. Nil ignores it.
 	OnError func(error)
+	// stallEvery and stallAfter are stallCheckEvery and stallAfter unless
+	// a test shortens them.
+	stallEvery, stallAfter time.Duration
 	// Clock is every actor's (the payments' stamps, the relays' leases and
 	// backoff, the consumers'), stamps the actors' states and is the now a
 	// Snapshot measures ages at: one clock, or ages would disagree with
@@ -116,6 +120,12 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.stallEvery <= 0 {
+		o.stallEvery = stallCheckEvery
+	}
+	if o.stallAfter <= 0 {
+		o.stallAfter = stallAfter
+	}
 	if o.Broker == nil && o.Open == nil {
 		return nil, errors.New("deploy: no broker, and no Open to open one")
 	}
@@ -141,6 +151,9 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 		link:    newLink(o.Broker, o.Open, o.Away, o.Logger, o.Clock)}
 	d.wg.Go(func() { d.link.run(ctx) })
 	d.wg.Go(func() { d.summarise(ctx, &d.retries) })
+	d.wg.Go(func() { d.link.watchLeader(ctx, leaderEvery) })
+	started := o.Clock.Now()
+	d.wg.Go(func() { d.watchStalls(ctx, o.stallEvery, o.stallAfter, started) })
 	if o.HTTP != nil {
 		m := telemetry.NewDeploymentMetrics(d.metrics())
 		mux := http.NewServeMux()
@@ -174,7 +187,7 @@ func Launch(ctx context.Context, o Options) (*Deployment, error) {
 			if w > 0 {
 				cfg.Actor = fmt.Sprintf("%s-%d", name, w+1)
 			}
-			cfg.Hook = f.hook(cfg.Actor)
+			cfg.Hook = d.watchConsumer(name, f.hook(cfg.Actor))
 			d.wg.Go(func() {
 				// A consumer needs its subscription, made when the broker
 				// is opened; after that it waits out an outage itself.

@@ -26,7 +26,11 @@ type Deployment struct {
 	faults  *faults
 	link    *link
 	retries atomic.Int64 // scheduled since the last summary (watch.go)
-	wg      sync.WaitGroup
+	// lastRetry is the last retry's detail (a string): its cause.
+	lastRetry atomic.Value
+	// progress is when each consumer last applied something (stall.go).
+	progress progress
+	wg       sync.WaitGroup
 }
 
 // ActorState is what an actor is doing, as its supervisor and its faults

@@ -25,6 +25,12 @@ type launched struct {
 
 func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launched {
 	t.Helper()
+	return launchWith(t, js, withHTTP, workers, func(*Options) {})
+}
+
+// launchWith is launch with the options changed by edit before Launch.
+func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, edit func(*Options)) launched {
+	t.Helper()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
 	if js.Timeout == 0 {
@@ -44,6 +50,7 @@ func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launc
 		}
 		l.base = "http://" + o.HTTP.Addr
 	}
+	edit(&o)
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := Launch(ctx, o)
 	if err != nil {

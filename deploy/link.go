@@ -29,7 +29,7 @@ type link struct {
 	// probe is how often a broker that is down (or not opened yet) is
 	// asked again.
 	probe time.Duration
-	// said is the last failure to open that was logged.
+	// said is the last failure to open that was logged, as sayKey has it.
 	said string
 
 	mu      sync.Mutex
@@ -52,7 +52,7 @@ func newLink(b Broker, open func(context.Context) (Broker, error), away error, l
 		l.cause = errNotOpened
 	}
 	if away != nil {
-		l.cause, l.said = away, away.Error()
+		l.cause, l.said = away, sayKey(away)
 	}
 	return l
 }
@@ -132,8 +132,18 @@ func (l *link) awaitOpened(ctx context.Context) Broker {
 	}
 }
 
-// failed is a relay's: its publish found the broker down.
-func (l *link) failed(err error) {
+// failed is a relay's: its publish, begun at began, found the broker
+// down. A publish begun before the broker was last back says nothing new:
+// it was in flight through the outage (it waited out its timeout), and
+// taken as news it logged 'broker lost' and 'back' again a few
+// milliseconds after the broker came back, a pair per such publish.
+func (l *link) failed(err error, began time.Time) {
+	l.mu.Lock()
+	stale := l.up && began.Before(l.since)
+	l.mu.Unlock()
+	if stale {
+		return
+	}
 	if l.set(false, err).Up {
 		l.log.Warn("broker lost: publishing paused, payments wait in the outbox", "cause", err.Error())
 	}
@@ -145,7 +155,7 @@ func (l *link) failed(err error) {
 
 // run opens the broker if it is not yet, then watches it until ctx ends:
 // lost when its client is disconnected or a relay's publish failed on it,
-// back when it answers a stream info again.
+// back when it answers a stream info again, naming a leader on a cluster.
 func (l *link) run(ctx context.Context) {
 	if !l.opened(ctx) {
 		return
@@ -177,8 +187,11 @@ func (l *link) run(ctx context.Context) {
 			l.mu.Unlock()
 		case !st.Up:
 			cctx, cancel := context.WithTimeout(ctx, 2*l.probe+time.Second)
-			_, err := js.StreamInfo(cctx)
+			s, err := js.StreamInfo(cctx)
 			cancel()
+			if err == nil && s.Cluster != "" && s.Leader == "" {
+				err = errNoLeader
+			}
 			if err != nil {
 				l.mu.Lock()
 				l.cause = err
@@ -193,6 +206,11 @@ func (l *link) run(ctx context.Context) {
 }
 
 var errDisconnected = errors.New("not connected to any server of the broker's (the client keeps trying)")
+
+// errNoLeader is why a cluster's broker is down while it answers: its
+// stream has no leader yet to store a publish (a majority just back elects
+// one), and a publish would wait out its timeout.
+var errNoLeader = errors.New("the stream has no leader yet: the cluster is electing one")
 
 // opened opens the broker if it is not open yet, trying again (after an
 // outage every probe, after a refusal every second; a failure is logged
@@ -209,6 +227,18 @@ func (l *link) opened(ctx context.Context) bool {
 			l.b = b
 			l.js, _ = b.(*jetstream.Broker)
 			l.mu.Unlock()
+			if l.js != nil {
+				if s := l.js.Settings(); s.Cluster != "" && s.Leader == "" {
+					// Opened, but nothing can be stored yet: the run's
+					// probe says back once the stream has a leader.
+					l.mu.Lock()
+					l.cause = errNoLeader
+					l.mu.Unlock()
+					l.log.Info("stream opened with no leader yet: relays and consumers start once the cluster elects one",
+						"stream", l.js.Stream(), "stream_was", l.js.Opened())
+					return true
+				}
+			}
 			was := l.set(true, nil)
 			args := []any{"waited", l.clock.Now().Sub(was.Since).Round(time.Millisecond).String()}
 			if l.js != nil {
@@ -223,13 +253,13 @@ func (l *link) opened(ctx context.Context) bool {
 		l.mu.Lock()
 		l.cause = err
 		l.mu.Unlock()
-		if err.Error() != l.said {
-			l.said = err.Error()
+		if key := sayKey(err); key != l.said {
+			l.said = key
 			level := slog.LevelWarn
 			if !errors.Is(err, engine.ErrBrokerDown) {
 				level = slog.LevelError // not an outage: it will not pass by waiting
 			}
-			l.log.Log(ctx, level, "broker not opened yet: payments wait in the outbox; trying again", "cause", l.said)
+			l.log.Log(ctx, level, "broker not opened yet: payments wait in the outbox; trying again", "cause", err.Error())
 		}
 		wait := time.Second // a refusal: asked again, it will not pass soon
 		if errors.Is(err, engine.ErrBrokerDown) {
@@ -241,6 +271,17 @@ func (l *link) opened(ctx context.Context) bool {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// sayKey is what a failure to open is logged by: an outage is one state,
+// whatever its words (a cluster without its quorum answers 503 one try and
+// nothing the next); a refusal is one per message, since each says
+// something else to fix.
+func sayKey(err error) string {
+	if errors.Is(err, engine.ErrBrokerDown) {
+		return "broker down"
+	}
+	return err.Error()
 }
 
 // publisher is what a relay publishes through: the broker's publishes, and
@@ -255,16 +296,17 @@ type publisher struct {
 	pause context.CancelFunc
 }
 
-func (p publisher) check(err error) {
+func (p publisher) check(err error, began time.Time) {
 	if err != nil && errors.Is(err, engine.ErrBrokerDown) {
 		p.pause()
-		p.l.failed(err)
+		p.l.failed(err, began)
 	}
 }
 
 func (p publisher) Publish(ctx context.Context, msg engine.Message) error {
+	began := p.l.clock.Now()
 	err := p.b.Publish(ctx, msg)
-	p.check(err)
+	p.check(err, began)
 	return err
 }
 
@@ -274,14 +316,16 @@ func (p publisher) PublishDedup(ctx context.Context, msg engine.Message) (bool, 
 	if !ok {
 		return false, p.Publish(ctx, msg)
 	}
+	began := p.l.clock.Now()
 	dup, err := d.PublishDedup(ctx, msg)
-	p.check(err)
+	p.check(err, began)
 	return dup, err
 }
 
 // PublishBatch keeps the broker's batches (engine.BatchPublisher).
 func (p publisher) PublishBatch(ctx context.Context, msgs []engine.Message) []engine.PublishResult {
 	var out []engine.PublishResult
+	began := p.l.clock.Now()
 	if bp, ok := p.b.(engine.BatchPublisher); ok {
 		out = bp.PublishBatch(ctx, msgs)
 	} else {
@@ -292,7 +336,7 @@ func (p publisher) PublishBatch(ctx context.Context, msgs []engine.Message) []en
 	}
 	for _, r := range out {
 		if r.Err != nil && errors.Is(r.Err, engine.ErrBrokerDown) {
-			p.check(r.Err)
+			p.check(r.Err, began)
 			break
 		}
 	}

@@ -26,13 +26,15 @@ func (d *Deployment) watch(actor string, h engine.Hook) engine.Hook {
 			}
 		case engine.RelayRetryScheduled:
 			d.retries.Add(int64(len(ev.MessageIDs)))
+			d.lastRetry.Store(ev.Detail.String())
 		}
 		return h(ctx, ev)
 	}
 }
 
 // summarise logs, every retrySummaryEvery until ctx ends, how many retries
-// the relays scheduled meanwhile (nothing when none).
+// the relays scheduled meanwhile and the last one's cause (nothing when
+// none).
 func (d *Deployment) summarise(ctx context.Context, retries *atomic.Int64) {
 	tick := time.NewTicker(retrySummaryEvery)
 	defer tick.Stop()
@@ -43,7 +45,9 @@ func (d *Deployment) summarise(ctx context.Context, retries *atomic.Int64) {
 		case <-tick.C:
 		}
 		if n := retries.Swap(0); n > 0 {
-			d.o.Logger.Info("retries scheduled: publishes that failed and wait for their backoff", "count", n, "within", retrySummaryEvery.String())
+			last, _ := d.lastRetry.Load().(string)
+			d.o.Logger.Info("retries scheduled: publishes that failed and wait for their backoff", "count", n, "within", retrySummaryEvery.String(),
+				"last", last)
 		}
 	}
 }

@@ -99,9 +99,13 @@ type Deployed struct {
 	ID deploy.ID
 	// Away says why the broker did not answer at the start (nil when it
 	// did): the stream is opened in the background once it answers.
-	Away   error
-	cancel context.CancelFunc
-	undo   []func() // in reverse order, after the actors ended
+	Away error
+	// Answered says a server of the broker's answered at the start, and
+	// Away is why it could not open the stream (a cluster without its
+	// quorum answers so), not that nobody answers at the URL.
+	Answered bool
+	cancel   context.CancelFunc
+	undo     []func() // in reverse order, after the actors ended
 }
 
 // Stop ends the actors, waits for them, and releases the broker and the
@@ -231,7 +235,9 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	var b *jetstream.Broker
 	nobody := fmt.Errorf("%w (nobody answers at %s yet)", engine.ErrBrokerDown, c.Broker)
 	if j.Conn.IsConnected() {
-		b, err = j.Open(ctx, cfg)
+		octx, cancel := context.WithTimeout(ctx, startWait)
+		b, err = j.Open(octx, cfg)
+		cancel()
 	} else {
 		err = nobody
 	}
@@ -245,6 +251,10 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 			err = badinput.Wrap(err) // its cluster is too small for the replicas asked for, or the like
 		}
 		return d, err
+	case err != nil && j.Conn.IsConnected():
+		d.Away, d.Answered = err, true
+		c.Logger.Error("stream unavailable at the start: the broker answers but cannot open it now (a cluster with a majority of its servers down answers so); the API takes payments into the outbox; the stream is opened once it can",
+			"broker", c.Broker.String(), "stream", stream, "cause", err.Error())
 	case err != nil:
 		d.Away = err
 		c.Logger.Error("broker away at the start: the API takes payments into the outbox; the stream is opened once the broker answers (a typo in --broker looks like this too)",
@@ -280,7 +290,12 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 			if !j.Conn.IsConnected() {
 				return nil, nobody
 			}
-			b, err := j.Open(ctx, cfg)
+			// Each try waits startWait, as the start's did: a request a
+			// cluster without its quorum left unanswered must not hold up
+			// the try after its return.
+			octx, cancel := context.WithTimeout(ctx, startWait)
+			defer cancel()
+			b, err := j.Open(octx, cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -293,6 +308,14 @@ func Start(ctx context.Context, srv *pg.Server, e *httpapi.Listener, c Config) (
 	}
 	return d, nil
 }
+
+// startWait bounds how long a start waits for the broker to open the
+// stream before it serves the API without it, and each try of the
+// background's open after. A healthy cluster answers well within it; a cluster that has
+// lost its quorum may leave a request unanswered rather than refuse it, for
+// as long as Open's own deadline (ten seconds), and payments would wait
+// that long for an API that needs only PostgreSQL.
+const startWait = 3 * time.Second
 
 // emptyDatabase empties the deployment's tables (--fresh on a database
 // that exists; the claim keeps any other deployment off it meanwhile).
@@ -334,7 +357,13 @@ func StreamLine(s jetstream.StreamSettings) string {
 		copies = fmt.Sprintf("%d replicas", s.Replicas)
 	}
 	if s.Cluster != "" {
-		copies += fmt.Sprintf(" on cluster %s (leader %s", s.Cluster, s.Leader)
+		// Right after an update of its replicas, or while the cluster
+		// elects one, the stream has no leader to name.
+		leader := "leader " + s.Leader
+		if s.Leader == "" {
+			leader = "no leader yet"
+		}
+		copies += fmt.Sprintf(" on cluster %s (%s", s.Cluster, leader)
 		if len(s.Peers) > 0 {
 			copies += "; copies on " + strings.Join(s.Peers, ", ")
 		}

@@ -217,8 +217,11 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Broker, error) {
 		Replicas:  cfg.Replicas,
 		// PublishBatch sends a relay's batch as one atomic batch: one sync
 		// for it instead of one per message. A server older than 2.12 does
-		// not know the setting and leaves it off (b.atomic).
-		AllowAtomicPublish: true,
+		// not know the setting and leaves it off (b.atomic): asked of it,
+		// every Open would find the stream differing and update it in
+		// place, a write of the cluster's meta leader at each start, which
+		// a cluster without its quorum refuses.
+		AllowAtomicPublish: knowsAtomicBatches(nc.ConnectedServerVersion()),
 	}, auto)
 	if err != nil {
 		return nil, err

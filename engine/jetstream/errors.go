@@ -26,7 +26,10 @@ func brokerErr(what string, err error) error {
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting),
 		errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoServers), errors.Is(err, nats.ErrReconnectBufExceeded),
 		errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse),
-		errors.Is(err, context.DeadlineExceeded), errors.Is(err, errAnswerTimeout), errors.Is(err, ErrServerStopped):
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, errAnswerTimeout), errors.Is(err, ErrServerStopped),
+		// An asynchronous publish's ack that did not come within Timeout
+		// (WithPublishAsyncTimeout): a stream with no leader to store it.
+		errors.Is(err, jetstream.ErrAsyncPublishTimeout):
 		return fmt.Errorf("%s: %w (%v)", what, engine.ErrBrokerDown, err)
 	}
 	var api *jetstream.APIError

@@ -116,16 +116,26 @@ func (b *Broker) purgeAcked(ctx context.Context) (settling bool, err error) {
 		return false, brokerErr("purge acked: stream "+b.stream, err)
 	}
 	floor, consumers, delivered := uint64(math.MaxUint64), 0, true
+	listed := map[string]bool{}
 	list := st.ListConsumers(cctx)
 	for ci := range list.Info() {
 		floor = min(floor, ci.AckFloor.Stream)
 		consumers++
+		listed[ci.Name] = true
 		delivered = delivered && ci.NumPending == 0
 	}
 	if err := list.Err(); err != nil {
 		return false, brokerErr("purge acked: consumers of "+b.stream, err)
 	}
 	state := st.CachedInfo().State
+	// A consumer the list leaves out has a floor nobody read: a cluster
+	// lists only the consumers whose leader answered in time, and while
+	// one is being elected (its server died) it is left out, no error
+	// said. The others' floor would purge what it has not acked. Round
+	// again, as for an ack not yet counted, until every consumer is there.
+	if consumers < state.Consumers || !b.subscribedIn(listed) {
+		return true, nil
+	}
 	settling = consumers > 0 && delivered && state.Msgs > 0 && floor < state.LastSeq
 	if consumers == 0 || floor < state.FirstSeq {
 		return settling, nil
@@ -135,4 +145,17 @@ func (b *Broker) purgeAcked(ctx context.Context) (settling bool, err error) {
 	}
 	b.count(&b.stats.Purges)
 	return settling, nil
+}
+
+// subscribedIn says every consumer this broker subscribed is in listed
+// (by durable name).
+func (b *Broker) subscribedIn(listed map[string]bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for name := range b.subs {
+		if !listed[subjectToken(name)] {
+			return false
+		}
+	}
+	return true
 }

@@ -95,6 +95,17 @@ func settingsOf(si *jetstream.StreamInfo, cfg Config) StreamSettings {
 	return s
 }
 
+// knowsAtomicBatches says a server of version (x.y.z, as it says in INFO)
+// keeps a stream's AllowAtomicPublish: 2.12 and later. An unreadable
+// version is taken to know it.
+func knowsAtomicBatches(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return true
+	}
+	return major > 2 || (major == 2 && minor >= 12)
+}
+
 // ensureStream makes the pipeline's stream hold want: created if missing,
 // updated in place if it differs in what this broker manages (subjects,
 // storage, retention, dedup window, replicas, atomic batches), left as it
@@ -103,9 +114,8 @@ func settingsOf(si *jetstream.StreamInfo, cfg Config) StreamSettings {
 // those every consumer acked go (and all of them with no consumer, which
 // it refuses). It never deletes it: a stream that exists holds messages
 // published and not consumed yet, which a restart must carry on with.
-// Settings a user set by hand that this broker does not manage are kept
-// (a server older than 2.12 does not keep AllowAtomicPublish: its stream
-// is updated, to no effect, at each Open). auto says the replica count was
+// Settings a user set by hand that this broker does not manage are kept.
+// auto says the replica count was
 // not asked for: an existing stream with more replicas keeps them (a count
 // raised by hand is not lowered).
 func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, auto bool) (*jetstream.StreamInfo, string, error) {

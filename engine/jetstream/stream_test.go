@@ -223,3 +223,42 @@ func TestOpenKeepsToItsOwnersStream(t *testing.T) {
 		t.Errorf("adopted: description %q, want cccc's mark", d)
 	}
 }
+
+// On Debian's nats-server (2.9.10, before atomic batches), a stream opened
+// again with the same settings is kept as it was: not updated in place at
+// every Open for a setting that server does not keep, a write the cluster's
+// meta leader must accept (which a cluster without its quorum refuses).
+func TestOpenAgainKeepsTheStreamOnAServerWithoutAtomicBatches(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a 3-node nats-server cluster")
+	}
+	c := jstest.StartExternalCluster(t, 3)
+	nc, err := nats.Connect(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if knowsAtomicBatches(nc.ConnectedServerVersion()) {
+		t.Skipf("nats-server %s keeps AllowAtomicPublish: nothing to leave out", nc.ConnectedServerVersion())
+	}
+	cfg := Config{Pipeline: "again", PurgeAcked: true}
+	for i, want := range []string{OpenedCreated, OpenedKept} {
+		b, err := Open(context.Background(), nc, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Opened(); got != want {
+			t.Errorf("open %d on nats-server %s: %q, want %q", i+1, nc.ConnectedServerVersion(), got, want)
+		}
+		b.Close()
+	}
+}
+
+func TestKnowsAtomicBatches(t *testing.T) {
+	for v, want := range map[string]bool{"2.9.10": false, "2.11.4": false, "2.12.0": true, "2.15.3": true, "3.0.0": true, "": true} {
+		if got := knowsAtomicBatches(v); got != want {
+			t.Errorf("knowsAtomicBatches(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

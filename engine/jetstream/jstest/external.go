@@ -169,3 +169,34 @@ func (c *ExternalCluster) Kill(name string) error {
 	}
 	return fmt.Errorf("no server %s", name)
 }
+
+// Restart starts the server named name (x1…), stopped by Kill, again: the
+// same ports, store and routes, as its operator's restart does. It returns
+// once the server takes connections; its rejoining the cluster's Raft
+// groups comes after.
+func (c *ExternalCluster) Restart(name string) error {
+	for i, cmd := range c.cmds {
+		if fmt.Sprintf("x%d", i+1) != name {
+			continue
+		}
+		if cmd.ProcessState == nil {
+			return fmt.Errorf("server %s is running", name)
+		}
+		again := exec.Command(cmd.Path, cmd.Args[1:]...)
+		if err := again.Start(); err != nil {
+			return fmt.Errorf("start server %s again: %w", name, err)
+		}
+		c.cmds[i] = again
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			nc, err := nats.Connect(c.urls[i], nats.Timeout(time.Second), nats.MaxReconnects(0))
+			if err == nil {
+				nc.Close()
+				return nil
+			}
+			if time.Now().After(end) {
+				return fmt.Errorf("server %s started again takes no connection after 10s: %w", name, err)
+			}
+		}
+	}
+	return fmt.Errorf("no server %s", name)
+}
