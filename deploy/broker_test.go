@@ -11,8 +11,8 @@ import (
 
 // A deployment started again on the same store finds the messages its
 // relays published and its consumers had not taken yet (they are owed:
-// the outbox rows are marked published); only Fresh empties the stream.
-// Before, OpenJetStream always opened it fresh and lost them.
+// the outbox rows are marked published); only Fresh empties the stream: a
+// start that opened it fresh would lose what the consumers are owed.
 func TestOpenJetStreamKeepsWhatTheStreamHolds(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
