@@ -63,8 +63,11 @@ type loadLearner struct {
 	// pressed: a watcher of the learner's screen times it too.
 	pressed func(at time.Time)
 	hangUp  func()
-	// ssh is the learner's session (nil through the web door).
-	sess *gossh.Session
+	// ssh is the learner's session (nil through the web door); ended is
+	// closed when it has ended, waitErr what its Wait said.
+	sess    *gossh.Session
+	ended   chan struct{}
+	waitErr error
 }
 
 // loadDoor lets a learner in through one of the room's doors and waits
@@ -100,6 +103,15 @@ func dialLearner(r *Room, id string, also ...io.Writer) (*loadLearner, error) {
 	if err := l.sess.Shell(); err != nil {
 		return l, fmt.Errorf("%s: shell: %w", id, err)
 	}
+	// The session ended (its exit status sent), the client closes its
+	// connection, as ssh(1) does: the room's stop waits for that, and a
+	// client that kept it open would be cut only at the stop's deadline.
+	l.ended = make(chan struct{})
+	go func() {
+		l.waitErr = l.sess.Wait()
+		_ = client.Close()
+		close(l.ended)
+	}()
 	l.shell = time.Since(start)
 	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Stage == "step" }); err != nil {
 		return l, err

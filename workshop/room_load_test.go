@@ -139,7 +139,8 @@ func TestRoomStopsWithLearnersConnected(t *testing.T) {
 	}
 	took := time.Since(start)
 	for i, l := range learners {
-		err := l.sess.Wait()
+		<-l.ended
+		err := l.waitErr
 		var exit *gossh.ExitError
 		if err != nil && (!errors.As(err, &exit) || exit.ExitStatus() != 0) {
 			t.Errorf("%s: the session ended with %v, want exit status 0", l.id, err)
