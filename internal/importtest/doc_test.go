@@ -1,10 +1,7 @@
 package importtest
 
 import (
-	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,21 +17,8 @@ var docGo = regexp.MustCompile(`\A(?://[^\n]*\n)+package \w+\n\z`)
 // "Command x …" for a program) and its package clause, nothing else.
 func TestEveryPackageHasADocGo(t *testing.T) {
 	root := filepath.Join("..", "..")
-	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,Name", "./...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0
-	for {
-		var p struct{ ImportPath, Dir, Name string }
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages(t, root) {
 		seen++
 		b, err := os.ReadFile(filepath.Join(p.Dir, "doc.go"))
 		if err != nil {

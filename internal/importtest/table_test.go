@@ -50,24 +50,8 @@ func TestEveryImportIsInTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := table(t, string(text))
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages(t, root) {
 		seen++
 		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, Module), "/")
 		if name == "" {
@@ -106,4 +90,33 @@ func TestTheTableReader(t *testing.T) {
 			t.Errorf("%s: %v, want %v", k, got[k], v)
 		}
 	}
+}
+
+// listedPackage is what go list says of one package of the module.
+type listedPackage struct {
+	ImportPath, Dir, Name string
+	Imports               []string
+}
+
+// listPackages lists the module's packages, from its root, as go list does.
+func listPackages(t *testing.T, root string) []listedPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,Name,Imports", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var all []listedPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, p)
+	}
+	return all
 }
