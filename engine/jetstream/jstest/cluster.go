@@ -2,7 +2,10 @@ package jstest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -164,12 +167,49 @@ func (c *Cluster) Shutdown() {
 	}
 }
 
+// freePort is a port nobody listens on, for a server a test starts on it
+// later (a broker away until the test brings it up, a cluster's routes).
+// It is picked below the system's ephemeral ports, where it can be taken
+// meanwhile only by another explicit pick: a port from port 0 is an
+// ephemeral one, and the source port of any of the thousands of
+// connections the tests open could take it before the server does.
 func freePort(t testing.TB) int {
 	t.Helper()
+	if lo := ephemeralLow(); lo > lowestPick {
+		for range 100 {
+			p := lowestPick + rand.IntN(lo-lowestPick)
+			if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+				_ = l.Close()
+				return p
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// lowestPick is the lowest port freePort picks: above the ports services
+// usually take.
+const lowestPick = 10000
+
+// ephemeralLow is the first of the system's ephemeral ports (Linux's
+// ip_local_port_range), or 0 where it cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 0
+	}
+	return n
 }
