@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/outboxlab/outboxlab/engine/fault"
 	"io"
 	"os"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/chaos"
+	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/spf13/cobra"

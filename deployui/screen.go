@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/outboxlab/outboxlab/engine/fault"
-	"github.com/outboxlab/outboxlab/ui/quit"
 	"strings"
 	"time"
 
@@ -16,6 +14,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
+	"github.com/outboxlab/outboxlab/engine/fault"
+	"github.com/outboxlab/outboxlab/ui/quit"
 	"github.com/outboxlab/outboxlab/ui/style"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"github.com/outboxlab/outboxlab/sim"
 )
 

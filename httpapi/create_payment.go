@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"io"
 	"net/http"
 	"os"
 
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 )
 
 // createPayment is POST /payments. Everything the client got wrong is found

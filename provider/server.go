@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/outboxlab/outboxlab/httpapi/deadline"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/outboxlab/outboxlab/httpapi/deadline"
 )
 
 // Clock is the provider's source of time for the charges it stores; the

@@ -2,9 +2,10 @@ package scenes
 
 import (
 	"fmt"
-	"github.com/outboxlab/outboxlab/engine"
 	"slices"
 	"strings"
+
+	"github.com/outboxlab/outboxlab/engine"
 )
 
 // Mode is which pipelines a scene runs: the one list every flag, header and

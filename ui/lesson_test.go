@@ -1,13 +1,13 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/ui/panetest"

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // benchLearners is BenchmarkRoom's room: 40, the --max-learners default.
@@ -154,19 +155,11 @@ func watchDelays(tb testing.TB, r *Room, id string, frames, screens *delays) (pr
 	ran := make(chan struct{})
 	go func() { _, _ = p.Run(); close(ran) }()
 	_, _ = keys.Write([]byte("w"))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testrun.Eventually(tb, 10*time.Second, "w on "+id+": the room says they are watched", func() bool {
 		r.mu.Lock()
-		watched := r.learners[id].watched
-		r.mu.Unlock()
-		if watched {
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("w on %s: the room does not say they are watched", id)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer r.mu.Unlock()
+		return r.learners[id].watched
+	})
 	stop := make(chan struct{})
 	var polling sync.WaitGroup
 	pressed = func(at time.Time) {

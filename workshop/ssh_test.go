@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	gossh "golang.org/x/crypto/ssh"
@@ -191,20 +192,12 @@ func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bo
 // waitGone waits until the learner's session and its cleanup are over.
 func waitGone(t testing.TB, r *Room, id string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testrun.Eventually(t, 60*time.Second, id+"'s session and its cleanup over", func() bool {
 		r.mu.Lock()
+		defer r.mu.Unlock()
 		l := r.learners[id]
-		gone := l != nil && !l.active
-		r.mu.Unlock()
-		if gone {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s's session never ended", id)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return l != nil && !l.active
+	})
 }
 
 // query runs one count on the room's server.

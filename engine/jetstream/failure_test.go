@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // S25 #4, S13 on JetStream: the relay died after JetStream stored the
@@ -421,14 +422,10 @@ func TestBatchPublishAndBatchAck(t *testing.T) {
 	}
 	// The flush says the server has read the acks; its consumer applies
 	// them a moment later.
-	waiting, unacked := b.pending(t, "accounting")
-	for deadline := time.Now().Add(time.Second); (waiting != 0 || unacked != 0) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		waiting, unacked = b.pending(t, "accounting")
-	}
-	if waiting != 0 || unacked != 0 {
-		t.Errorf("a second after the batch's ACKs: %d waiting, %d unacked", waiting, unacked)
-	}
+	testrun.Eventually(t, time.Second, "the batch's ACKs settled (none waiting, none unacked)", func() bool {
+		waiting, unacked := b.pending(t, "accounting")
+		return waiting == 0 && unacked == 0
+	})
 	if st := b.broker.Stats(); st.Acked != 5 {
 		t.Errorf("acked %d, want 5", st.Acked)
 	}
@@ -470,13 +467,7 @@ func TestAckedByEveryConsumerLeavesTheStream(t *testing.T) {
 		}
 		return info.CachedInfo().State.Msgs
 	}
-	n := msgs()
-	for deadline := time.Now().Add(time.Second); n != 0 && time.Now().Before(deadline); n = msgs() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n != 0 {
-		t.Errorf("the stream holds %d message(s) every consumer acked, want 0", n)
-	}
+	testrun.Eventually(t, time.Second, "the stream emptied of what every consumer acked", func() bool { return msgs() == 0 })
 	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, engine.Message{Envelope: envelope(t, b, ids[0]), Topic: engine.TopicPayments})); !ack.Duplicate {
 		t.Error("a republish inside the window, after the message left the stream, was not acked as a duplicate")
 	}
