@@ -12,33 +12,23 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/telemetry"
 	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// tracing is the simulator's OpenTelemetry: one TracerProvider for every
-// simulation the TUI builds, a recorder that keeps the current run's spans
-// for the story pane's trace view, ids reseeded with each run so a replay
-// makes the same traces, and, with --otlp, an exporter to a collector.
+// tracing is the simulator's OpenTelemetry, set up by telemetry: one
+// TracerProvider for every simulation the TUI builds, a recorder whose
+// spans the story pane's trace view draws, and with --otlp an exporter.
 type tracing struct {
-	rec *telemetry.TraceRecorder
-	ids *telemetry.IDGenerator
-	tp  *sdktrace.TracerProvider
+	t *telemetry.SimulationTracing
 }
 
 func newTracing(ctx context.Context, otlp string) (*tracing, error) {
-	t := &tracing{rec: telemetry.NewTraceRecorder(0), ids: telemetry.NewIDGenerator(0)}
-	cfg := telemetry.TracingConfig{Recorder: t.rec, IDs: t.ids}
-	if otlp != "" {
-		// A collector that is down must not write under the screen: its
-		// failures are dropped; the spans stay on screen all the same.
-		exp, err := telemetry.NewOTLPExporter(ctx, otlp, func(error) {})
-		if err != nil {
-			return nil, badinput.Errorf("--otlp %s: %w", otlp, err)
-		}
-		cfg.Exporter = exp
+	// A collector that is down must not write under the screen: its
+	// failures are dropped; the spans stay on screen all the same.
+	t, err := telemetry.NewSimulationTracing(ctx, otlp, func(error) {})
+	if err != nil {
+		return nil, badinput.Errorf("--otlp %s: %w", otlp, err)
 	}
-	t.tp = telemetry.NewTracerProvider(cfg)
-	return t, nil
+	return &tracing{t: t}, nil
 }
 
 // sim is what a simulation's Config takes.
@@ -46,10 +36,7 @@ func (t *tracing) sim() sim.Tracing {
 	if t == nil {
 		return sim.Tracing{}
 	}
-	return sim.Tracing{Provider: t.tp, Restart: func(seed uint64) {
-		t.rec.Reset()
-		t.ids.Reseed(seed)
-	}}
+	return sim.Tracing{Provider: t.t.Provider(), Restart: t.t.Restart}
 }
 
 // shutdown flushes the exporter, if any.
@@ -59,7 +46,7 @@ func (t *tracing) shutdown() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	return t.tp.Shutdown(ctx)
+	return t.t.Shutdown(ctx)
 }
 
 // traceLines draws an event's trace as a tree: each span a line with its
@@ -71,11 +58,11 @@ func (t *tracing) traceLines(eventID string, w *catalog.Printer) []string {
 	if t == nil {
 		return nil
 	}
-	id, ok := t.rec.TraceOf(eventID)
+	id, ok := t.t.Recorder.TraceOf(eventID)
 	if !ok {
 		return nil
 	}
-	tr := t.rec.Trace(id)
+	tr := t.t.Recorder.Trace(id)
 	if len(tr.Roots) == 0 {
 		return nil
 	}
