@@ -207,20 +207,14 @@ func (d *Deployment) readDatabase(ctx context.Context, at time.Time) (Snapshot, 
 	for name, c := range read {
 		found[name] = ConsumerFigures{Name: name, Inbox: c.Inbox, Effects: c.Effects}
 	}
-	rows, err := tx.Query(ctx, sqlUnapplied, at, Consumers)
+	unapplied, err := readUnappliedOn(ctx, tx, at)
 	if err != nil {
-		return s, fmt.Errorf("snapshot: unapplied: %w", err)
+		return s, fmt.Errorf("snapshot: %w", err)
 	}
-	var name string
-	var n int64
-	var oldest float64
-	if _, err := pgx.ForEachRow(rows, []any{&name, &n, &oldest}, func() error {
+	for name, u := range unapplied {
 		c := found[name]
-		c.Unapplied, c.OldestUnappliedAge = n, time.Duration(oldest*float64(time.Second))
+		c.Unapplied, c.OldestUnappliedAge = u.Unapplied, u.OldestUnappliedAge
 		found[name] = c
-		return nil
-	}); err != nil {
-		return s, fmt.Errorf("snapshot: unapplied: %w", err)
 	}
 	dups := d.o.Counters.DuplicatesIgnoredBy()
 	for _, name := range Consumers {

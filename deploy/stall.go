@@ -122,6 +122,13 @@ func (d *Deployment) readUnapplied(ctx context.Context, at time.Time) (map[strin
 	if _, err := tx.Exec(ctx, sqlStallRead, fmt.Sprint(telemetry.StatementTimeout.Milliseconds()), fmt.Sprint(stallLockWait.Milliseconds())); err != nil {
 		return nil, fmt.Errorf("unapplied: stall_read: %w", err)
 	}
+	return readUnappliedOn(ctx, tx, at)
+}
+
+// readUnappliedOn reads on tx, per consumer, how many messages were
+// published for it and not applied, and the oldest one's age at at: the
+// stall watcher's figures and the snapshot's.
+func readUnappliedOn(ctx context.Context, tx pgx.Tx, at time.Time) (map[string]ConsumerFigures, error) {
 	rows, err := tx.Query(ctx, sqlUnapplied, at, Consumers)
 	if err != nil {
 		return nil, fmt.Errorf("unapplied: %w", err)
