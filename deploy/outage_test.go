@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
@@ -43,22 +42,6 @@ func (l *logBuffer) lines(s string) []string {
 		}
 	}
 	return out
-}
-
-// queryInt runs a query of one integer on the database at url.
-func queryInt(t *testing.T, url, sql string) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
 }
 
 // A NATS server at a URL stopped for real, 150 payments posted meanwhile,
@@ -95,7 +78,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); d.Wait() })
 	pending := func() int64 {
-		return queryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
+		return pgtest.QueryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
 	}
 	await := func(what string, within time.Duration, ok func() bool) {
 		t.Helper()
@@ -140,12 +123,12 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("the outbox took %s to empty after the broker's return, want 2s at most", took.Round(time.Millisecond))
 	}
-	if n := queryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE attempts > 1 OR last_error IS NOT NULL"); n != 0 {
+	if n := pgtest.QueryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE attempts > 1 OR last_error IS NOT NULL"); n != 0 {
 		t.Errorf("%d rows kept an attempt or an error from the outage", n)
 	}
 	total := int64(5 + waiting)
 	await("every payment applied by both consumers", 30*time.Second, func() bool {
-		return queryInt(t, url, "SELECT count(*) FROM inbox_messages") == 2*total
+		return pgtest.QueryInt(t, url, "SELECT count(*) FROM inbox_messages") == 2*total
 	})
 	for what, sql := range map[string]string{
 		"ledger entries":    "SELECT count(*) FROM ledger_entries",
@@ -155,7 +138,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 		"payments":          "SELECT count(*) FROM payments",
 		"outbox rows":       "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL",
 	} {
-		if n := queryInt(t, url, sql); n != total {
+		if n := pgtest.QueryInt(t, url, sql); n != total {
 			t.Errorf("%s: %d, want %d", what, n, total)
 		}
 	}

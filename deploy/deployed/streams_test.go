@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/deploy"
@@ -34,22 +33,6 @@ func startOn(t *testing.T, db, url, stream string) (*Deployed, error) {
 		Relay: engine.RelayConfig{Lease: 2 * time.Second, PollInterval: 100 * time.Millisecond},
 		Who:   "deployed test " + db, database: db,
 		OnError: func(err error) { t.Logf("%s: %v", db, err) }})
-}
-
-// count runs a count(*) on the deployment's database.
-func count(t *testing.T, d *Deployed, sql string) int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, d.DBURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
 }
 
 // Two deployments at once on one NATS cluster, each on a database of its
@@ -118,10 +101,10 @@ func twoDeployments(t *testing.T, prefix, url string) {
 		}
 	}
 	for _, d := range []*Deployed{a, b} {
-		want := count(t, d, "SELECT count(*) FROM payments")
+		want := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
 		deadline := time.Now().Add(30 * time.Second)
-		for count(t, d, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") < want ||
-			count(t, d, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") < want {
+		for pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") < want ||
+			pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") < want {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: %d payments not all applied by both consumers in 30s", d.JS.Stream(), want)
 			}
@@ -130,7 +113,7 @@ func twoDeployments(t *testing.T, prefix, url string) {
 	}
 	time.Sleep(500 * time.Millisecond) // an effect of the other's payment, if any, would land now
 	for _, d := range []*Deployed{a, b} {
-		payments := count(t, d, "SELECT count(*) FROM payments")
+		payments := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
 		for what, sql := range map[string]string{
 			"ledger entries":             "SELECT count(*) FROM ledger_entries",
 			"distinct ledger payments":   "SELECT count(DISTINCT payment_id) FROM ledger_entries WHERE payment_id IN (SELECT id FROM payments)",
@@ -139,7 +122,7 @@ func twoDeployments(t *testing.T, prefix, url string) {
 			"accounting inbox":           "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting' AND message_id IN (SELECT id FROM outbox_messages)",
 			"notifications inbox":        "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications' AND message_id IN (SELECT id FROM outbox_messages)",
 		} {
-			if got := count(t, d, sql); got != payments {
+			if got := pgtest.QueryInt(t, d.DBURL, sql); got != payments {
 				t.Errorf("%s: %s %d, want %d (its payments)", d.JS.Stream(), what, got, payments)
 			}
 		}

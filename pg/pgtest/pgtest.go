@@ -261,3 +261,21 @@ func Owner(t testing.TB) (string, *pg.Server) {
 	t.Cleanup(func() { _ = owner.Stop() })
 	return dir, owner
 }
+
+// QueryInt runs a query of one integer (a count, mostly) on the database at
+// url, on a connection of its own, as psql would: a test reads a figure
+// from what the database holds.
+func QueryInt(t testing.TB, url, sql string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
