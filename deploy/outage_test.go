@@ -12,6 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -80,22 +81,12 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	pending := func() int64 {
 		return pgtest.QueryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
 	}
-	await := func(what string, within time.Duration, ok func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(within)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("not %s within %s", what, within)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	for range 5 {
 		if _, err := d.PostPayment(ctx, 100); err != nil {
 			t.Fatal(err)
 		}
 	}
-	await("the first 5 published", 20*time.Second, func() bool { return pending() == 0 })
+	testrun.Eventually(t, 20*time.Second, "the first 5 published", func() bool { return pending() == 0 })
 
 	nats.Stop()
 	const waiting = 150
@@ -106,7 +97,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	}
 	// Long enough that a row failed at the outage's start would have come
 	// to its retry (2 s) and failed again: an outage, not a blip.
-	await("the broker seen down and the oldest row 3 s old", 20*time.Second, func() bool {
+	testrun.Eventually(t, 20*time.Second, "the broker seen down and the oldest row 3 s old", func() bool {
 		s, err := d.Snapshot(ctx)
 		return err == nil && !d.Broker().Up && s.OldestPendingAge >= 3*time.Second
 	})
@@ -117,7 +108,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := time.Now()
-	await("every waiting row published", 20*time.Second, func() bool { return pending() == 0 })
+	testrun.Eventually(t, 20*time.Second, "every waiting row published", func() bool { return pending() == 0 })
 	took := time.Since(back)
 	t.Logf("%d rows waiting: the outbox empty %s after the broker's return", waiting, took.Round(time.Millisecond))
 	if took > 2*time.Second {
@@ -127,7 +118,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 		t.Errorf("%d rows kept an attempt or an error from the outage", n)
 	}
 	total := int64(5 + waiting)
-	await("every payment applied by both consumers", 30*time.Second, func() bool {
+	testrun.Eventually(t, 30*time.Second, "every payment applied by both consumers", func() bool {
 		return pgtest.QueryInt(t, url, "SELECT count(*) FROM inbox_messages") == 2*total
 	})
 	for what, sql := range map[string]string{

@@ -349,25 +349,6 @@ func bottomCuts(mm Model) []finding {
 	return nil
 }
 
-// watchedPane is the data pane the step on screen asks the learner to
-// read: its watch: line, or, without one, the Guarantees pane when its
-// text names it, the tables when it names their columns.
-func watchedPane(l lessonPane) lessons.Pane {
-	st := l.current()
-	if st == nil || l.place > placePassed {
-		return lessons.PaneNone
-	}
-	switch {
-	case st.Watch != lessons.PaneNone:
-		return st.Watch
-	case l.namesGuarantees():
-		return lessons.PaneGuarantees
-	case len(l.named()) > 0:
-		return lessons.PaneTables
-	}
-	return lessons.PaneNone
-}
-
 // paneTitles are the titles of the data panes as the screen writes them.
 var paneTitles = map[lessons.Pane]string{
 	lessons.PaneGuarantees: "Guarantees", lessons.PaneTables: "Tables",
@@ -380,7 +361,7 @@ func namedPaneMissing(mm Model, frame string) []finding {
 	if mm.overlays.top() != 0 || mm.compareView || mm.help.ShowAll {
 		return nil
 	}
-	p := watchedPane(mm.lesson)
+	p := mm.lesson.namedPane()
 	if p == lessons.PaneNone {
 		return nil
 	}

@@ -294,17 +294,26 @@ func (l *lessonPane) startStep(i int) {
 }
 
 // watch is the data pane shown with the lesson on a narrow screen: the
-// one tab chose, else the one the step names (its watch: line), else the
-// one its text points at (the Guarantees when it names them, the tables
-// when it names their columns), else the timeline.
+// one tab chose, else the one the step names, else the timeline.
 func (l lessonPane) watch() lessons.Pane {
 	if l.shown != lessons.PaneNone {
 		return l.shown
 	}
+	if p := l.namedPane(); p != lessons.PaneNone {
+		return p
+	}
+	return lessons.PaneTimeline
+}
+
+// namedPane is the data pane the step on screen asks the learner to read:
+// its watch: line, else the one its text points at (the Guarantees when it
+// names them, the tables when it names their columns); none past the steps
+// or when it names none.
+func (l lessonPane) namedPane() lessons.Pane {
 	st := l.current()
 	switch {
 	case st == nil || l.place > placePassed:
-		return lessons.PaneTimeline
+		return lessons.PaneNone
 	case st.Watch != lessons.PaneNone:
 		return st.Watch
 	case l.namesGuarantees():
@@ -312,7 +321,7 @@ func (l lessonPane) watch() lessons.Pane {
 	case len(l.named()) > 0:
 		return lessons.PaneTables
 	}
-	return lessons.PaneTimeline
+	return lessons.PaneNone
 }
 
 // nextWatch shows the next data pane (tab), in lessons.Panes' order.

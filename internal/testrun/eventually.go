@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Eventually waits until cond holds, asking every 10 ms, and fails the
+// Eventually waits until cond holds, asking every 20 ms, and fails the
 // test if it does not within d: "what" says what was awaited, for the
 // failure. It is the one wait a test writes instead of a sleep (a fixed
 // wait is too short on a loaded machine and too long on a quiet one) or a
@@ -17,6 +17,6 @@ func Eventually(tb testing.TB, d time.Duration, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			tb.Fatalf("%s: not within %s", what, d)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
