@@ -6,7 +6,7 @@ import (
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/deploy/deployed"
+	"github.com/outboxlab/outboxlab/deploy/launch"
 	"github.com/outboxlab/outboxlab/deployui"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg"
@@ -19,7 +19,7 @@ import (
 const liveScene = "two-consumers"
 
 // newLive is `outboxlab live`: the outbox pipeline running for real on
-// JetStream (deployed.Start, as serve --broker runs it), shown live on the
+// JetStream (launch.Start, as serve --broker runs it), shown live on the
 // terminal; with --http its API, faults and /metrics are served too.
 func newLive() *cobra.Command {
 	var (
@@ -45,7 +45,7 @@ restarts like serve --broker's (--fresh empties it)`,
 			if broker.Kind == deploy.BrokerInProcess {
 				return badinput.New("--broker inprocess: the in-process broker runs on the simulator's virtual clock, which waits for you; live runs in real time. Use the simulator (outboxlab) for it, or --broker nats here")
 			}
-			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
+			choice := launch.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
 			if err := choice.Check(); err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ restarts like serve --broker's (--fresh empties it)`,
 			}
 			// The actors' ends are on screen (crashed, restarting): nothing is
 			// written to a terminal the screen owns.
-			d, err := deployed.Start(ctx, srv, e, cfg)
+			d, err := launch.Start(ctx, srv, e, cfg)
 			if err != nil {
 				_ = srv.Stop()
 				return err
@@ -95,7 +95,7 @@ restarts like serve --broker's (--fresh empties it)`,
 			fmt.Fprintf(stdout, "outboxlab live: psql '%s'\n", d.DBURL)
 			fmt.Fprintf(stdout, "outboxlab live: %s\n", d.State)
 			if s, ok := d.StreamSettings(); ok {
-				fmt.Fprintf(stdout, "outboxlab live: stream %s\n", deployed.StreamLine(s))
+				fmt.Fprintf(stdout, "outboxlab live: stream %s\n", launch.StreamLine(s))
 			} else if d.Answered {
 				fmt.Fprintf(stdout, "outboxlab live: THE STREAM CANNOT BE OPENED NOW: the broker answers at %s, not for the stream (%v): payments wait in the outbox until it can\n", broker, d.Away)
 			} else {

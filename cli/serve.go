@@ -9,13 +9,13 @@ import (
 
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/deploy"
-	"github.com/outboxlab/outboxlab/deploy/deployed"
-	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/deploy/launch"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg"
-	"github.com/outboxlab/outboxlab/realtime"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/ui"
+	"github.com/outboxlab/outboxlab/wallsim"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +47,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 			if err != nil {
 				return badinput.Wrap(err)
 			}
-			choice := deployed.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
+			choice := launch.Choice{Broker: broker, Replicas: replicas, Fresh: pf.fresh, Stream: stream}
 			if replicas != 0 && broker.Kind == deploy.BrokerInProcess {
 				return badinput.New("--replicas goes with a JetStream broker (--broker nats://…): the in-process broker has no stream")
 			}
@@ -118,7 +118,7 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 					return err
 				}
 			default:
-				err := realtime.RunServe(ctx, realtime.Serve{Server: srv, Edge: edge.On(e), Settings: set, Seed: sf.seed, OTLP: otlp, Out: stdout, Errs: stderr})
+				err := wallsim.RunServe(ctx, wallsim.Serve{Server: srv, Edge: simhttp.On(e), Settings: set, Seed: sf.seed, OTLP: otlp, Out: stdout, Errs: stderr})
 				if err != nil {
 					_ = srv.Stop()
 					return err
@@ -147,15 +147,15 @@ live_outbox and its stream are kept across restarts, --fresh empties them`,
 }
 
 // serveDeployed runs the outbox pipeline for real behind e until ctx ends
-// (deployed.Start), saying on stdout where and how to feed it.
-func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, c deployed.Choice, stdout io.Writer, logger *slog.Logger) error {
+// (launch.Start), saying on stdout where and how to feed it.
+func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set scenes.Settings, c launch.Choice, stdout io.Writer, logger *slog.Logger) error {
 	set.Workers = max(set.Workers, 2) // live's deployment, so the actors live shows (accounting-2) are /faults' here too
 	cfg, err := deployConfig(set, c, "outboxlab serve", func(err error) { logger.Error("actor ended", "error", err.Error()) })
 	if err != nil {
 		return err
 	}
 	cfg.Logger = logger
-	d, err := deployed.Start(ctx, srv, e, cfg)
+	d, err := launch.Start(ctx, srv, e, cfg)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func serveDeployed(ctx context.Context, srv *pg.Server, e *httpapi.Listener, set
 	s, ok := d.StreamSettings()
 	switch {
 	case ok:
-		fmt.Fprintf(stdout, "%-10s %s\n", "stream:", deployed.StreamLine(s))
+		fmt.Fprintf(stdout, "%-10s %s\n", "stream:", launch.StreamLine(s))
 	case d.Answered:
 		fmt.Fprintf(stdout, "%-10s THE STREAM CANNOT BE OPENED NOW: the broker answers at %s, not for the stream (%v).\n", "", c.Broker, d.Away)
 		fmt.Fprintf(stdout, "%-10s %s\n", "", "payments are taken all the same and wait in the outbox; the stream is opened and the")

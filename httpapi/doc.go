@@ -1,4 +1,4 @@
-// Package httpapi is the HTTP edge of the design outboxlab teaches: the
+// Package httpapi is the HTTP API of the design outboxlab teaches: the
 // request a workshop sends with curl runs the real transactional outbox
 // writer, and its answer is the one a real client gets.
 //

@@ -14,7 +14,7 @@ import (
 // Listener is where an HTTP API listens (--http): the socket is opened at
 // Listen, before anything boots, so that a port in use is said first; the
 // handler comes later (Serve), once whatever answers is running. The
-// simulator's edge (package edge) and a deployment (package deploy) both
+// simulator's HTTP server (package simhttp) and a deployment (package deploy) both
 // serve on one.
 type Listener struct {
 	Addr string // where it listens, host:port

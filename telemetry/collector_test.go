@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
@@ -73,7 +73,7 @@ func setup(t *testing.T, text string) *bundle {
 	b := &bundle{se: se, url: func(p string) string { return pg.DatabaseURL(ns.Database(p)) }}
 	play(t, se, sc.Steps)
 	b.col = telemetry.NewCollector(telemetry.Config{
-		Sim:         func() telemetry.Simulation { return edge.Figures(se.Sim()) },
+		Sim:         func() telemetry.Simulation { return simhttp.Figures(se.Sim()) },
 		DatabaseURL: b.url,
 		Wait:        freshRead,
 		OnError: func(err error) {
@@ -440,7 +440,7 @@ func TestCountersCarryTheRunStart(t *testing.T) {
 	current := first.se.Sim()
 	wall := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	col := telemetry.NewCollector(telemetry.Config{
-		Sim:  func() telemetry.Simulation { return edge.Figures(current) },
+		Sim:  func() telemetry.Simulation { return simhttp.Figures(current) },
 		Now:  func() time.Time { return wall },
 		Wait: freshRead,
 	})
@@ -500,7 +500,7 @@ func TestUnreadableDatabase(t *testing.T) {
 	t.Parallel()
 	b := setup(t, "title: a\nteaches: b\nmode: outbox\n\nrequest amount=1 client=acme\nexpect outbox payments == 0\n")
 	b.col = telemetry.NewCollector(telemetry.Config{
-		Sim:         func() telemetry.Simulation { return edge.Figures(b.se.Sim()) },
+		Sim:         func() telemetry.Simulation { return simhttp.Figures(b.se.Sim()) },
 		Wait:        freshRead,
 		DatabaseURL: func(string) string { return "postgres://outboxlab@127.0.0.1:1/nothing?connect_timeout=2" },
 		OnError: func(err error) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/outboxlab/outboxlab/edge"
+	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/telemetry"
 )
 
@@ -30,7 +30,7 @@ var scrapeBudget = func() time.Duration {
 // scrape waits telemetry.ScrapeWait at most.
 func outageServer(t *testing.T, b *bundle) string {
 	t.Helper()
-	col := telemetry.NewCollector(telemetry.Config{Sim: func() telemetry.Simulation { return edge.Figures(b.se.Sim()) }, DatabaseURL: b.url,
+	col := telemetry.NewCollector(telemetry.Config{Sim: func() telemetry.Simulation { return simhttp.Figures(b.se.Sim()) }, DatabaseURL: b.url,
 		OnError: func(err error) { t.Logf("read: %v", err) }}) // expected: the tests take what it reads away
 	srv := httptest.NewServer(telemetry.Handler(col))
 	t.Cleanup(srv.Close)

@@ -8,7 +8,7 @@ import (
 )
 
 // Simulation is what a Collector reads of a simulation. The simulator
-// implements it (edge.Figures adapts a *sim.Sim): this package knows the
+// implements it (simhttp.Figures adapts a *sim.Sim): this package knows the
 // engine's figures and nothing of the simulator, so the simulator's wing
 // imports it and never the other way round, and a deployment that serves
 // its own figures (DeploymentCollector) links no simulator.

@@ -1,13 +1,13 @@
 package ui
 
-import "github.com/outboxlab/outboxlab/edge"
+import "github.com/outboxlab/outboxlab/simhttp"
 
 // httpRequestMsg is a POST /payments (--http) waiting for the api: the
 // model makes it a request command the session logs, with its ticket.
-type httpRequestMsg edge.Request
+type httpRequestMsg simhttp.Request
 
 // listenHTTP opens --http's listener before the screen opens: a bad address
 // or a port in use is bad input (httpapi.Listen's errors say so already).
-func listenHTTP(addr string) (*edge.Edge, error) {
-	return edge.Listen(addr)
+func listenHTTP(addr string) (*simhttp.Server, error) {
+	return simhttp.Listen(addr)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 // reply is what an HTTP client got.
@@ -36,7 +36,7 @@ func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
 	}
 	d.m.http = e
 	e.Simulating(d.m.sim, d.m.srv, d.m.opts.DBPrefix)
-	e.Serve(func(r edge.Request) { d.msgs <- httpRequestMsg(r) }, nil)
+	e.Serve(func(r simhttp.Request) { d.msgs <- httpRequestMsg(r) }, nil)
 	t.Cleanup(e.Close)
 	base := "http://" + e.Addr
 

@@ -11,11 +11,11 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -68,8 +68,8 @@ type Model struct {
 	page    page // the mode of the screen: the free simulator, a lesson, play
 
 	err   error
-	first tea.Cmd    // the first command, prepared by NewModel
-	http  *edge.Edge // the HTTP API (--http), nil without it
+	first tea.Cmd         // the first command, prepared by NewModel
+	http  *simhttp.Server // the HTTP API (--http), nil without it
 	// tracing is OpenTelemetry for every simulation built (the story's
 	// trace view, --otlp); nil traces nothing.
 	tracing *tracing
@@ -275,10 +275,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case httpRequestMsg:
 		if m.sim == nil {
-			m.http.Answer(sim.Answer{Ticket: msg.Ticket, Err: edge.ErrNoSimulation})
+			m.http.Answer(sim.Answer{Ticket: msg.Ticket, Err: simhttp.ErrNoSimulation})
 			return m, nil
 		}
-		return m, m.enqueue(action{kind: actDo, step: edge.Step(msg.Req), user: true, ticket: msg.Ticket})
+		return m, m.enqueue(action{kind: actDo, step: simhttp.Step(msg.Req), user: true, ticket: msg.Ticket})
 	case closeChaosMsg:
 		m.overlays.pop(overlayChaos)
 		return m, m.resize()

@@ -16,10 +16,10 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/outboxlab/outboxlab/badinput"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 // Options say what the TUI boots and opens.
@@ -231,7 +231,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	}
 	p := tea.NewProgram(m, popts...)
 	if m.http != nil {
-		m.http.Serve(func(r edge.Request) { p.Send(httpRequestMsg(r)) }, nil)
+		m.http.Serve(func(r simhttp.Request) { p.Send(httpRequestMsg(r)) }, nil)
 	}
 	defer quit.OnSignal(ctx, p)()
 

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// The deadlines of every HTTP server outboxlab runs (Defaults): the API's
-// edge under the simulator, serve and live, and the provider's. Without
+// The deadlines of every HTTP server outboxlab runs (Defaults): the API
+// under the simulator, serve and live, and the provider's. Without
 // them a client that sends fewer bytes than its Content-Length, or opens a
 // connection and sends nothing, holds a connection and a goroutine for as
 // long as it likes.
@@ -28,7 +28,7 @@ const (
 	// the body's ReadTimeout plus the writer's 30 s (httpapi.DBConfig.WriteTimeout)
 	// — so their 408 or 504 is written before it ends the connection. A
 	// simulation's POST /payments lifts it: its answer waits for the
-	// learner to move the api (see edge).
+	// learner to move the api (see simhttp).
 	WriteTimeout = 60 * time.Second
 	// IdleTimeout is how long a kept-alive connection waits for its next
 	// request. Above the 90 s after which Go's http.Transport (and most

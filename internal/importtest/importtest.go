@@ -11,8 +11,8 @@ const Module = "github.com/outboxlab/outboxlab"
 
 // Simulator are the simulator's packages, which neither the engine nor the
 // deployment may link, as patterns of Forbid.
-var Simulator = []string{"sim/...", "scenes/...", "chaos/...", "story/...", "lessons/...", "provider/...", "catalog/...", "edge/...",
-	"ui/...", "realtime/...", "workshop/..."}
+var Simulator = []string{"sim/...", "scenes/...", "chaos/...", "story/...", "lessons/...", "provider/...", "catalog/...", "simhttp/...",
+	"ui/...", "wallsim/...", "workshop/..."}
 
 // Deps are the packages pkg links, itself included, as go list -deps says.
 func Deps(t testing.TB, pkg string) []string {

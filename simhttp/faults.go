@@ -1,4 +1,4 @@
-package edge
+package simhttp
 
 import (
 	"context"
@@ -37,11 +37,11 @@ type Fault struct {
 // it as Requests with Fault set, and it answers them with Answer (Err a
 // *httpapi.FaultError for a refusal). Without it, /faults/… is a 404 that says
 // where the faults are.
-func (e *Edge) TakeFaults() { e.faults = true }
+func (e *Server) TakeFaults() { e.faults = true }
 
 // driven is the faults API of a simulation: each fault a Request to its
 // driver, answered as a deployment's faults are.
-type driven struct{ e *Edge }
+type driven struct{ e *Server }
 
 func (d driven) Crash(ctx context.Context, actor string) (string, error) {
 	if err := d.e.drive(ctx, Fault{Kind: fault.Crash, Actor: actor}); err != nil {
@@ -71,7 +71,7 @@ func (d driven) Broker(ctx context.Context, stop bool) (string, error) {
 }
 
 // drive hands f to the driver and waits for it to be done.
-func (e *Edge) drive(ctx context.Context, f Fault) error {
+func (e *Server) drive(ctx context.Context, f Fault) error {
 	ticket, ch := e.wait()
 	e.send(Request{Ticket: ticket, Fault: &f})
 	select {

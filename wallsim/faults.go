@@ -1,4 +1,4 @@
-package realtime
+package wallsim
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 // restartAfter is how long a crashed actor stays down before its
@@ -38,7 +38,7 @@ func newSupervisor(set scenes.Settings) *supervisor {
 // apply does f to s. An actor is named as the faults API names it
 // (relay-1), or with its pipeline (outbox/relay-1) in compare mode, where
 // a bare name is the actor of every pipeline that runs it.
-func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f edge.Fault) error {
+func (v *supervisor) apply(ctx context.Context, s *sim.Sim, f simhttp.Fault) error {
 	switch f.Kind {
 	case fault.Broker:
 		return s.Do(ctx, scenes.Broker(!f.Stop))

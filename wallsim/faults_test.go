@@ -1,4 +1,4 @@
-package realtime
+package wallsim
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 // client is serve --http's API over a real listener, as curl reaches it.
@@ -27,7 +27,7 @@ type client struct {
 func startLive(t *testing.T, set scenes.Settings) client {
 	t.Helper()
 	srv := pgtest.Server(t)
-	e, err := edge.Listen("127.0.0.1:0")
+	e, err := simhttp.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

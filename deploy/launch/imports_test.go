@@ -1,4 +1,4 @@
-package deployed
+package launch
 
 import (
 	"testing"
@@ -9,6 +9,6 @@ import (
 // Starting the deployment on a server is the deployment's wing: it links
 // none of the simulator's packages (the command line hands it the actors a
 // scene's settings name, not the scene).
-func TestDeployedLinksNoSimulator(t *testing.T) {
-	importtest.Forbid(t, importtest.Module+"/deploy/deployed", importtest.Simulator...)
+func TestLaunchLinksNoSimulator(t *testing.T) {
+	importtest.Forbid(t, importtest.Module+"/deploy/launch", importtest.Simulator...)
 }

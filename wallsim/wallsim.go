@@ -1,14 +1,14 @@
-package realtime
+package wallsim
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 // Options say what to run.
@@ -19,7 +19,7 @@ type Options struct {
 	DBPrefix string
 	Tracing  sim.Tracing
 	// Edge is the HTTP API, listening already; Run serves it.
-	Edge *edge.Edge
+	Edge *simhttp.Server
 	// Tick is how often the clock follows wall time; default 100 ms.
 	Tick time.Duration
 }
@@ -28,7 +28,7 @@ type Options struct {
 // moment it arrives (the api answers at once), each fault posted to
 // /faults/… as a deployment takes it (supervisor), and every tick the
 // virtual clock moved on by the wall time that passed, every actor run
-// until quiet. It is the simulation's only driver: the edge's handlers
+// until quiet. It is the simulation's only driver: simhttp's handlers
 // reach it through a channel. The virtual clock starts at the wall time
 // Run starts at, so what it stores (created_at, published_at) reads as a
 // deployment's would.
@@ -43,10 +43,10 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("live: %w", err)
 	}
 	defer s.Close()
-	requests := make(chan edge.Request, 64)
+	requests := make(chan simhttp.Request, 64)
 	o.Edge.Simulating(s, o.Server, o.DBPrefix)
 	o.Edge.TakeFaults()
-	o.Edge.Serve(func(r edge.Request) {
+	o.Edge.Serve(func(r simhttp.Request) {
 		select {
 		case requests <- r:
 		case <-ctx.Done():
@@ -71,7 +71,7 @@ func Run(ctx context.Context, o Options) error {
 				break
 			}
 			s.SetTicket(r.Ticket)
-			err = s.Do(ctx, edge.Step(r.Req))
+			err = s.Do(ctx, simhttp.Step(r.Req))
 			s.SetTicket(0)
 			if err != nil {
 				o.Edge.Answer(sim.Answer{Ticket: r.Ticket, Err: err})

@@ -1,4 +1,4 @@
-package deployed
+package launch
 
 import (
 	"strings"

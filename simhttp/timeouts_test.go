@@ -1,4 +1,4 @@
-package edge
+package simhttp
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ func (u unreached) Payment(context.Context, uuid.UUID) (engine.PaymentStatus, er
 // listen serves an edge on loopback the two ways outboxlab does: a
 // deployment's handler (serve --broker, live) or a simulation's (serve,
 // the TUI), with the deadlines d (zero: outboxlab's own).
-func listen(t *testing.T, simulation bool, d deadline.Deadlines) *Edge {
+func listen(t *testing.T, simulation bool, d deadline.Deadlines) *Server {
 	t.Helper()
 	e, err := Listen("127.0.0.1:0")
 	if err != nil {

@@ -1,4 +1,4 @@
-package realtime
+package wallsim
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/simhttp"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // /metrics no pending row. Ending the context ends Run.
 func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 	srv := pgtest.Server(t)
-	e, err := edge.Listen("127.0.0.1:0")
+	e, err := simhttp.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

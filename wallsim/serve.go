@@ -1,4 +1,4 @@
-package realtime
+package wallsim
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/badinput"
-	"github.com/outboxlab/outboxlab/edge"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/telemetry"
 )
 
@@ -22,7 +22,7 @@ const ServePrefix = "serve"
 // Serve is `outboxlab serve --http` on the in-process broker.
 type Serve struct {
 	Server   *pg.Server
-	Edge     *edge.Edge // listening already
+	Edge     *simhttp.Server // listening already
 	Settings scenes.Settings
 	Seed     uint64
 	// OTLP, when set, is the OTLP/HTTP endpoint the actors' spans go to.

@@ -1,4 +1,4 @@
-package edge
+package simhttp
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/outboxlab/outboxlab/telemetry"
 )
 
-// Edge is a simulation's HTTP API (--http): POST /payments is the api
+// Server is a simulation's HTTP API (--http): POST /payments is the api
 // actor's work like a keyed request — it waits in the api's queue, is
 // paused, stepped and crashed at its checkpoints, and its client gets the
 // answer or, when the api dies with it, a reset connection (an
@@ -30,7 +30,7 @@ import (
 // server's goroutines: a request reaches whoever drives the simulation (the
 // TUI's model, serve's loop) through send, and the driver hands the api's
 // answers back with Answer — only the driver touches the simulation.
-type Edge struct {
+type Server struct {
 	*httpapi.Listener               // where it listens (Addr) and its server
 	Said              bool          // the TUI said where, once (the driver's to set)
 	send              func(Request) // set before it serves
@@ -56,7 +56,7 @@ type Request struct {
 
 // Listen opens the listener at once (httpapi.Listen: a port in use is said
 // before anything starts; its error bad input, a *badinput.Error).
-func Listen(addr string) (*Edge, error) {
+func Listen(addr string) (*Server, error) {
 	l, err := httpapi.Listen(addr)
 	if err != nil {
 		return nil, err
@@ -64,13 +64,13 @@ func Listen(addr string) (*Edge, error) {
 	return On(l), nil
 }
 
-// On is an edge on a listener opened already.
-func On(l *httpapi.Listener) *Edge {
-	return &Edge{Listener: l, waiting: map[int]chan sim.Answer{}}
+// On is a Server on a listener opened already.
+func On(l *httpapi.Listener) *Server {
+	return &Server{Listener: l, waiting: map[int]chan sim.Answer{}}
 }
 
 // Serve starts answering; send delivers a request to the driver.
-func (e *Edge) Serve(send func(Request), onError func(error)) {
+func (e *Server) Serve(send func(Request), onError func(error)) {
 	e.send = send
 	col := telemetry.NewCollector(telemetry.Config{
 		Sim: e.simulation,
@@ -110,13 +110,13 @@ func waitsForTheDriver(h http.Handler) http.Handler {
 }
 
 // Close stops the server; a client still waiting gets a reset.
-func (e *Edge) Close() {
+func (e *Server) Close() {
 	e.Abandon()
 	e.Listener.Close()
 }
 
 // Simulating follows the simulation the driver runs (nil while none).
-func (e *Edge) Simulating(s *sim.Sim, srv *pg.Server, prefix string) {
+func (e *Server) Simulating(s *sim.Sim, srv *pg.Server, prefix string) {
 	e.current.Store(s)
 	if srv != nil {
 		e.srv.Store(srv)
@@ -125,11 +125,11 @@ func (e *Edge) Simulating(s *sim.Sim, srv *pg.Server, prefix string) {
 }
 
 // simulation is the simulation telemetry reads now, nil while none.
-func (e *Edge) simulation() telemetry.Simulation { return Figures(e.current.Load()) }
+func (e *Server) simulation() telemetry.Simulation { return Figures(e.current.Load()) }
 
 // CreatePayment hands the request to the model and waits for the api's
 // answer, or for the client to give up.
-func (e *Edge) CreatePayment(ctx context.Context, req engine.PaymentRequest) (engine.PaymentResponse, error) {
+func (e *Server) CreatePayment(ctx context.Context, req engine.PaymentRequest) (engine.PaymentResponse, error) {
 	// The request becomes a line of the session's log, in the scene
 	// language: a value with a space could not be written there.
 	if err := req.Validate(); err != nil {
@@ -158,7 +158,7 @@ func (e *Edge) CreatePayment(ctx context.Context, req engine.PaymentRequest) (en
 }
 
 // wait takes a ticket and the channel its answer comes on.
-func (e *Edge) wait() (int, chan sim.Answer) {
+func (e *Server) wait() (int, chan sim.Answer) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.next++
@@ -168,14 +168,14 @@ func (e *Edge) wait() (int, chan sim.Answer) {
 }
 
 // forget drops a ticket whose client gave up.
-func (e *Edge) forget(ticket int) {
+func (e *Server) forget(ticket int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.waiting, ticket)
 }
 
 // Payment reads the payment from the simulation's database.
-func (e *Edge) Payment(ctx context.Context, id uuid.UUID) (engine.PaymentStatus, error) {
+func (e *Server) Payment(ctx context.Context, id uuid.UUID) (engine.PaymentStatus, error) {
 	s := e.current.Load()
 	if s == nil {
 		return engine.PaymentStatus{}, fmt.Errorf("the simulation is being built: %w", engine.ErrConnection)
@@ -184,7 +184,7 @@ func (e *Edge) Payment(ctx context.Context, id uuid.UUID) (engine.PaymentStatus,
 }
 
 // Answer hands answers to the clients waiting for them.
-func (e *Edge) Answer(answers ...sim.Answer) {
+func (e *Server) Answer(answers ...sim.Answer) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, a := range answers {
@@ -198,7 +198,7 @@ func (e *Edge) Answer(answers ...sim.Answer) {
 // Abandon resets every waiting client: the simulation they were queued in
 // is gone (another scene, a reset, a rewind), as a restarted server drops
 // its connections.
-func (e *Edge) Abandon() {
+func (e *Server) Abandon() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for t, ch := range e.waiting {
