@@ -14,9 +14,9 @@ type LearnerState struct {
 	Lesson string
 	// Step is the step on screen, from 0; Steps how many the lesson has.
 	Step, Steps int
-	// Stage is "step" (doing its task), "passed" (its why shown), "quiz"
-	// or "done".
-	Stage string
+	// Place is the step doing its task, passed (its why shown), the quiz
+	// or done.
+	Place lessons.Place
 	// ChecksPassing of ChecksTotal hold at the latest evaluation.
 	ChecksPassing, ChecksTotal int
 	// HintShown says the step's hint is on screen now.
@@ -38,7 +38,7 @@ func (m Model) LearnerState() LearnerState {
 		return s
 	}
 	s.Lesson, s.Step, s.Steps = l.lesson.Name, l.step, len(l.lesson.Steps)
-	s.Stage = [...]string{placeStep: "step", placePassed: "passed", placeQuiz: "quiz", placeDone: "done"}[l.place]
+	s.Place = [...]lessons.Place{placeStep: lessons.PlaceStep, placePassed: lessons.PlacePassed, placeQuiz: lessons.PlaceQuiz, placeDone: lessons.PlaceDone}[l.place]
 	s.HintShown = l.showHint
 	s.QuizTotal, s.QuizRight = len(l.lesson.Quiz), l.right
 	switch {

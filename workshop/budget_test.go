@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // TestALearnersConnectionBudgetIsEnforced: ana and bea connect; the test
@@ -64,7 +66,7 @@ func TestALearnersConnectionBudgetIsEnforced(t *testing.T) {
 	c.Close(context.Background())
 	ana.keys("p", "D") // her simulator's actors find no connection: it must say so, not end
 	bea.keys("p", "D")
-	waitLearner(t, r, "bea", "past her step while ana's budget is spent", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "bea", "past her step while ana's budget is spent", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	if v := waitLearner(t, r, "ana", "", func(LearnerView) bool { return true }); !v.Connected {
 		t.Errorf("ana's session ended when her budget was spent: %+v", v)
 	}

@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
@@ -129,7 +130,7 @@ func TestTheListScrollsAt80x24(t *testing.T) {
 func TestThePickerOpensOnTheLearnersLessonAndFilters(t *testing.T) {
 	r, _, sent := roomOnClock(t, "en")
 	ana := r.learners["ana"]
-	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Stage: "step", Running: true}, true)
+	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Place: lessons.PlaceStep, Running: true}, true)
 	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
 	m, _ = screen(m)
 	marked := func(m instructorModel) string {
@@ -242,9 +243,9 @@ func TestHandsWatchRemoveAndTheReport(t *testing.T) {
 	}
 	_ = bea
 
-	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Stage: "step", Running: true}, true)
+	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Place: lessons.PlaceStep, Running: true}, true)
 	clock.add(2 * time.Minute)
-	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Stage: "passed", Running: true}, true)
+	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Place: lessons.PlacePassed, Running: true}, true)
 	path, lines := writeReport(t, r)
 	byID := map[string]ReportLine{}
 	for _, l := range lines {

@@ -14,6 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // instructorMode is what the instructor's screen is asking.
@@ -643,8 +645,8 @@ func (m instructorModel) table() []string {
 		step, checks := "-", "-"
 		if v.Lesson != "" {
 			step = fmt.Sprintf("%d/%d", v.Step, v.Steps)
-			if v.Stage == "quiz" || v.Stage == "done" {
-				step = v.Stage
+			if v.Place == lessons.PlaceQuiz || v.Place == lessons.PlaceDone {
+				step = string(v.Place)
 			}
 			checks = fmt.Sprintf("%d/%d", v.Checks, v.Total)
 		}
@@ -760,7 +762,7 @@ func (r *Room) logLines(ctx context.Context, httpAddr string) {
 			}
 			line := fmt.Sprintf("%s: %s", v.ID, state)
 			if v.Lesson != "" {
-				line += fmt.Sprintf(" · %s %d/%d %s · checks %d/%d · hints %d · passed %d", v.Lesson, v.Step, v.Steps, v.Stage, v.Checks, v.Total, v.Hints, v.Passed)
+				line += fmt.Sprintf(" · %s %d/%d %s · checks %d/%d · hints %d · passed %d", v.Lesson, v.Step, v.Steps, v.Place, v.Checks, v.Total, v.Hints, v.Passed)
 			}
 			if last[v.ID] != line {
 				last[v.ID] = line

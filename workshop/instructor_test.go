@@ -128,7 +128,7 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 		t.Run(c.lang, func(t *testing.T) {
 			r, clock, _ := roomOnClock(t, c.lang)
 			ana := r.learners["ana"]
-			step := ui.LearnerState{Lesson: "trace", Step: 0, Steps: 2, Stage: "step", Running: true, ChecksTotal: 3}
+			step := ui.LearnerState{Lesson: "trace", Step: 0, Steps: 2, Place: lessons.PlaceStep, Running: true, ChecksTotal: 3}
 			r.report(ana, step, true)
 			m := instructorModel{room: r, w: wordsFor(c.lang), sshAddr: "127.0.0.1:2222"}
 

@@ -74,7 +74,7 @@ type LearnerView struct {
 	Connected     bool
 	Lesson        string
 	Step, Steps   int // Step from 1
-	Stage         string
+	Place         lessons.Place
 	OnStep        time.Duration
 	Checks, Total int
 	Hints, Passed int
@@ -96,12 +96,12 @@ const idleAfter = 2 * time.Minute
 
 func (l *learner) view(now time.Time, stuck time.Duration) LearnerView {
 	v := LearnerView{ID: l.id, User: l.user, Door: l.door, Connected: l.program != nil, Lesson: l.state.Lesson, Step: l.state.Step + 1, Steps: l.state.Steps,
-		Stage: l.state.Stage, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed, Ready: l.state.Running}
+		Place: l.state.Place, Checks: l.state.ChecksPassing, Total: l.state.ChecksTotal, Hints: l.hints, Passed: l.passed, Ready: l.state.Running}
 	if !l.stepSince.IsZero() {
 		v.OnStep = now.Sub(l.stepSince)
 	}
 	v.Idle = v.Connected && now.Sub(l.lastInput) > idleAfter
-	v.Stuck = v.Connected && v.Stage == "step" && v.OnStep > stuck
+	v.Stuck = v.Connected && v.Place == lessons.PlaceStep && v.OnStep > stuck
 	v.Hand, v.HandText = l.hand, l.handText
 	return v
 }
@@ -442,7 +442,7 @@ func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
 		l.hinted = true
 		l.hints++
 	}
-	passed := st.Lesson == prev.Lesson && st.Step == prev.Step && prev.Stage == "step" && st.Stage == "passed"
+	passed := st.Lesson == prev.Lesson && st.Step == prev.Step && prev.Place == lessons.PlaceStep && st.Place == lessons.PlacePassed
 	if passed {
 		l.passed++
 		passedIn = now.Sub(l.stepSince)
@@ -452,7 +452,7 @@ func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
 	// One more question answered on the same lesson's quiz: right if the
 	// count of right ones went up with it.
 	answered := false
-	if st.Lesson == prev.Lesson && st.QuizAnswered == prev.QuizAnswered+1 && st.Stage == "quiz" {
+	if st.Lesson == prev.Lesson && st.QuizAnswered == prev.QuizAnswered+1 && st.Place == lessons.PlaceQuiz {
 		answered = l.quiz.answer(st.Lesson, st.QuizTotal, st.QuizAnswered-1, st.QuizRight > prev.QuizRight)
 	}
 	l.state = st
@@ -463,12 +463,12 @@ func (r *Room) report(l *learner, st ui.LearnerState, input bool) {
 	if passed {
 		r.met.stepPassed(passedIn)
 	}
-	if st.Lesson != "" && (st.Lesson != prev.Lesson || st.Step != prev.Step || st.Stage != prev.Stage) {
-		pl := place{Lesson: st.Lesson, Step: st.Step, Done: st.Stage == "done"}
-		if st.Stage == "passed" {
+	if st.Lesson != "" && (st.Lesson != prev.Lesson || st.Step != prev.Step || st.Place != prev.Place) {
+		pl := place{Lesson: st.Lesson, Step: st.Step, Done: st.Place == lessons.PlaceDone}
+		if st.Place == lessons.PlacePassed {
 			pl.Step++
 		}
-		if st.Stage == "quiz" {
+		if st.Place == lessons.PlaceQuiz {
 			pl.Step = st.Steps - 1
 		}
 		l.savePlace(pl)

@@ -22,6 +22,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/jackc/pgx/v5"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // The load harness: learners who join a room at once through one of its
@@ -113,7 +115,7 @@ func dialLearner(r *Room, id string, also ...io.Writer) (*loadLearner, error) {
 		close(l.ended)
 	}()
 	l.shell = time.Since(start)
-	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Stage == "step" }); err != nil {
+	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Place == lessons.PlaceStep }); err != nil {
 		return l, err
 	}
 	l.running = time.Since(start)
@@ -161,7 +163,7 @@ func dialWebLearner(r *Room, id string, also ...io.Writer) (*loadLearner, error)
 			_, _ = out.Write(b)
 		}
 	}()
-	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Stage == "step" }); err != nil {
+	if err := l.until(r, "running", time.Minute, func(v LearnerView) bool { return v.Ready && v.Place == lessons.PlaceStep }); err != nil {
 		return l, err
 	}
 	l.running = time.Since(start)
@@ -287,7 +289,7 @@ func (l *loadLearner) work(r *Room) error {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	if err := l.until(r, "past the step", time.Minute, func(v LearnerView) bool { return v.Stage == "passed" }); err != nil {
+	if err := l.until(r, "past the step", time.Minute, func(v LearnerView) bool { return v.Place == lessons.PlacePassed }); err != nil {
 		return err
 	}
 	if _, err := l.in.Write([]byte("c")); err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // TestAPublicPlayground is the setting the README gives a public host:
@@ -42,7 +44,7 @@ func TestAPublicPlayground(t *testing.T) {
 		}
 	}
 	ana.keys("p", "D")
-	waitLearner(t, r, "learner_1", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "learner_1", "past the first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	dir := filepath.Join(r.dir, "learners", "learner_1")
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("learner_1's folder while connected: %v", err)

@@ -20,19 +20,19 @@ func TestTheReportCountsTheQuizRightTheFirstTime(t *testing.T) {
 	r, stop := startRoomStop(t, Config{})
 	dataDir := r.cfg.PG.DataDir
 	ana := connect(t, r, "ana", 120, 40, nil)
-	waitLearner(t, r, "ana", "running", func(v LearnerView) bool { return v.Ready && v.Stage == "step" })
+	waitLearner(t, r, "ana", "running", func(v LearnerView) bool { return v.Ready && v.Place == lessons.PlaceStep })
 	if err := r.SendLesson("trace", "ana"); err != nil {
 		t.Fatal(err)
 	}
 	for step := 1; step <= 2; step++ {
 		waitLearner(t, r, "ana", "on trace's step "+strconv.Itoa(step), func(v LearnerView) bool {
-			return v.Lesson == "trace" && v.Step == step && v.Stage == "step" && v.Ready
+			return v.Lesson == "trace" && v.Step == step && v.Place == lessons.PlaceStep && v.Ready
 		})
 		ana.keys("p", "C", "D")
-		waitLearner(t, r, "ana", "past trace's step "+strconv.Itoa(step), func(v LearnerView) bool { return v.Step == step && v.Stage == "passed" })
+		waitLearner(t, r, "ana", "past trace's step "+strconv.Itoa(step), func(v LearnerView) bool { return v.Step == step && v.Place == lessons.PlacePassed })
 		ana.keys("\r")
 	}
-	waitLearner(t, r, "ana", "at trace's quiz", func(v LearnerView) bool { return v.Lesson == "trace" && v.Stage == "quiz" })
+	waitLearner(t, r, "ana", "at trace's quiz", func(v LearnerView) bool { return v.Lesson == "trace" && v.Place == lessons.PlaceQuiz })
 	course, err := lessons.Load("en")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestTheReportCountsTheQuizRightTheFirstTime(t *testing.T) {
 		quizAnswered(t, r, "ana", i+1)
 		ana.keys("\r")
 	}
-	waitLearner(t, r, "ana", "done with trace", func(v LearnerView) bool { return v.Stage == "done" })
+	waitLearner(t, r, "ana", "done with trace", func(v LearnerView) bool { return v.Place == lessons.PlaceDone })
 	ana.waitText("2 of 3 answered right")
 
 	check := func(when string, connected bool) {

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/badinput"
 	"github.com/outboxlab/outboxlab/internal/testrun"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	gossh "golang.org/x/crypto/ssh"
@@ -235,7 +236,7 @@ func TestLearnerResumesTheirStepAndLeavesNothing(t *testing.T) {
 	}
 	waitLearner(t, r, "ana", "sent to trace", func(v LearnerView) bool { return v.Lesson == "trace" && v.Step == 1 && v.Ready })
 	ana.keys("p", "C", "D")
-	v := waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	v := waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	if v.Checks != v.Total || v.Passed != 1 {
 		t.Errorf("after the step: %+v", v)
 	}
@@ -246,7 +247,7 @@ func TestLearnerResumesTheirStepAndLeavesNothing(t *testing.T) {
 		t.Errorf("%d backends on ana's databases; ConnsPerLearner is %d", backends, ConnsPerLearner)
 	}
 	ana.keys("\r")
-	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Place == lessons.PlaceStep })
 
 	// A dropped connection, not a quit.
 	_ = ana.client.Close()
@@ -280,7 +281,7 @@ func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
 	}
 	peak := samplePeak(t, r, "ws_ana%")
 	ana.keys("p", "D")
-	waitLearner(t, r, "ana", "past the step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	ana.keys("c") // the step's second task crashes actors: more connections come and go
 	time.Sleep(2 * time.Second)
 	if n := peak(); n == 0 || n > ConnsPerLearner {
@@ -294,7 +295,7 @@ func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
 	if n := count(t, r, "ws_bea_outbox", `SELECT count(*) FROM payments`); n != 0 {
 		t.Errorf("bea's outbox database has %d payments; want 0 (ana's are hers)", n)
 	}
-	if v := waitLearner(t, r, "bea", "still on her step", func(v LearnerView) bool { return true }); v.Stage != "step" || v.Passed != 0 {
+	if v := waitLearner(t, r, "bea", "still on her step", func(v LearnerView) bool { return true }); v.Place != lessons.PlaceStep || v.Passed != 0 {
 		t.Errorf("bea moved with ana: %+v", v)
 	}
 
@@ -308,7 +309,7 @@ func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
 		t.Errorf("the third learner read %q", cid.text())
 	}
 	bea.keys("p", "D")
-	waitLearner(t, r, "bea", "past her step after the room refused cid", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "bea", "past her step after the room refused cid", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 }
 
 // TestRoomRefusesWhatItCannotServe: no pty gets a message and exit 1; a
@@ -354,7 +355,7 @@ func TestRoomRefusesWhatItCannotServe(t *testing.T) {
 	ana.keys("p") // waits: the room is paused
 	r.Pause("")
 	ana.keys("p", "D")
-	waitLearner(t, r, "ana", "past the step after the pause", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the step after the pause", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	if n := count(t, r, "ws_ana_outbox", `SELECT count(*) FROM payments`); n != 1 {
 		t.Errorf("%d payments: want 1, the p pressed while paused waits", n)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // chromiumPath is the browser the tests drive: Debian's chromium (.ci/run
@@ -305,12 +307,12 @@ func TestWebLearnerInChromium(t *testing.T) {
 	}
 	waitTerm(t, ctx, regexp.MustCompile(`dual-write`))
 	pressKeys(t, ctx, "p", "D")
-	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	waitTerm(t, ctx, regexp.MustCompile(`step passed`))
 	sameScreen(t, ctx, r, "ana")
 	shot(t, ctx, "learner-laptop")
 	pressKeys(t, ctx, "\r")
-	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Place == lessons.PlaceStep })
 
 	roomPage(t, ctx, r)
 
@@ -345,9 +347,9 @@ func TestWebLearnerInChromium(t *testing.T) {
 	}
 	waitLearner(t, r, "ana", "sent to trace", func(v LearnerView) bool { return v.Lesson == "trace" && v.Step == 1 && v.Ready })
 	pressKeys(t, ctx, "p", "C", "D")
-	waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	pressKeys(t, ctx, "\r")
-	waitLearner(t, r, "ana", "on trace's second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+	waitLearner(t, r, "ana", "on trace's second step", func(v LearnerView) bool { return v.Step == 2 && v.Place == lessons.PlaceStep })
 
 	// The page joins again at once, as ana: her program is a new one.
 	r.mu.Lock()

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // The room as a web page for the projector (/room): the instructor's
@@ -90,7 +92,8 @@ func (d *webDoor) roomPage(w http.ResponseWriter, req *http.Request) {
 
 // roomLearner is one line of the room's page.
 type roomLearner struct {
-	ID, User, Door, Lesson, Stage string
+	ID, User, Door, Lesson        string
+	Place                         lessons.Place
 	Connected, Ready, Idle, Stuck bool
 	Step, Steps                   int
 	OnStep                        string
@@ -102,7 +105,7 @@ type roomLearner struct {
 func roomLines(vs []LearnerView) []roomLearner {
 	out := make([]roomLearner, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, roomLearner{ID: v.ID, User: v.User, Door: v.Door, Lesson: v.Lesson, Stage: v.Stage, Connected: v.Connected, Ready: v.Ready,
+		out = append(out, roomLearner{ID: v.ID, User: v.User, Door: v.Door, Lesson: v.Lesson, Place: v.Place, Connected: v.Connected, Ready: v.Ready,
 			Idle: v.Idle, Stuck: v.Stuck, Step: v.Step, Steps: v.Steps, OnStep: round(v.OnStep), Checks: v.Checks, Total: v.Total,
 			Hints: v.Hints, Passed: v.Passed, Hand: !v.Hand.IsZero(), HandText: v.HandText})
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // joinInBrowser opens the room's page in ctx's browser and joins as name;
@@ -20,7 +22,7 @@ func joinInBrowser(t *testing.T, ctx context.Context, r *Room, name string) {
 	t.Helper()
 	do(t, ctx, "join as "+name, chromedp.Navigate("http://"+r.WebAddr()+"/"), chromedp.WaitVisible(chromedp.CSS("#name")),
 		chromedp.SendKeys(chromedp.CSS("#name"), name), chromedp.Click(chromedp.CSS("#join button")))
-	waitLearner(t, r, name, "ready", func(v LearnerView) bool { return v.Ready && v.Stage == "step" })
+	waitLearner(t, r, name, "ready", func(v LearnerView) bool { return v.Ready && v.Place == lessons.PlaceStep })
 	waitTerm(t, ctx, regexp.MustCompile(`dual-write`))
 }
 
@@ -171,7 +173,7 @@ func TestWebCopyPasteAndTheWheelInChromium(t *testing.T) {
 	// step passed (p D), the timeline holds more entries than it shows.
 	r.AnswerHand("ana")
 	pressKeys(t, ctx, "p", "D")
-	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	waitTerm(t, ctx, regexp.MustCompile(`step passed`))
 	head, _ := findRow(t, ctx, "Timeline")
 	if head < 0 {
@@ -248,7 +250,7 @@ func TestWebOnAPhoneHeldSideways(t *testing.T) {
 		t.Errorf("sideways, the simulator says too small:\n%s", termText(t, ctx))
 	}
 	pressKeys(t, ctx, "p", "D")
-	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	waitTerm(t, ctx, regexp.MustCompile(`step passed`))
 	sameScreen(t, ctx, r, "ana")
 	shot(t, ctx, "phone-landscape")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/lessons"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -258,11 +259,11 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	ana.waitText("dual-write")
 	before := ana.bytesSent()
 	ana.keys("p", "D")
-	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past the first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	ana.waitText("step passed")
 	t.Logf("two keys (p D) and the step passed: %d bytes to the page", ana.bytesSent()-before)
 	ana.keys("\r")
-	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+	waitLearner(t, r, "ana", "on the second step", func(v LearnerView) bool { return v.Step == 2 && v.Place == lessons.PlaceStep })
 	// dual-write's second step goes on from the first's state, so a
 	// learner back resumes at its first (ui's resumeStep); trace's second
 	// starts afresh: there a learner back resumes on it.
@@ -271,9 +272,9 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	}
 	waitLearner(t, r, "ana", "sent to trace", func(v LearnerView) bool { return v.Lesson == "trace" && v.Step == 1 && v.Ready })
 	ana.keys("p", "C", "D")
-	waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Stage == "passed" })
+	waitLearner(t, r, "ana", "past trace's first step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
 	ana.keys("\r")
-	waitLearner(t, r, "ana", "on trace's second step", func(v LearnerView) bool { return v.Step == 2 && v.Stage == "step" })
+	waitLearner(t, r, "ana", "on trace's second step", func(v LearnerView) bool { return v.Step == 2 && v.Place == lessons.PlaceStep })
 
 	ana.c.CloseNow() // the tab closed
 	waitGone(t, r, "ana")
