@@ -160,13 +160,23 @@ func (s *Server) ResetDatabase(ctx context.Context, name string) error {
 		return fmt.Errorf("reset database %s: connect: %w", name, err)
 	}
 	var exists int
-	err = admin.QueryRow(ctx, sqlDatabaseExists, name).Scan(&exists)
+	var fresh bool
+	err = admin.QueryRow(ctx, sqlDatabaseState, name, spareMark()).Scan(&exists, &fresh)
 	if err == nil && exists == 0 {
 		// Made on the connection that asked: a backend less (each costs
 		// PostgreSQL milliseconds of CPU, and a simulation's databases
 		// are new the first time).
 		defer admin.Close(ctx)
 		return s.createOn(ctx, admin, name)
+	}
+	if err == nil && fresh {
+		// A spare taken (spare.go): a clone no session has used. Without
+		// its mark, the next reset empties it.
+		defer admin.Close(ctx)
+		if _, err := admin.Exec(ctx, "COMMENT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" IS NULL"); err != nil {
+			return fmt.Errorf("reset database %s: %w", name, err)
+		}
+		return nil
 	}
 	admin.Close(ctx)
 	if err != nil {

@@ -30,24 +30,38 @@ var sqlEndRoleSessions string
 // because their budget is spent.
 func OverBudget(err error) bool { return pg.TooManyConnections(err) }
 
+// learnerScramIterations is how many rounds of PBKDF2 a learner's
+// connection costs the room. A learner's simulator opens about ten as it
+// starts, and at PostgreSQL's 4096 a class joining at once spent a tenth
+// of the room's CPU there. The password is 144 random bits, known only to
+// the room and dropped with the role: rounds that slow a guess protect
+// nothing here.
+const learnerScramIterations = 1
+
 // learnerRole makes (or, left by a room that was killed, updates) the
 // learner's role with a new password and the budget as its connection
-// limit, and returns the server as that role sees it.
-func (r *Room) learnerRole(ctx context.Context, role string) (*pg.Server, error) {
+// limit, gives it spare databases (spares.go) and returns the server as
+// that role sees it.
+func (r *Room) learnerRole(ctx context.Context, ns pg.Namespace) (*pg.Server, error) {
+	role := ns.Prefix()
 	var b [18]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("workshop: password for %s: %w", role, err)
 	}
 	password := base64.RawURLEncoding.EncodeToString(b[:])
+	secret, err := pg.ScramSecret(password, learnerScramIterations)
+	if err != nil {
+		return nil, fmt.Errorf("workshop: password for %s: %w", role, err)
+	}
 	conn, err := pgx.Connect(ctx, r.srv.DatabaseURL("postgres"))
 	if err != nil {
 		return nil, fmt.Errorf("workshop: role %s: connect: %w", role, err)
 	}
 	defer conn.Close(context.Background())
 	id := pgx.Identifier{role}.Sanitize()
-	// PASSWORD takes no parameter: the password is base64url, quoted as a
-	// literal with nothing in it to escape.
-	attrs := " LOGIN NOSUPERUSER CREATEDB REPLICATION CONNECTION LIMIT " + strconv.Itoa(perLearner()) + " PASSWORD '" + password + "'"
+	// PASSWORD takes no parameter: the secret is base64 and SCRAM's
+	// punctuation, quoted as a literal with nothing in it to escape.
+	attrs := " LOGIN NOSUPERUSER CREATEDB REPLICATION CONNECTION LIMIT " + strconv.Itoa(perLearner()) + " PASSWORD '" + secret + "'"
 	_, err = conn.Exec(ctx, "CREATE ROLE "+id+attrs+" IN ROLE "+pgx.Identifier{pg.TemplateUsers}.Sanitize())
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42710" { // duplicate_object
@@ -57,6 +71,9 @@ func (r *Room) learnerRole(ctx context.Context, role string) (*pg.Server, error)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("workshop: role %s: %w", role, err)
+	}
+	if err := r.takeSpares(ctx, conn, ns, role); err != nil {
+		return nil, err
 	}
 	return r.srv.As(role, password), nil
 }

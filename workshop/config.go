@@ -39,6 +39,11 @@ type Config struct {
 	// MaxLearners is how many learners may be connected at once (0 = 40):
 	// it sizes PostgreSQL's max_connections too.
 	MaxLearners int
+	// SpareSeats is how many learners' databases the room keeps made
+	// before they join (spares.go), at most MaxLearners (0 = MaxLearners,
+	// a class arriving at once; -1 = none, each learner's cloned as they
+	// join).
+	SpareSeats int
 	// AuthorizedKeys lets in only the keys of this authorized_keys file.
 	AuthorizedKeys string
 	// Password lets in whoever gives it.

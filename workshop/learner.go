@@ -295,7 +295,7 @@ func (r *Room) play(d door, l *learner, lang string, w words) {
 	// (the learner's server is an external one to the simulator), after
 	// Model.Close has ended the simulation's actors and pools.
 	defer r.dropLearner(l)
-	srv, err := r.learnerRole(ctx, l.ns.Prefix())
+	srv, err := r.learnerRole(ctx, l.ns)
 	if err != nil {
 		fmt.Fprintf(d.out, "outboxlab: %v\r\n", err)
 		return
@@ -368,9 +368,10 @@ func (r *Room) dropLearner(l *learner) {
 	r.mu.Lock()
 	l.srv = nil
 	r.mu.Unlock()
-	if err := r.dropLearnerRole(ctx, l.ns.Prefix()); err != nil && !r.cfg.Screen {
-		fmt.Fprintf(r.cfg.Out, "%s %s: %v\n", time.Now().Format("15:04:05"), l.id, err)
+	if err := r.dropLearnerRole(ctx, l.ns.Prefix()); err != nil {
+		r.logf("%s: %v", l.id, err)
 	}
+	r.wakeSpares()
 }
 
 // left marks the learner's session over, its cleanup done.

@@ -57,6 +57,7 @@ type Room struct {
 	sshLn  net.Listener
 	web    *webDoor // nil without --web
 	met    *metrics
+	spares *spareDatabases
 
 	mu       sync.Mutex
 	learners map[string]*learner // by id, kept after they leave
@@ -138,6 +139,9 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if err := r.dropLeftovers(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.openSpares(ctx); err != nil {
+		return nil, err
+	}
 	// Learners get the server as an external one: restart-postgres (a key,
 	// a scene's script, a chaos schedule) would stop every learner's
 	// simulator, so the simulator refuses it on such a server.
@@ -200,6 +204,7 @@ func (r *Room) serve(ctx context.Context) error {
 		served <- nil
 	}
 	r.web.serve()
+	r.fillSpares(ctx)
 	httpAddr := ""
 	if r.cfg.HTTP != "" {
 		stop, addr, err := r.met.serve(r.cfg.HTTP, r)
@@ -223,7 +228,9 @@ func (r *Room) serve(ctx context.Context) error {
 		r.logLines(ctx, httpAddr)
 	}
 	closeErr := r.close()
-	if e := <-served; e != nil && !errors.Is(e, ssh.ErrServerClosed) && err == nil {
+	// A Serve that began after close shut the server ends on its closed
+	// listener (net.ErrClosed), as stopped.
+	if e := <-served; e != nil && !errors.Is(e, ssh.ErrServerClosed) && !errors.Is(e, net.ErrClosed) && err == nil {
 		err = e
 	}
 	return errors.Join(err, closeErr)
@@ -232,6 +239,7 @@ func (r *Room) serve(ctx context.Context) error {
 // close ends every session, waits for each learner's cleanup and stops
 // PostgreSQL.
 func (r *Room) close() error {
+	r.stopSpares()
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
@@ -266,6 +274,11 @@ func (r *Room) close() error {
 				err = errors.Join(err, e)
 			}
 		}
+		// Shutdown closes the listeners Serve has begun to accept on; a
+		// room stopped as soon as it started may stop before its Serve
+		// has, and that Serve would then accept for ever. Closed here, its
+		// first Accept fails and it returns, the server already shut.
+		_ = r.sshLn.Close()
 	}
 	err = errors.Join(err, r.web.close())
 	return errors.Join(err, reportErr, r.srv.Stop())

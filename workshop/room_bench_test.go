@@ -63,8 +63,14 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 	n := *benchLearners
 	// Every learner comes from 127.0.0.1, as a room behind a NAT does.
 	cfg.MaxLearners, cfg.WebPerAddress = n, n
+	// The room makes every seat's databases before the class arrives, as
+	// an instructor's room does when started ahead of it.
+	cfg.SpareSeats = n
 	r, stop := startRoomStop(b, cfg)
 	defer stop()
+	if err := r.sparesReady(b.Context()); err != nil {
+		b.Fatal(err)
+	}
 	time.Sleep(time.Second) // the room's own goroutines settle
 	// What an earlier iteration's room left on the heap is given back to
 	// the system: the memory measured is this room's.

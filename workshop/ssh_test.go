@@ -59,6 +59,12 @@ func startRoomStop(t testing.TB, cfg Config) (*Room, func()) {
 		dataDir = pgtest.SeededDataDir(t, fsyncOff)
 	}
 	cfg.PG = pg.Options{DataDir: dataDir, Settings: fsyncOff}
+	if cfg.SpareSeats == 0 {
+		// One seat's databases made ahead: a test's first learner takes
+		// spares, the next is cloned as they join, and a suite of rooms
+		// does not clone eighty databases each.
+		cfg.SpareSeats = 1
+	}
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
