@@ -116,8 +116,8 @@ func open(ctx context.Context, cfg Config) (r *Room, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// srv, not r.srv: a failure below returns r as nil before this runs
-	// (the room's --ssh port taken panicked here, the server left up).
+	// srv, not r.srv: a failure below (the --ssh port taken) returns r as
+	// nil before this runs, and the server must still be stopped.
 	defer func() {
 		if err != nil {
 			srv.Stop()
