@@ -25,14 +25,17 @@ type LearnerState struct {
 	// answered, QuizRight of them right. A question takes one answer, so
 	// QuizRight is also how many were right at the first try.
 	QuizAnswered, QuizRight, QuizTotal int
-	// Running says the simulator is up (booted and its scene built).
+	// Running says the simulator is up (booted and its scene built, no
+	// reset waiting).
 	Running bool
 }
 
 // LearnerState reads the model's place in the course for a workshop's
 // instructor.
 func (m Model) LearnerState() LearnerState {
-	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil}
+	// A reset waiting for the action in flight leaves the old simulation
+	// on screen: a key pressed then would be lost with it.
+	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil && !m.resetting}
 	l := m.lesson
 	if m.lessonPage() == nil || l.lesson == nil {
 		return s
