@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
@@ -100,7 +100,7 @@ func (b bootPane) View() string {
 	} else if !b.done {
 		lines = append(lines, "", st.Hint.Render(w8.T("a cold boot runs initdb once; later boots reuse the cluster · q quits")))
 	}
-	return style.Block(strings.Join(lines, "\n"), b.w, b.h)
+	return screen.Block(strings.Join(lines, "\n"), b.w, b.h)
 }
 
 func dim(st *Styles, s string) string {

@@ -14,7 +14,7 @@ import (
 	"github.com/outboxlab/outboxlab/chaos"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // chaosRuns is how many schedules X runs outside a lesson: enough for the
@@ -152,7 +152,7 @@ func (p chaosPane) Update(msg tea.Msg) (chaosPane, tea.Cmd) {
 func (p chaosPane) View() string {
 	w := p.st.Words
 	detail := w.T("%d schedules in %s mode", p.total, p.mode)
-	lines := []string{style.PaneTitle(p.st, true, w.T("Chaos run"), detail, p.w), ""}
+	lines := []string{screen.PaneTitle(p.st, true, w.T("Chaos run"), detail, p.w), ""}
 	done := p.done
 	if p.report != nil {
 		done = p.report.Runs
@@ -166,7 +166,7 @@ func (p chaosPane) View() string {
 		"  "+w.T("%d/%d schedules · %.1f/s · outbox broke %d · naive lost in %d, phantoms in %d", done, p.total, rate, p.broke, p.lost, p.phantom), "")
 	switch {
 	case p.err != nil:
-		lines = append(lines, "  "+p.st.App.Error.Render(style.OneLine(p.err.Error())))
+		lines = append(lines, "  "+p.st.App.Error.Render(screen.OneLine(p.err.Error())))
 	case p.report != nil:
 		lines = append(lines, p.table(*p.report)...)
 	default:
@@ -180,11 +180,11 @@ func (p chaosPane) View() string {
 			wrapped = append(wrapped, l)
 			continue
 		}
-		for _, piece := range style.WrapWhole(strings.TrimLeft(l, " "), p.w-2, 2) {
+		for _, piece := range screen.WrapWhole(strings.TrimLeft(l, " "), p.w-2, 2) {
 			wrapped = append(wrapped, "  "+piece)
 		}
 	}
-	return style.Block(strings.Join(style.FitLines(wrapped, p.w, p.h), "\n"), p.w, p.h)
+	return screen.Block(strings.Join(screen.FitLines(wrapped, p.w, p.h), "\n"), p.w, p.h)
 }
 
 // table is the run's table as `outboxlab chaos` prints it, in the

@@ -11,8 +11,8 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // chooserPane is the small dialog behind c, s, m and T: for c and s first
@@ -357,7 +357,7 @@ func (c chooserPane) View() string {
 	if c.w > 0 {
 		room = max(20, c.w-4)
 	}
-	wrap := func(s string, width, hang int) []string { return style.WrapWhole(s, width, hang) }
+	wrap := func(s string, width, hang int) []string { return screen.WrapWhole(s, width, hang) }
 	lines := append(wrap(q, room, 0), "")
 	for i, l := range lines {
 		if l != "" {
@@ -377,7 +377,7 @@ func (c chooserPane) View() string {
 			if i == c.cur {
 				mark, s = "▸ ", ds.Selected
 			}
-			label := style.Pad(fmt.Sprintf("%d %s", (i+1)%10, it.label), lw)
+			label := screen.Pad(fmt.Sprintf("%d %s", (i+1)%10, it.label), lw)
 			line := s.Render(mark + label)
 			switch {
 			case !notes || it.note == "":

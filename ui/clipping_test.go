@@ -95,7 +95,7 @@ func clippedOnScreen(d *driver, where string) []string {
 
 // clippedColumns checks the tables pane on screen for the named columns of
 // outbox_messages: each header drawn whole, no cell under it cut.
-func clippedColumns(lines []string, lay screen, named []string, at string) []string {
+func clippedColumns(lines []string, lay regions, named []string, at string) []string {
 	if len(named) == 0 {
 		return nil
 	}

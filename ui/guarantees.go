@@ -12,8 +12,8 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // guaranteesPane shows the oracle of each pipeline: the three violations
@@ -53,8 +53,8 @@ func (g guaranteesPane) Height(w int) int {
 }
 
 func (g guaranteesPane) View() string {
-	title := style.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
-	return style.Block(title+"\n"+g.body(g.w), g.w, g.h)
+	title := screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
+	return screen.Block(title+"\n"+g.body(g.w), g.w, g.h)
 }
 
 // staleLines replace the figures while the database cannot be read.
@@ -62,7 +62,7 @@ func (g guaranteesPane) staleLines() []string {
 	fs := g.st.Figures
 	return []string{
 		fs.Bad.Render(g.st.Words.T("  ✗ stale: PostgreSQL stopped")),
-		fs.Label.Render("  " + style.OneLine(g.stale)),
+		fs.Label.Render("  " + screen.OneLine(g.stale)),
 		g.st.Pane.Empty.Render(g.st.Words.T("  no figure can be read until it runs: R starts it")),
 	}
 }
@@ -83,9 +83,9 @@ func (g guaranteesPane) body(w int) string {
 			h = max(h, len(g.pipelineLines(o, cw)))
 		}
 		for i, o := range g.oracles {
-			blocks[i] = strings.Join(style.FitLines(g.pipelineLines(o, cw), cw, h), "\n")
+			blocks[i] = strings.Join(screen.FitLines(g.pipelineLines(o, cw), cw, h), "\n")
 		}
-		return style.JoinColumns(g.st.Pane.Gutter.Render("│"), blocks...)
+		return screen.JoinColumns(g.st.Pane.Gutter.Render("│"), blocks...)
 	}
 	var lines []string
 	for _, o := range g.oracles {
@@ -98,10 +98,10 @@ func (g guaranteesPane) body(w int) string {
 func (g guaranteesPane) viewPipeline(kind string, w, h int) string {
 	for _, o := range g.oracles {
 		if o.Pipeline == kind {
-			return style.Block(strings.Join(g.pipelineLines(o, w), "\n"), w, h)
+			return screen.Block(strings.Join(g.pipelineLines(o, w), "\n"), w, h)
 		}
 	}
-	return style.Block(g.st.Pane.Empty.Render("  "+g.st.Words.T("waiting for the oracle…")), w, h)
+	return screen.Block(g.st.Pane.Empty.Render("  "+g.st.Words.T("waiting for the oracle…")), w, h)
 }
 
 type figure struct {
@@ -129,7 +129,7 @@ func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
 		col = max(col, ansi.StringWidth(w8.Word(l))+1)
 	}
 	violation := func(label string, n int64, example, what string) string {
-		s := " " + fs.Label.Render(style.Pad(w8.Word(label), col))
+		s := " " + fs.Label.Render(screen.Pad(w8.Word(label), col))
 		if n == 0 {
 			return s + fs.Good.Render("0 ✓")
 		}
@@ -288,8 +288,8 @@ func (m metricsPane) FullHelp() [][]key.Binding { return nil }
 func (m metricsPane) Height() int { return 1 + len(m.lines()) }
 
 func (m metricsPane) View() string {
-	title := style.PaneTitle(m.st, m.focused, m.st.Words.T("Metrics"), "S24", m.w)
-	return style.Block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
+	title := screen.PaneTitle(m.st, m.focused, m.st.Words.T("Metrics"), "S24", m.w)
+	return screen.Block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
 }
 
 func (m metricsPane) row(label, value string, bad bool) string {
@@ -318,7 +318,7 @@ func (m metricsPane) rowBeside(label, value string, bad bool, widest string) str
 	if m.w > 0 {
 		col = max(ansi.StringWidth(word)+1, min(col, m.w-1-max(ansi.StringWidth(value), ansi.StringWidth(widest))))
 	}
-	return " " + fs.Label.Render(style.Pad(word, col)) + v
+	return " " + fs.Label.Render(screen.Pad(word, col)) + v
 }
 
 // metricLabels are the metrics pane's labels.
@@ -389,7 +389,7 @@ func (m metricsPane) metricLines(x sim.Metrics) []string {
 // compactView is the summary strip of a narrow screen: per pipeline, the
 // three violations, then the figures that explain them.
 func (g guaranteesPane) compactView() string {
-	return style.Block(strings.Join(g.compactLines(g.w), "\n"), g.w, g.h)
+	return screen.Block(strings.Join(g.compactLines(g.w), "\n"), g.w, g.h)
 }
 
 // compactHeight is how many lines the summary takes at width w.
@@ -399,7 +399,7 @@ func (g guaranteesPane) compactHeight(w int) int { return len(g.compactLines(w))
 // wrap between two figures onto lines of their own, never cut (a lesson
 // points at them: dup. ignored, slot WAL, the provider's charges).
 func (g guaranteesPane) compactLines(width int) []string {
-	lines := []string{style.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
+	lines := []string{screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
 	wrap := func(first string, items []string) []string {
 		var out []string
 		cur, curW, has := first, ansi.StringWidth(first), false
@@ -452,7 +452,7 @@ func (g guaranteesPane) compactLines(width int) []string {
 			// does not change.
 			broken = append(broken, fs.Label.Render(w.Word(scenes.FigureLabel("slot_retained_bytes"))+" ")+fs.Value.Render(byteSize(w, o.SlotRetainedBytes)))
 		}
-		lines = append(lines, wrap(" "+fs.Heading.Render(style.Pad(o.Pipeline, 7)), broken)...)
+		lines = append(lines, wrap(" "+fs.Heading.Render(screen.Pad(o.Pipeline, 7)), broken)...)
 		figs := []string{f("payments", o.Payments), f("published", o.Published), f("publishes", o.Publishes),
 			f("deliveries", o.Deliveries), f("dup. ignored", o.DuplicatesIgnored), f("effects", o.Effects)}
 		if o.Pipeline != "outbox" {

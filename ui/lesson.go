@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -763,7 +763,7 @@ func (l lessonPane) choices() []string {
 		case !l.answered && i == l.choice:
 			mark, look = "▸ ", st.Selected
 		}
-		text := strings.Split(lipgloss.Wrap(style.OneLine(c.Text), w, " "), "\n")
+		text := strings.Split(lipgloss.Wrap(screen.OneLine(c.Text), w, " "), "\n")
 		for j, t := range text {
 			prefix := "     "
 			if j == 0 {
@@ -772,7 +772,7 @@ func (l lessonPane) choices() []string {
 			out = append(out, prefix+look.Render(t))
 		}
 		if l.answered && c.Because != "" {
-			for _, t := range strings.Split(lipgloss.Wrap(style.OneLine(c.Because), w, " "), "\n") {
+			for _, t := range strings.Split(lipgloss.Wrap(screen.OneLine(c.Because), w, " "), "\n") {
 				out = append(out, "     "+st.Because.Render(t))
 			}
 		}
@@ -791,7 +791,7 @@ func (l lessonPane) footer() []string {
 	switch {
 	case l.onIntro():
 		// What turns the page, and what comes after it.
-		return append([]string{""}, style.WrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
+		return append([]string{""}, screen.WrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
 	case l.place == placePassed:
 		// Every check holds: one line says so, and the why has the room.
 		n := len(l.current().Checks)
@@ -812,7 +812,7 @@ func (l lessonPane) footer() []string {
 				}
 			}
 			// Wrapped, never cut: what a check found is read whole.
-			out = append(out, style.WrapWhole(look.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
+			out = append(out, screen.WrapWhole(look.Render(mark)+c.Text()+st.Detail.Render("  "+detail), l.textWidth(), 2)...)
 		}
 		return out
 	}
@@ -829,7 +829,7 @@ func (l lessonPane) deadLines() []string {
 	if from := l.restartsFrom(); from != l.step {
 		say = l.st.Words.T("this step cannot pass any more (%s): r starts again from step %d", l.dead.Text(), from+1)
 	}
-	return style.WrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
+	return screen.WrapWhole(l.st.Lesson.Fail.Render("✗ "+say), l.textWidth(), 2)
 }
 
 // minBody is the fewest lines of text the pane keeps in view above a
@@ -892,7 +892,7 @@ func (l lessonPane) View() string {
 		// would cover the end of that line.
 		detail += " · " + fmt.Sprintf("↕ %d%%", 100*end/max(1, len(text)))
 	}
-	lines := []string{style.PaneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
+	lines := []string{screen.PaneTitle(l.st, l.focused, l.st.Words.T("Lesson"), detail, l.w)}
 	for i := off; i < end; i++ {
 		lines = append(lines, " "+text[i])
 	}
@@ -906,16 +906,16 @@ func (l lessonPane) View() string {
 	for _, f := range l.deadLines() {
 		lines = append(lines, " "+f)
 	}
-	return style.Block(strings.Join(lines, "\n"), l.w, l.h)
+	return screen.Block(strings.Join(lines, "\n"), l.w, l.h)
 }
 
 // sceneView is the pane without a lesson: what the scene teaches, and which
 // server runs it.
 func (l lessonPane) sceneView() string {
-	lines := []string{style.PaneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
+	lines := []string{screen.PaneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
 		lang := langOf(l.st.Words)
-		for _, t := range style.WrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
+		for _, t := range screen.WrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
 			lines = append(lines, " "+l.st.Figures.Heading.Render(t))
 		}
 		text := strings.Join(strings.Fields(l.scene.TeachesIn(lang)), " ")
@@ -931,5 +931,5 @@ func (l lessonPane) sceneView() string {
 	for _, p := range l.psql {
 		lines = append(lines, " "+l.st.App.Muted.Render(p))
 	}
-	return style.Block(strings.Join(lines, "\n"), l.w, l.h)
+	return screen.Block(strings.Join(lines, "\n"), l.w, l.h)
 }

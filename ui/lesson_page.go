@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // lessonPage is a guided lesson: a course of lessons, each a few steps
@@ -216,7 +216,7 @@ func (p *lessonPage) enable(c pageCtx) {
 // the timeline. On a narrower one it takes most of the body, at least
 // lessonRows, between the pipeline and one data pane: the one the step
 // names (lessonPane.watch), which tab changes.
-func (p *lessonPage) layout(c pageCtx, s screen) screen {
+func (p *lessonPage) layout(c pageCtx, s regions) regions {
 	ps := c.panes
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
@@ -281,7 +281,7 @@ const (
 )
 
 // body draws the body as layout places it.
-func (p *lessonPage) body(c pageCtx, l screen) string {
+func (p *lessonPage) body(c pageCtx, l regions) string {
 	ps := c.panes
 	if ps.lesson.onIntro() {
 		return ps.lesson.View()
@@ -292,14 +292,14 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 		if l.metrics.h > 0 {
 			left = append(left, ps.metrics.View())
 		} else {
-			left = append(left, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+			left = append(left, screen.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
 		}
 		if l.tables.h > 0 {
 			left = append(left, ps.tables.View())
 		}
 		left = append(left, ps.timeline.View())
 		gutter := c.st.Pane.Gutter.Render("│")
-		parts = append(parts, style.JoinColumns(gutter, style.Block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
+		parts = append(parts, screen.JoinColumns(gutter, screen.Block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
 		return strings.Join(parts, "\n")
 	}
 	parts = append(parts, ps.lesson.View())
@@ -307,7 +307,7 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 	case l.tables.h > 0:
 		parts = append(parts, ps.tables.View())
 	case l.guarantees.h > 0:
-		parts = append(parts, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+		parts = append(parts, screen.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
 	case l.metrics.h > 0:
 		parts = append(parts, ps.metrics.View())
 	default:
@@ -420,7 +420,7 @@ func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
-			c.run.say(c.st.Words.T("progress not saved: %s", style.OneLine(msg.err.Error())))
+			c.run.say(c.st.Words.T("progress not saved: %s", screen.OneLine(msg.err.Error())))
 		}
 		return nil, true
 	}
@@ -442,7 +442,7 @@ func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 
 func (p *lessonPage) status(c pageCtx) (string, string) { return "", c.panes.lesson.lesson.Name }
 
-func (p *lessonPage) caption(pageCtx, screen) string { return "" }
+func (p *lessonPage) caption(pageCtx, regions) string { return "" }
 
 func (p *lessonPage) ownsKeys() bool { return false }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // sceneItem is one scene in the picker, in the learner's language.
@@ -188,7 +188,7 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 
 func (p pickerPane) View() string {
 	lh := max(4, p.h-p.detailHeight())
-	top := style.Block(p.list.View(), p.w, lh)
+	top := screen.Block(p.list.View(), p.w, lh)
 	var detail []string
 	detail = append(detail, p.st.Pane.Gutter.Render(strings.Repeat("─", p.w)))
 	if it, ok := p.list.SelectedItem().(lessonItem); ok {
@@ -204,7 +204,7 @@ func (p pickerPane) View() string {
 			detail = append(detail, "  "+l)
 		}
 	}
-	return top + "\n" + style.Block(strings.Join(detail, "\n"), p.w, p.h-lh)
+	return top + "\n" + screen.Block(strings.Join(detail, "\n"), p.w, p.h-lh)
 }
 
 // heading is the detail's title and the name to open it by: on one line
@@ -214,7 +214,7 @@ func (p pickerPane) heading(title, name string) []string {
 		return []string{"  " + p.st.Figures.Heading.Render(title) + p.st.App.Muted.Render("  "+name)}
 	}
 	var out []string
-	for _, l := range style.WrapWhole(title, p.w-4, 0) {
+	for _, l := range screen.WrapWhole(title, p.w-4, 0) {
 		out = append(out, "  "+p.st.Figures.Heading.Render(l))
 	}
 	return append(out, "  "+p.st.App.Muted.Render(name))

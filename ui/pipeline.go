@@ -9,8 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // pipelinePane draws each pipeline as a chain, API → PostgreSQL →
@@ -97,10 +97,10 @@ func (p pipelinePane) Height(maxH int) int {
 }
 
 func (p pipelinePane) View() string {
-	lines := []string{style.PaneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
+	lines := []string{screen.PaneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
 		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
-		return style.Block(strings.Join(lines, "\n"), p.w, p.h)
+		return screen.Block(strings.Join(lines, "\n"), p.w, p.h)
 	}
 	room := p.h - 1
 	tall := 0
@@ -115,7 +115,7 @@ func (p pipelinePane) View() string {
 		}
 		lines = append(lines, strings.Split(p.viewPipeline(k, p.w, rows, true), "\n")...)
 	}
-	return style.Block(strings.Join(lines, "\n"), p.w, p.h)
+	return screen.Block(strings.Join(lines, "\n"), p.w, p.h)
 }
 
 func (p pipelinePane) legend() string {
@@ -170,7 +170,7 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 	twoLines := rows >= 2*stack
 	prefix := ""
 	if label {
-		prefix = p.st.Pipeline.Kind.Render(style.Pad(kind, 6)) + " "
+		prefix = p.st.Pipeline.Kind.Render(screen.Pad(kind, 6)) + " "
 	}
 	arrow := p.st.Pipeline.Arrow.Render(" ─▶ ")
 	// Each column at its own level of detail: the widest column that can
@@ -241,9 +241,9 @@ func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string 
 			if r < len(colLines[i]) {
 				l = colLines[i][r]
 			}
-			sb.WriteString(style.FitLine(l, widths[i]))
+			sb.WriteString(screen.FitLine(l, widths[i]))
 		}
-		out[r] = style.FitLine(sb.String(), w)
+		out[r] = screen.FitLine(sb.String(), w)
 	}
 	return strings.Join(out, "\n")
 }
@@ -346,7 +346,7 @@ func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
 		}
 		c.armed = " " + st.Armed.Render(armed)
 	}
-	cp := w.State(style.ShortCheckpoint(string(a.At)))
+	cp := w.State(screen.ShortCheckpoint(string(a.At)))
 	switch a.State {
 	case sim.Paused:
 		s := "● " + cp
@@ -414,7 +414,7 @@ func shortArmed(w *catalog.Printer, armed []string) string {
 	for i, a := range armed {
 		kind, cp, ok := strings.Cut(a, " at ")
 		if ok {
-			out[i] = w.State("fault "+kind) + "@" + style.ShortCheckpoint(cp)
+			out[i] = w.State("fault "+kind) + "@" + screen.ShortCheckpoint(cp)
 		} else {
 			out[i] = w.State("fault " + a)
 		}

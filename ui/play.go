@@ -13,8 +13,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // playPage plays a scene (lesson nil) or a lesson (its steps' solutions,
@@ -52,7 +52,7 @@ func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
 		sc := c.run.scene()
-		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+style.OneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
+		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+screen.OneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
 		p.play.caption, p.play.pages = pages[0], pages[1:]
 		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
@@ -77,7 +77,7 @@ func (p *playPage) stepCaption(c pageCtx) {
 	}
 	st := l.current()
 	lb := l.lang()
-	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, style.OneLine(st.Task))
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, screen.OneLine(st.Task))
 	p.play.delay = p.readTime(c, st.Read+" "+st.Task)
 }
 
@@ -170,7 +170,7 @@ func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	case buildFailedMsg:
 		// No simulation to play: say why and end, rather than wait.
 		p.play.err = msg.err
-		p.play.caption = "✗ " + style.OneLine(msg.err.Error())
+		p.play.caption = "✗ " + screen.OneLine(msg.err.Error())
 		return p.end(c), true
 	}
 	return nil, false
@@ -261,7 +261,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		if !p.play.whyShown {
 			lb := l.lang()
 			p.play.whyShown = true
-			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, style.OneLine(l.current().Why))
+			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, screen.OneLine(l.current().Why))
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
@@ -280,7 +280,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 			l.choose(l.lesson.Quiz[l.question].Answer())
 			l.answer()
 			ch := l.lesson.Quiz[l.question].Choices[l.choice]
-			p.play.caption = "✓ " + style.OneLine(ch.Text) + " " + style.OneLine(ch.Because)
+			p.play.caption = "✓ " + screen.OneLine(ch.Text) + " " + screen.OneLine(ch.Because)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
@@ -299,9 +299,9 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 func (p *playPage) questionText(c pageCtx) string {
 	l := c.panes.lesson
 	q := l.lesson.Quiz[l.question]
-	parts := []string{style.OneLine(q.Text)}
+	parts := []string{screen.OneLine(q.Text)}
 	for i, ch := range q.Choices {
-		parts = append(parts, fmt.Sprintf("%d. %s", i+1, style.OneLine(ch.Text)))
+		parts = append(parts, fmt.Sprintf("%d. %s", i+1, screen.OneLine(ch.Text)))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -330,7 +330,7 @@ func (p *playPage) enable(c pageCtx) {
 
 // layout puts the caption over the help line, the size of its text, and
 // the lesson's or the simulator's panes above it.
-func (p *playPage) layout(c pageCtx, s screen) screen {
+func (p *playPage) layout(c pageCtx, s regions) regions {
 	ch := min(3, len(p.captionLines(s.body.w)))
 	s.caption = rect{0, s.body.y + s.body.h - ch, s.body.w, ch}
 	s.body.h -= ch
@@ -340,7 +340,7 @@ func (p *playPage) layout(c pageCtx, s screen) screen {
 	return c.panes.mainLayout(s)
 }
 
-func (p *playPage) body(c pageCtx, l screen) string {
+func (p *playPage) body(c pageCtx, l regions) string {
 	if p.lesson != nil {
 		return p.lesson.body(c, l)
 	}
@@ -348,7 +348,7 @@ func (p *playPage) body(c pageCtx, l screen) string {
 }
 
 // caption is drawn under the body, and under the chaos run play plays.
-func (p *playPage) caption(c pageCtx, l screen) string {
+func (p *playPage) caption(c pageCtx, l regions) string {
 	return p.captionView(c.st, l.caption.w, l.caption.h)
 }
 
@@ -447,7 +447,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 	lines := p.captionLines(w)
 	if len(lines) > h {
 		lines = lines[:h]
-		lines[h-1] = style.FitLine(lines[h-1]+"…", w-2)
+		lines[h-1] = screen.FitLine(lines[h-1]+"…", w-2)
 	}
 	out := make([]string, h)
 	for i := range out {
@@ -455,7 +455,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 		if i < len(lines) {
 			t = lines[i]
 		}
-		out[i] = st.Lesson.Caption.Render(style.FitLine(" "+t, w))
+		out[i] = st.Lesson.Caption.Render(screen.FitLine(" "+t, w))
 	}
 	return strings.Join(out, "\n")
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxlab/outboxlab/ui/quit"
+	"github.com/outboxlab/outboxlab/screen/quit"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"

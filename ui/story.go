@@ -6,9 +6,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/story"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 type storyKeys struct {
@@ -130,10 +130,10 @@ func (p storyPane) View() string {
 	if p.spans {
 		title = w.T("Trace of %s", story.Short(p.story.Message))
 	}
-	lines := []string{style.PaneTitle(p.st, true, title, detail, p.w)}
+	lines := []string{screen.PaneTitle(p.st, true, title, detail, p.w)}
 	end := min(len(p.lines), p.top+p.h-1)
 	for _, l := range p.lines[p.top:end] {
 		lines = append(lines, " "+l)
 	}
-	return style.Block(strings.Join(style.FitLines(lines, p.w, p.h), "\n"), p.w, p.h)
+	return screen.Block(strings.Join(screen.FitLines(lines, p.w, p.h), "\n"), p.w, p.h)
 }

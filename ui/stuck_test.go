@@ -9,9 +9,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // When nothing moves, the status line names what would, with its key, and
@@ -86,7 +86,7 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 		p.carryOver(actors)
 		view := panetest.Plain(p.View())
 		for _, w := range want {
-			if !strings.Contains(style.OneLine(view), w) {
+			if !strings.Contains(screen.OneLine(view), w) {
 				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
 			}
 		}
@@ -170,7 +170,7 @@ func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 	for _, c := range []struct{ w, min, max int }{{120, 50, 50}, {160, 60, 70}, {250, 95, 100}} {
 		m := fixtureModel(t, c.w, 50, "outbox", 1)
-		s := (&lessonPage{}).layout(m.pageCtx(), screen{body: rect{0, 1, c.w, 48}})
+		s := (&lessonPage{}).layout(m.pageCtx(), regions{body: rect{0, 1, c.w, 48}})
 		if s.lesson.w < c.min || s.lesson.w > c.max {
 			t.Errorf("at %d columns the lesson pane is %d wide, want %d to %d", c.w, s.lesson.w, c.min, c.max)
 		}
@@ -211,11 +211,11 @@ func TestHintKeysFollowTheActors(t *testing.T) {
 
 	p := lessonInProgress(t, "en", 80, 40)
 	p.carryOver(with(panetest.Actors(), "relay-1", sim.Crashed))
-	if !strings.Contains(style.OneLine(panetest.Plain(p.View())), "relay-1 is still crashed") {
+	if !strings.Contains(screen.OneLine(panetest.Plain(p.View())), "relay-1 is still crashed") {
 		t.Fatal("no carried note")
 	}
 	p.refreshCarried(idle(panetest.Actors()))
-	if strings.Contains(style.OneLine(panetest.Plain(p.View())), "still crashed") {
+	if strings.Contains(screen.OneLine(panetest.Plain(p.View())), "still crashed") {
 		t.Fatal("the note stayed after the restart")
 	}
 }
@@ -314,13 +314,13 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 	d.settle()
-	if got := style.OneLine(panetest.Plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
 		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if screen := style.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+		if shown := screen.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(shown, want[0][:30]) {
 			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], panetest.Plain(d.m.lesson.View()))
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // The free simulator leads to the course: its empty timeline and its key
@@ -55,8 +55,8 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 func TestALongNoticeIsReadWhole(t *testing.T) {
 	m := fixtureModel(t, 80, 24, "outbox", 2)
 	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
-	screen := style.OneLine(panetest.Plain(m.render()))
-	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
+	shown := screen.OneLine(panetest.Plain(m.render()))
+	if !strings.Contains(shown, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
 		t.Errorf("the replay command is not on screen whole:\n%s", panetest.Plain(m.render()))
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/engine"
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // Golden compares a view, ANSI stripped and trailing spaces trimmed, with
@@ -51,8 +51,8 @@ func Plain(view string) string {
 }
 
 // Styles are the dark background's styles, as the goldens are drawn.
-func Styles() *style.Styles {
-	st := style.Default(true)
+func Styles() *screen.Styles {
+	st := screen.Default(true)
 	return &st
 }
 

@@ -1,4 +1,4 @@
-package style
+package screen
 
 import (
 	"image/color"
