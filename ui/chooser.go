@@ -244,7 +244,7 @@ func (c chooserPane) whatItems() []choice {
 	switch {
 	case c.fault == "crash" && state == sim.Crashed:
 		note := w.T("a new process with a new connection")
-		if role(c.actorName()) == roleRelay {
+		if strings.HasPrefix(c.actorName(), "relay") { // relay, relay-2…
 			note = w.T("a new process with a new worker id: its old leases are not its own")
 		}
 		return []choice{{label: w.T("restart"), value: "restart", note: note}}

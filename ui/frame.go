@@ -177,7 +177,7 @@ func (m *panes) mainLayout(s regions) regions {
 		return s
 	}
 	s.compact = true
-	gh := min(m.guarantees.compactHeight(W), rest/3)
+	gh := min(m.guarantees.CompactHeight(W), rest/3)
 	s.guarantees = rect{0, y, W, gh}
 	y += gh
 	rest -= gh
@@ -274,7 +274,7 @@ func (m *panes) mainBody(st *Styles, l regions) string {
 	gutter := st.Pane.Gutter.Render("│")
 	parts := []string{m.pipeline.View()}
 	if l.compact {
-		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
+		parts = append(parts, m.guarantees.CompactView(), m.tables.View(), m.timeline.View())
 		return strings.Join(parts, "\n")
 	}
 	right := []string{m.guarantees.View()}
@@ -294,15 +294,11 @@ func (m *panes) mainBody(st *Styles, l regions) string {
 func (m Model) compareTopHeight(bodyH int) int {
 	stack := 1
 	for _, k := range m.settings.Pipelines() {
-		stack = max(stack, m.pipeline.stack(k))
+		stack = max(stack, m.pipeline.Stack(k))
 	}
 	g := 0
 	for _, k := range m.settings.Pipelines() {
-		for _, o := range m.guarantees.oracles {
-			if o.Pipeline == k {
-				g = max(g, len(m.guarantees.pipelineLines(o, (m.w-1)/2)))
-			}
-		}
+		g = max(g, m.guarantees.PipelineHeight(k, (m.w-1)/2))
 	}
 	return min(bodyH-5, 1+2*stack+1+max(g, 4))
 }
@@ -315,7 +311,7 @@ func (m Model) compareBody(body rect) string {
 	top := m.compareTopHeight(body.h)
 	stack := 1
 	for _, k := range m.settings.Pipelines() {
-		stack = max(stack, m.pipeline.stack(k))
+		stack = max(stack, m.pipeline.Stack(k))
 	}
 	rows := min(2*stack, max(1, top-5))
 	if W < wideLesson {
@@ -323,7 +319,7 @@ func (m Model) compareBody(body rect) string {
 		// line per actor, then their guarantees side by side.
 		var lines []string
 		for _, k := range m.settings.Pipelines() {
-			lines = append(lines, strings.Split(m.pipeline.viewPipeline(k, W, m.pipeline.stack(k), true), "\n")...)
+			lines = append(lines, strings.Split(m.pipeline.ViewPipeline(k, W, m.pipeline.Stack(k), true), "\n")...)
 		}
 		gh := max(1, top-len(lines))
 		var gs []string
@@ -333,7 +329,7 @@ func (m Model) compareBody(body rect) string {
 				w = W - cw - 1
 			}
 			title := screen.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
-			gs = append(gs, screen.Block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
+			gs = append(gs, screen.Block(title+"\n"+m.guarantees.ViewPipeline(k, w, gh-1), w, gh))
 		}
 		lines = append(lines, screen.JoinColumns(m.st.Pane.Gutter.Render("│"), gs...))
 		return screen.Block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
@@ -345,8 +341,8 @@ func (m Model) compareBody(body rect) string {
 			w = W - cw - 1
 		}
 		title := screen.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
-		pipe := m.pipeline.viewPipeline(k, w, rows, false)
-		g := m.guarantees.viewPipeline(k, w, top-1-rows)
+		pipe := m.pipeline.ViewPipeline(k, w, rows, false)
+		g := m.guarantees.ViewPipeline(k, w, top-1-rows)
 		cols = append(cols, screen.Block(title+"\n"+pipe+"\n"+g, w, top))
 	}
 	return screen.JoinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()

@@ -3,13 +3,10 @@ package ui
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -27,65 +24,6 @@ func TestMain(m *testing.M) {
 	// for a slot behind the others.
 	testrun.WaitMostly(8)
 	pgtest.Main(m)
-}
-
-func TestPipelinePaneGolden(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		w, h   int
-		actors []sim.ActorView
-	}{
-		{"pipeline_outbox_120", 120, 9, panetest.Actors()},
-		{"pipeline_outbox_80", 80, 5, panetest.Actors()},
-		{"pipeline_compare_120", 120, 13, panetest.CompareActors()},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newPipelinePane(panetest.Styles())
-			p, _ = p.Update(actorsMsg{tc.actors})
-			p, _ = p.Update(oraclesMsg{panetest.Oracles()})
-			p, _ = p.Update(edgesMsg{[]sim.Edge{
-				{Pipeline: "outbox", From: "postgres", To: "relay", Queued: 2, Unacked: 1},
-				{Pipeline: "outbox", From: "broker", To: "accounting", Queued: 1, Unacked: 1},
-				{Pipeline: "outbox", From: "broker", To: "notifications"},
-			}})
-			p.SetSize(tc.w, tc.h)
-			panetest.Golden(t, tc.name, p.View())
-		})
-	}
-}
-
-func TestGuaranteesPaneGolden(t *testing.T) {
-	g := newGuaranteesPane(panetest.Styles())
-	g, _ = g.Update(oraclesMsg{panetest.Oracles()})
-	g.SetSize(100, 10)
-	panetest.Golden(t, "guarantees_compare_100", g.View())
-	panetest.GoldenANSI(t, "guarantees_compare_100", g.View())
-	g.SetSize(80, 5)
-	panetest.Golden(t, "guarantees_compact_80", g.compactView())
-
-	g, _ = g.Update(oraclesMsg{panetest.BadOracle()})
-	g.SetSize(44, 10)
-	panetest.Golden(t, "guarantees_violations_44", g.View())
-	panetest.GoldenANSI(t, "guarantees_violations_44", g.View())
-
-	// PostgreSQL stopped: no figure stays on screen as if checked.
-	g, _ = g.Update(staleMsg{why: "postmaster pid 4242 is gone"})
-	g.SetSize(60, 6)
-	panetest.Golden(t, "guarantees_stale_60", g.View())
-	if v := g.View(); strings.Contains(v, "✓") {
-		t.Errorf("a stale pane still shows a ✓:\n%s", v)
-	}
-	g, _ = g.Update(oraclesMsg{panetest.Oracles()})
-	if v := g.View(); strings.Contains(v, "stale") {
-		t.Errorf("fresh figures did not clear the stale mark:\n%s", v)
-	}
-}
-
-func TestMetricsPaneGolden(t *testing.T) {
-	m := newMetricsPane(panetest.Styles())
-	m, _ = m.Update(oraclesMsg{panetest.Oracles()})
-	m.SetSize(44, 7)
-	panetest.Golden(t, "metrics_44", m.View())
 }
 
 func TestBootPaneGolden(t *testing.T) {
@@ -189,37 +127,5 @@ func TestChooserGolden(t *testing.T) {
 	_, cmd = f.Update(panetest.KeyPress("3"))
 	if got := cmd().(faultChosenMsg).steps; len(got) != 2 {
 		t.Errorf("f then 3 (both) chose %v", got)
-	}
-}
-
-func TestMetricsPaneS24Golden(t *testing.T) {
-	m := newMetricsPane(panetest.Styles())
-	m, _ = m.Update(oraclesMsg{panetest.Oracles()})
-	x := sim.Metrics{Pipeline: "outbox"}
-	x.OutboxPendingTotal, x.OldestPendingAge = 1, 31*time.Second
-	x.PublishesPerSecond, x.AttemptsPerMessage = 0.5, 2
-	x.ExpiredLeasesRecovered, x.InboxDuplicatesIgnored = 1, 2
-	x.OccurredToPublished = engine.LatencySummary{Count: 1, P50: 31 * time.Second, P99: 31 * time.Second}
-	m, _ = m.Update(metricsMsg{[]sim.Metrics{x}})
-	m.SetSize(50, 10)
-	panetest.Golden(t, "metrics_s24_50", m.View())
-}
-
-// At the right pane's width of a 120-column screen (45), a latency of a
-// minute is drawn whole: its row's column gives way, not its p99.
-func TestMetricsPaneLatencyWhole(t *testing.T) {
-	m := newMetricsPane(panetest.Styles())
-	x := sim.Metrics{Pipeline: "outbox"}
-	x.OccurredToPublished = engine.LatencySummary{Count: 2, P50: 62 * time.Second, P99: 62 * time.Second}
-	x.PublishedToProcessed = engine.LatencySummary{Count: 2, P50: 31 * time.Second, P99: 31 * time.Second}
-	m, _ = m.Update(metricsMsg{[]sim.Metrics{x}})
-	for _, w := range []int{40, 45} {
-		m.SetSize(w, 12)
-		scr := panetest.Plain(m.View())
-		for _, want := range []string{`occurred → published\s+p50 1m2s p99 1m2s\n`, `published → processed\s+p50 31s p99 31s\n`} {
-			if !regexp.MustCompile(want).MatchString(scr) {
-				t.Errorf("width %d: lacks %s:\n%s", w, want, scr)
-			}
-		}
 	}
 }

@@ -235,7 +235,7 @@ func (p *lessonPage) layout(c pageCtx, s regions) regions {
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
-		gh := min(ps.guarantees.compactHeight(lw), rest/3)
+		gh := min(ps.guarantees.CompactHeight(lw), rest/3)
 		if ps.lesson.watch() == lessons.PaneMetrics {
 			// The step reads the metrics: they take the guarantees' place.
 			gh = min(ps.metrics.Height(), rest/3)
@@ -251,7 +251,7 @@ func (p *lessonPage) layout(c pageCtx, s regions) regions {
 	}
 	// The pipeline on one line per actor at 80×24 (a fifth of the body),
 	// on two from 30 rows: the lesson's text needs the rows.
-	ph := ps.pipeline.Height(max(ps.pipeline.oneLineHeight(), min(7, bodyH/5)))
+	ph := ps.pipeline.Height(max(ps.pipeline.OneLineHeight(), min(7, bodyH/5)))
 	s.pipeline = rect{0, y, W, ph}
 	y += ph
 	rest := bodyH - ph
@@ -292,7 +292,7 @@ func (p *lessonPage) body(c pageCtx, l regions) string {
 		if l.metrics.h > 0 {
 			left = append(left, ps.metrics.View())
 		} else {
-			left = append(left, screen.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+			left = append(left, screen.Block(ps.guarantees.CompactView(), l.guarantees.w, l.guarantees.h))
 		}
 		if l.tables.h > 0 {
 			left = append(left, ps.tables.View())
@@ -307,7 +307,7 @@ func (p *lessonPage) body(c pageCtx, l regions) string {
 	case l.tables.h > 0:
 		parts = append(parts, ps.tables.View())
 	case l.guarantees.h > 0:
-		parts = append(parts, screen.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+		parts = append(parts, screen.Block(ps.guarantees.CompactView(), l.guarantees.w, l.guarantees.h))
 	case l.metrics.h > 0:
 		parts = append(parts, ps.metrics.View())
 	default:
@@ -371,7 +371,7 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return run.resize(), true
 	case key.Matches(msg, k.Next):
 		return p.next(c), true
-	case key.Matches(msg, k.NextPane) && c.panes.pipeline.w < wideLesson && l.lesson != nil:
+	case key.Matches(msg, k.NextPane) && c.panes.pipeline.Width() < wideLesson && l.lesson != nil:
 		// One data pane under the lesson: tab shows the next one, and
 		// the keys that scroll go to it (to the lesson for the figures).
 		l.nextWatch()

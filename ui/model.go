@@ -16,6 +16,9 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -85,11 +88,11 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.speed = defaultSpeed
 	m.help.Styles = st.Help
 	m.boot = newBootPane(m.st)
-	m.pipeline = newPipelinePane(m.st)
+	m.pipeline = pipeline.New(m.st)
 	m.tables = tables.New(m.st)
 	m.timeline = timeline.New(m.st)
-	m.guarantees = newGuaranteesPane(m.st)
-	m.metrics = newMetricsPane(m.st)
+	m.guarantees = guarantees.New(m.st)
+	m.metrics = metrics.New(m.st)
 	m.lesson = newLessonPane(m.st, sc)
 	m.picker = newPickerPane(m.st, all, m.course(), true)
 	m.picker.selectScene(sc.Name)
@@ -180,10 +183,10 @@ func (m *Model) buildSim() tea.Cmd {
 	m.actors = nil
 	m.err, m.simErr = nil, nil
 	m.notice = m.st.Words.T("building the scene's databases…")
-	m.pipeline = newPipelinePane(m.st)
+	m.pipeline = pipeline.New(m.st)
 	m.timeline = timeline.New(m.st)
-	m.guarantees = newGuaranteesPane(m.st)
-	m.metrics = newMetricsPane(m.st)
+	m.guarantees = guarantees.New(m.st)
+	m.metrics = metrics.New(m.st)
 	m.lesson.psql = m.psqlCommands()
 	m.tables.Reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.SetCompare(m.settings.Mode == "compare")
@@ -351,7 +354,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The figures on screen are the last ones read: say so, and how
 			// to bring the server back, rather than keep a ✓ nobody checked.
 			m.pgDown = down.Reason
-			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Why.In(m.st.Words)})
+			m.guarantees, _ = m.guarantees.Update(guarantees.StaleMsg{Why: down.Why.In(m.st.Words)})
 		}
 		// The timeline is the simulator's own memory: it reads even when
 		// the database cannot, and says what happened to it.
@@ -360,16 +363,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.err
 		} else {
 			m.now = msg.now
-			m.pipeline, _ = m.pipeline.Update(msg.oracles)
-			m.pipeline, _ = m.pipeline.Update(msg.edges)
+			m.pipeline, _ = m.pipeline.Update(pipeline.OraclesMsg{Oracles: msg.oracles})
+			m.pipeline, _ = m.pipeline.Update(pipeline.EdgesMsg{Edges: msg.edges})
 			m.inFlight = false
-			for _, e := range msg.edges.edges {
+			for _, e := range msg.edges {
 				m.inFlight = m.inFlight || e.Queued > 0 || e.Unacked > 0
 			}
-			m.guarantees, _ = m.guarantees.Update(msg.oracles)
-			m.metrics, _ = m.metrics.Update(msg.oracles)
-			if msg.metrics.metrics != nil {
-				m.metrics, _ = m.metrics.Update(msg.metrics)
+			m.guarantees, _ = m.guarantees.Update(guarantees.OraclesMsg{Oracles: msg.oracles})
+			m.metrics, _ = m.metrics.Update(metrics.OraclesMsg{Oracles: msg.oracles})
+			if msg.metrics != nil {
+				m.metrics, _ = m.metrics.Update(metrics.MetricsMsg{Metrics: msg.metrics})
 			}
 			var cmd tea.Cmd
 			m.tables, cmd = m.tables.Update(msg.table)

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -171,7 +172,7 @@ func (m Model) interval() time.Duration {
 
 func (m *Model) setActors(actors []sim.ActorView) {
 	m.actors = actors
-	m.pipeline, _ = m.pipeline.Update(actorsMsg{actors})
+	m.pipeline, _ = m.pipeline.Update(pipeline.ActorsMsg{Actors: actors})
 	m.lesson.setActors(actors, m.settings)
 	m.brokerDown = false
 	for _, a := range actors {

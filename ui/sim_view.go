@@ -5,6 +5,9 @@ import (
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -58,10 +61,10 @@ type simView struct {
 // in the body and draws there. The lesson pane is the pages' to fill: the
 // free simulator's scene, a lesson's step and quiz.
 type panes struct {
-	pipeline   pipelinePane
+	pipeline   pipeline.Pane
 	tables     tables.Pane
 	timeline   timeline.Pane
-	guarantees guaranteesPane
-	metrics    metricsPane
+	guarantees guarantees.Pane
+	metrics    metrics.Pane
 	lesson     lessonPane
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -65,8 +66,8 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	boot, _ = boot.Update(bootProgressMsg{pgProgress(int(pg.BootStarting), "")})
 	boot, _ = boot.Update(bootDoneMsg{err: errString("no PostgreSQL")})
 	views = append(views, boot.View())
-	g := newGuaranteesPane(m.st)
-	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
+	g := guarantees.New(m.st)
+	g, _ = g.Update(guarantees.StaleMsg{Why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
 	views = append(views, g.View())
 	tl := timeline.New(m.st)

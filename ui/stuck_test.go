@@ -97,23 +97,6 @@ func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
 	}
 }
 
-// d arms a duplicate on the broker: the pipeline shows it armed (⚑) until
-// the delivery it doubles.
-func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
-	p := newPipelinePane(panetest.Styles())
-	actors := idle(panetest.Actors())
-	for i := range actors {
-		if actors[i].Name == "broker" {
-			actors[i].Armed = []string{"duplicate"}
-		}
-	}
-	p, _ = p.Update(actorsMsg{actors})
-	p.SetSize(120, 6)
-	if v := panetest.Plain(p.View()); !strings.Contains(v, "broker ⚑ duplicate") {
-		t.Errorf("the armed duplicate is not on the broker:\n%s", v)
-	}
-}
-
 // v outside compare mode switches to it (the scene starts again with the
 // naive dual write beside the outbox); i resends the learner's own last
 // payment even after the scene's script sent another.

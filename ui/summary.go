@@ -29,7 +29,7 @@ func (p *playPage) summaryOf(c pageCtx, w int) string {
 	for _, l := range p.captionLines(w) {
 		lines = append(lines, " "+l)
 	}
-	lines = append(lines, c.panes.guarantees.compactLines(w)...)
+	lines = append(lines, c.panes.guarantees.CompactLines(w)...)
 	if l := &c.panes.lesson; p.lesson != nil && l.place == placeDone {
 		lb := l.lang()
 		lines = append(lines, " "+lb.Done+" ✓ "+fmt.Sprintf(lb.Right, l.right, len(l.lesson.Quiz)))

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/outboxlab/outboxlab/screen"
-	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
@@ -58,31 +57,5 @@ func TestALongNoticeIsReadWhole(t *testing.T) {
 	shown := screen.OneLine(panetest.Plain(m.render()))
 	if !strings.Contains(shown, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
 		t.Errorf("the replay command is not on screen whole:\n%s", panetest.Plain(m.render()))
-	}
-}
-
-// At 80×24 a pipeline with four consumers is drawn one line per actor: the
-// names stay whole ("broker ○ ar…" lost them), an idle actor's state being
-// its symbol when the words do not fit.
-func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
-	actors := []sim.ActorView{
-		{Pipeline: "outbox", Name: "api", State: sim.Idle},
-		{Pipeline: "outbox", Name: "relay-1", State: sim.Idle},
-		{Pipeline: "outbox", Name: "relay-2", State: sim.Idle},
-		{Pipeline: "outbox", Name: "broker", State: sim.Idle},
-		{Pipeline: "outbox", Name: "accounting", State: sim.Idle},
-		{Pipeline: "outbox", Name: "accounting-2", State: sim.Idle},
-		{Pipeline: "outbox", Name: "notifications", State: sim.Idle},
-		{Pipeline: "outbox", Name: "sender", State: sim.Crashed, At: "sender.called"},
-	}
-	p := newPipelinePane(panetest.Styles())
-	p, _ = p.Update(actorsMsg{actors})
-	p, _ = p.Update(oraclesMsg{panetest.Oracles()})
-	p.SetSize(80, 5)
-	view := panetest.Plain(p.View())
-	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
-		if !strings.Contains(view, name) {
-			t.Errorf("%q is not drawn whole:\n%s", name, view)
-		}
 	}
 }

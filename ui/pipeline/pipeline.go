@@ -1,4 +1,4 @@
-package ui
+package pipeline
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// pipelinePane draws each pipeline as a chain, API → PostgreSQL →
+// Pane draws each pipeline as a chain, API → PostgreSQL →
 // relays → broker → consumers, every actor with its state and the checkpoint
 // it is parked at.
-type pipelinePane struct {
-	st      *Styles
+type Pane struct {
+	st      *screen.Styles
 	w, h    int
 	focused bool
 	kinds   []string
@@ -26,64 +26,72 @@ type pipelinePane struct {
 	edges   []sim.Edge
 }
 
-func newPipelinePane(st *Styles) pipelinePane {
-	return pipelinePane{st: st, oracles: map[string]sim.Oracle{}}
+// New is the pane before the simulator's first actors arrive.
+func New(st *screen.Styles) Pane {
+	return Pane{st: st, oracles: map[string]sim.Oracle{}}
 }
 
-// actorsMsg carries the actors' states after an operation.
-type actorsMsg struct{ actors []sim.ActorView }
+// ActorsMsg carries the actors' states after an operation.
+type ActorsMsg struct{ Actors []sim.ActorView }
 
-// oraclesMsg carries every pipeline's oracle, freshly computed.
-type oraclesMsg struct{ oracles []sim.Oracle }
+// OraclesMsg carries every pipeline's oracle, freshly computed: the
+// database's count (pending rows, payments) is the oracle's.
+type OraclesMsg struct{ Oracles []sim.Oracle }
 
-// edgesMsg carries what is in flight between the actors.
-type edgesMsg struct{ edges []sim.Edge }
+// EdgesMsg carries what is in flight between the actors.
+type EdgesMsg struct{ Edges []sim.Edge }
 
-func (p pipelinePane) Update(msg tea.Msg) (pipelinePane, tea.Cmd) {
+// Update takes what the root read of the simulation; the pane has no keys.
+func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
-	case actorsMsg:
-		p.actors = msg.actors
+	case ActorsMsg:
+		p.actors = msg.Actors
 		p.kinds = p.kinds[:0:0]
-		for _, a := range msg.actors {
-			if !contains(p.kinds, a.Pipeline) {
+		for _, a := range msg.Actors {
+			if !slices.Contains(p.kinds, a.Pipeline) {
 				p.kinds = append(p.kinds, a.Pipeline)
 			}
 		}
-	case edgesMsg:
-		p.edges = msg.edges
-	case oraclesMsg:
+	case EdgesMsg:
+		p.edges = msg.Edges
+	case OraclesMsg:
 		p.oracles = map[string]sim.Oracle{}
-		for _, o := range msg.oracles {
+		for _, o := range msg.Oracles {
 			p.oracles[o.Pipeline] = o
 		}
 	}
 	return p, nil
 }
 
-func (p *pipelinePane) SetSize(w, h int) { p.w, p.h = w, h }
+// SetSize is the room the page gives the pane.
+func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Width is the pane's width: a page that lays the pane out reads from it
+// how wide the body is.
+func (p Pane) Width() int { return p.w }
 
 // ShortHelp: the pipeline pane has no keys of its own.
-func (p pipelinePane) ShortHelp() []key.Binding { return nil }
+func (p Pane) ShortHelp() []key.Binding { return nil }
 
 // FullHelp: the pipeline pane has no keys of its own.
-func (p pipelinePane) FullHelp() [][]key.Binding { return nil }
+func (p Pane) FullHelp() [][]key.Binding { return nil }
 
-// oneLineHeight is the pane's height with one line per actor: the least
+// OneLineHeight is the pane's height with one line per actor: the least
 // it needs to draw every actor.
-func (p pipelinePane) oneLineHeight() int {
+func (p Pane) OneLineHeight() int {
 	h := 1
 	for _, k := range p.kinds {
-		h += p.stack(k)
+		h += p.Stack(k)
 	}
 	return max(3, h)
 }
 
 // Height is the height the pane wants at width w: its title plus each
 // pipeline two lines per stacked actor (one when tall does not fit in max).
-func (p pipelinePane) Height(maxH int) int {
+func (p Pane) Height(maxH int) int {
 	tall, wide := 1, 1
 	for _, k := range p.kinds {
-		n := p.stack(k)
+		n := p.Stack(k)
 		tall += 2 * n
 		wide += n
 	}
@@ -96,7 +104,8 @@ func (p pipelinePane) Height(maxH int) int {
 	return min(wide, maxH)
 }
 
-func (p pipelinePane) View() string {
+// View draws every pipeline, one under the other, in the pane's room.
+func (p Pane) View() string {
 	lines := []string{screen.PaneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
 		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
@@ -105,25 +114,25 @@ func (p pipelinePane) View() string {
 	room := p.h - 1
 	tall := 0
 	for _, k := range p.kinds {
-		tall += 2 * p.stack(k)
+		tall += 2 * p.Stack(k)
 	}
 	for _, k := range p.kinds {
-		n := p.stack(k)
+		n := p.Stack(k)
 		rows := n
 		if tall <= room {
 			rows = 2 * n
 		}
-		lines = append(lines, strings.Split(p.viewPipeline(k, p.w, rows, true), "\n")...)
+		lines = append(lines, strings.Split(p.ViewPipeline(k, p.w, rows, true), "\n")...)
 	}
 	return screen.Block(strings.Join(lines, "\n"), p.w, p.h)
 }
 
-func (p pipelinePane) legend() string {
+func (p Pane) legend() string {
 	return p.st.Words.T("○ idle  ● paused at  ‖ stalled  ◷ blocked  ✗ crashed/down  ⚑ armed")
 }
 
-// stack is how many actors the tallest column of a pipeline holds.
-func (p pipelinePane) stack(kind string) int {
+// Stack is how many actors the tallest column of a pipeline holds.
+func (p Pane) Stack(kind string) int {
 	relays, consumers := 0, 0
 	for _, a := range p.actors {
 		if a.Pipeline != kind {
@@ -160,13 +169,13 @@ func role(name string) actorRole {
 	return roleConsumer
 }
 
-// viewPipeline draws one pipeline in rows lines (two per actor when rows
+// ViewPipeline draws one pipeline in rows lines (two per actor when rows
 // allows, else one) and w cells, with its kind as a label when label is set.
 // Each actor is drawn in the longest of its forms that lets the row fit
 // (actorCell's levels: every word, then fewer, then the legend's symbols),
 // never cut: "✗ caído en pu…" or "broker ⚑ duplicate …" read as nothing.
-func (p pipelinePane) viewPipeline(kind string, w, rows int, label bool) string {
-	stack := p.stack(kind)
+func (p Pane) ViewPipeline(kind string, w, rows int, label bool) string {
+	stack := p.Stack(kind)
 	twoLines := rows >= 2*stack
 	prefix := ""
 	if label {
@@ -254,7 +263,7 @@ type cell struct{ name, state, armed string }
 
 // columns are the pipeline's columns of actors at a level of detail:
 // writers, the database, the relays, the broker, the consumers.
-func (p pipelinePane) columns(kind string, level int) [][]cell {
+func (p Pane) columns(kind string, level int) [][]cell {
 	var writer, relays, broker, consumers []cell
 	for _, a := range p.actors {
 		if a.Pipeline != kind {
@@ -332,7 +341,7 @@ const lastLevel = 3
 // idle as its symbol ("✗ crashed", "○", "⚑ crash"); 2 the legend's symbols
 // alone ("✗", "⚑"), but the checkpoint an actor is paused at, which is what
 // its ● says; 3 that one too, and the database's count without its word.
-func (p pipelinePane) actorCell(a sim.ActorView, level int) cell {
+func (p Pane) actorCell(a sim.ActorView, level int) cell {
 	st := p.st.Pipeline
 	w := p.st.Words
 	c := cell{name: st.Name.Render(a.Name)}
@@ -422,17 +431,8 @@ func shortArmed(w *catalog.Printer, armed []string) string {
 	return strings.Join(out, ",")
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // edge finds what is in flight from one actor to another in a pipeline.
-func (p pipelinePane) edge(kind, from, to string) (sim.Edge, bool) {
+func (p Pane) edge(kind, from, to string) (sim.Edge, bool) {
 	for _, e := range p.edges {
 		if e.Pipeline == kind && e.From == from && e.To == to {
 			return e, true

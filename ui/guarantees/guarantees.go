@@ -1,64 +1,78 @@
-package ui
+package guarantees
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// guaranteesPane shows the oracle of each pipeline: the three violations
+// Pane shows the oracle of each pipeline: the three violations
 // first (lost events, phantom effects, duplicate effects), red with an
 // example id the moment one happens, then what the pipeline did.
-type guaranteesPane struct {
-	st      *Styles
+type Pane struct {
+	st      *screen.Styles
 	w, h    int
 	focused bool
 	oracles []sim.Oracle
 	stale   string // why PostgreSQL stopped, while the figures cannot be read
 }
 
-// staleMsg says the oracle cannot be read: the pane stops showing figures
-// nobody checked until a fresh oraclesMsg arrives.
-type staleMsg struct{ why string }
+// OraclesMsg carries every pipeline's oracle, freshly computed.
+type OraclesMsg struct{ Oracles []sim.Oracle }
 
-func newGuaranteesPane(st *Styles) guaranteesPane { return guaranteesPane{st: st} }
+// StaleMsg says the oracle cannot be read (Why: PostgreSQL stopped, in the
+// learner's words): the pane stops showing figures nobody checked until a
+// fresh OraclesMsg arrives.
+type StaleMsg struct{ Why string }
 
-func (g guaranteesPane) Update(msg tea.Msg) (guaranteesPane, tea.Cmd) {
+// New is the pane before the first oracle is read.
+func New(st *screen.Styles) Pane { return Pane{st: st} }
+
+// Update takes the oracles the root read, or word that they cannot be read;
+// the pane has no keys.
+func (g Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
-	case oraclesMsg:
-		g.oracles, g.stale = msg.oracles, ""
-	case staleMsg:
-		g.oracles, g.stale = nil, msg.why
+	case OraclesMsg:
+		g.oracles, g.stale = msg.Oracles, ""
+	case StaleMsg:
+		g.oracles, g.stale = nil, msg.Why
 	}
 	return g, nil
 }
 
-func (g *guaranteesPane) SetSize(w, h int)         { g.w, g.h = w, h }
-func (g guaranteesPane) ShortHelp() []key.Binding  { return nil }
-func (g guaranteesPane) FullHelp() [][]key.Binding { return nil }
+// SetSize is the room the page gives the pane.
+func (g *Pane) SetSize(w, h int) { g.w, g.h = w, h }
+
+// ShortHelp: the guarantees pane has no keys of its own.
+func (g Pane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp: the guarantees pane has no keys of its own.
+func (g Pane) FullHelp() [][]key.Binding { return nil }
+
+// Oracles are the oracles on screen (none while they cannot be read).
+func (g Pane) Oracles() []sim.Oracle { return g.oracles }
 
 // Height is what the pane needs at width w.
-func (g guaranteesPane) Height(w int) int {
+func (g Pane) Height(w int) int {
 	return 1 + len(strings.Split(g.body(w), "\n"))
 }
 
-func (g guaranteesPane) View() string {
+// View draws every pipeline's figures, side by side where they fit.
+func (g Pane) View() string {
 	title := screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
 	return screen.Block(title+"\n"+g.body(g.w), g.w, g.h)
 }
 
 // staleLines replace the figures while the database cannot be read.
-func (g guaranteesPane) staleLines() []string {
+func (g Pane) staleLines() []string {
 	fs := g.st.Figures
 	return []string{
 		fs.Bad.Render(g.st.Words.T("  ✗ stale: PostgreSQL stopped")),
@@ -67,7 +81,7 @@ func (g guaranteesPane) staleLines() []string {
 	}
 }
 
-func (g guaranteesPane) body(w int) string {
+func (g Pane) body(w int) string {
 	if g.stale != "" {
 		return strings.Join(g.staleLines(), "\n")
 	}
@@ -94,8 +108,8 @@ func (g guaranteesPane) body(w int) string {
 	return strings.Join(lines, "\n")
 }
 
-// viewPipeline draws one pipeline's figures in a w×h block (compare view).
-func (g guaranteesPane) viewPipeline(kind string, w, h int) string {
+// ViewPipeline draws one pipeline's figures in a w×h block (compare view).
+func (g Pane) ViewPipeline(kind string, w, h int) string {
 	for _, o := range g.oracles {
 		if o.Pipeline == kind {
 			return screen.Block(strings.Join(g.pipelineLines(o, w), "\n"), w, h)
@@ -110,8 +124,20 @@ type figure struct {
 	bad   bool
 }
 
+// PipelineHeight is how many lines ViewPipeline needs for the pipeline kind
+// at width w (0 before its oracle is read).
+func (g Pane) PipelineHeight(kind string, w int) int {
+	n := 0
+	for _, o := range g.oracles {
+		if o.Pipeline == kind {
+			n = max(n, len(g.pipelineLines(o, w)))
+		}
+	}
+	return n
+}
+
 // pipelineLines is one oracle: heading, violations, then a grid of figures.
-func (g guaranteesPane) pipelineLines(o sim.Oracle, w int) []string {
+func (g Pane) pipelineLines(o sim.Oracle, w int) []string {
 	fs := g.st.Figures
 	lines := []string{" " + fs.Heading.Render(o.Pipeline)}
 	w8 := g.st.Words
@@ -220,7 +246,7 @@ func byteSize(w *catalog.Printer, n int64) string {
 }
 
 // grid lays figures out in as many columns of 21 cells as fit.
-func (g guaranteesPane) grid(figs []figure, w int) []string {
+func (g Pane) grid(figs []figure, w int) []string {
 	const cell = 21
 	cols := max(1, (w-1)/cell)
 	var lines []string
@@ -254,151 +280,19 @@ func shortID(id string) string {
 	return id
 }
 
-// metricsMsg carries the S24 figures of each pipeline.
-type metricsMsg struct{ metrics []sim.Metrics }
-
-// metricsPane shows the S24 figures of the outbox pipeline, the age of the
-// oldest pending message first: the one figure that says the relay is behind.
-// Until the simulator reports sim.Metrics it shows what the oracle knows.
-type metricsPane struct {
-	st      *Styles
-	w, h    int
-	focused bool
-	oracles []sim.Oracle
-	metrics []sim.Metrics
-}
-
-func newMetricsPane(st *Styles) metricsPane { return metricsPane{st: st} }
-
-func (m metricsPane) Update(msg tea.Msg) (metricsPane, tea.Cmd) {
-	switch msg := msg.(type) {
-	case oraclesMsg:
-		m.oracles = msg.oracles
-	case metricsMsg:
-		m.metrics = msg.metrics
-	}
-	return m, nil
-}
-
-func (m *metricsPane) SetSize(w, h int)         { m.w, m.h = w, h }
-func (m metricsPane) ShortHelp() []key.Binding  { return nil }
-func (m metricsPane) FullHelp() [][]key.Binding { return nil }
-
-// Height is what the pane needs.
-func (m metricsPane) Height() int { return 1 + len(m.lines()) }
-
-func (m metricsPane) View() string {
-	title := screen.PaneTitle(m.st, m.focused, m.st.Words.T("Metrics"), "S24", m.w)
-	return screen.Block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
-}
-
-func (m metricsPane) row(label, value string, bad bool) string {
-	return m.rowBeside(label, value, bad, value)
-}
-
-// rowBeside is row for a value drawn beside others of its kind (the two
-// latencies): the column gives way to the widest of them, so they stay
-// aligned with each other.
-func (m metricsPane) rowBeside(label, value string, bad bool, widest string) string {
-	fs := m.st.Figures
-	v := fs.Value.Render(value)
-	if bad {
-		v = fs.Bad.Render(value)
-	}
-	// One column for every label, one space past the longest in this
-	// language (Spanish ones run longer than 28).
-	col := 28
-	for _, l := range metricLabels {
-		col = max(col, ansi.StringWidth(m.st.Words.Word(l))+1)
-	}
-	// A value the column would push past the pane's edge (a latency's "p50
-	// 1m2s p99 1m2s") pulls its own row's column in, down to its label: the
-	// figure whole beats the alignment.
-	word := m.st.Words.Word(label)
-	if m.w > 0 {
-		col = max(ansi.StringWidth(word)+1, min(col, m.w-1-max(ansi.StringWidth(value), ansi.StringWidth(widest))))
-	}
-	return " " + fs.Label.Render(screen.Pad(word, col)) + v
-}
-
-// metricLabels are the metrics pane's labels.
-var metricLabels = []string{"oldest pending message age", "outbox_pending_total", "publishes per second", "attempts per message",
-	"max attempts per message", "dead letters", "expired leases recovered", "inbox duplicates ignored",
-	"occurred → published", "published → processed"}
-
-func age(d time.Duration, pending int64) string {
-	if pending == 0 {
-		return "-"
-	}
-	return d.Round(time.Millisecond).String()
-}
-
-func (m metricsPane) lines() []string {
-	for _, x := range m.metrics {
-		if x.Pipeline == "outbox" {
-			return m.metricLines(x)
-		}
-	}
-	var o *sim.Oracle
-	for i := range m.oracles {
-		if m.oracles[i].Pipeline == "outbox" {
-			o = &m.oracles[i]
-		}
-	}
-	if o == nil {
-		if len(m.oracles) > 0 {
-			return []string{m.st.Pane.Empty.Render("  " + m.st.Words.T("the naive pipeline has no outbox to measure"))}
-		}
-		return []string{m.st.Pane.Empty.Render("  " + m.st.Words.T("waiting for the oracle…"))}
-	}
-	return []string{
-		m.row("oldest pending message age", age(o.OldestPendingAge, o.Pending), o.OldestPendingAge > 60*time.Second),
-		m.row("outbox_pending_total", num(o.Pending), false),
-		m.row("max attempts per message", num(o.MaxAttempts), o.MaxAttempts > 1),
-		m.row("dead letters", num(o.DeadLettered), o.DeadLettered > 0),
-		m.row("expired leases recovered", num(o.LeasesRecovered), false),
-		m.row("inbox duplicates ignored", num(o.DuplicatesIgnored), false),
-	}
-}
-
-func (m metricsPane) metricLines(x sim.Metrics) []string {
-	lat := func(l engine.LatencySummary) string {
-		if l.Count == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("p50 %s p99 %s", l.P50.Round(time.Millisecond), l.P99.Round(time.Millisecond))
-	}
-	toPublished, toProcessed := lat(x.OccurredToPublished), lat(x.PublishedToProcessed)
-	widest := toPublished
-	if ansi.StringWidth(toProcessed) > ansi.StringWidth(widest) {
-		widest = toProcessed
-	}
-	return []string{
-		m.row("oldest pending message age", age(x.OldestPendingAge, x.OutboxPendingTotal), x.OldestPendingAge > 60*time.Second),
-		m.row("outbox_pending_total", num(x.OutboxPendingTotal), false),
-		m.row("publishes per second", m.st.Words.T("%.2f", x.PublishesPerSecond), false),
-		m.row("attempts per message", m.st.Words.T("%.2f", x.AttemptsPerMessage), x.AttemptsPerMessage > 1),
-		m.row("dead letters", num(x.DeadLetters), x.DeadLetters > 0),
-		m.row("expired leases recovered", num(x.ExpiredLeasesRecovered), false),
-		m.row("inbox duplicates ignored", num(x.InboxDuplicatesIgnored), false),
-		m.rowBeside("occurred → published", toPublished, false, widest),
-		m.rowBeside("published → processed", toProcessed, false, widest),
-	}
-}
-
-// compactView is the summary strip of a narrow screen: per pipeline, the
+// CompactView is the summary strip of a narrow screen: per pipeline, the
 // three violations, then the figures that explain them.
-func (g guaranteesPane) compactView() string {
-	return screen.Block(strings.Join(g.compactLines(g.w), "\n"), g.w, g.h)
+func (g Pane) CompactView() string {
+	return screen.Block(strings.Join(g.CompactLines(g.w), "\n"), g.w, g.h)
 }
 
-// compactHeight is how many lines the summary takes at width w.
-func (g guaranteesPane) compactHeight(w int) int { return len(g.compactLines(w)) }
+// CompactHeight is how many lines the summary takes at width w.
+func (g Pane) CompactHeight(w int) int { return len(g.CompactLines(w)) }
 
-// compactLines are the summary's lines at width w: each pipeline's figures
+// CompactLines are the summary's lines at width w: each pipeline's figures
 // wrap between two figures onto lines of their own, never cut (a lesson
 // points at them: dup. ignored, slot WAL, the provider's charges).
-func (g guaranteesPane) compactLines(width int) []string {
+func (g Pane) CompactLines(width int) []string {
 	lines := []string{screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
 	wrap := func(first string, items []string) []string {
 		var out []string
