@@ -18,6 +18,7 @@ import (
 	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
@@ -259,7 +260,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
 			return m, nil
 		}
-		m.story = newStoryPane(m.st, msg.story, msg.trace)
+		m.story = storyview.New(m.st, msg.story, msg.trace)
 		m.overlays.push(overlayStory)
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
@@ -285,7 +286,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case closeChaosMsg:
 		m.overlays.pop(overlayChaos)
 		return m, m.resize()
-	case closeStoryMsg:
+	case storyview.CloseMsg:
 		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
