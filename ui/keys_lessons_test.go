@@ -167,9 +167,9 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.keyHint)
 				}
 				press("X")
-				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
-				if d.m.chaos.err != nil {
-					t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
+				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return !m.chaos.Running() })
+				if err := d.m.chaos.Err(); err != nil {
+					t.Fatalf("step %d: chaos run: %v", i+1, err)
 				}
 				d.settle()
 				table := panetest.Plain(d.m.render())

@@ -11,6 +11,7 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/screen"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 )
 
 // lessonPage is a guided lesson: a course of lessons, each a few steps
@@ -410,12 +411,12 @@ func readingKey(k *KeyMap, msg tea.KeyPressMsg) bool {
 }
 
 func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
-	if msg, ok := msg.(chaosDoneMsg); ok {
-		if msg.err != nil || p.chaosStep(c) == nil {
+	if msg, ok := msg.(chaosrun.DoneMsg); ok {
+		if msg.Err != nil || p.chaosStep(c) == nil {
 			return nil, true
 		}
 		// The run's table is the step's evidence: check it now.
-		p.found.Chaos = &msg.report
+		p.found.Chaos = &msg.Report
 		return c.run.enqueue(p.checkAction(c, false)), true
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/outboxlab/outboxlab/simhttp"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
@@ -265,13 +266,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()
-	case chaosProgressMsg:
+	case chaosrun.ProgressMsg:
 		var cmd tea.Cmd
 		m.chaos, cmd = m.chaos.Update(msg)
 		return m, cmd
-	case chaosDoneMsg:
+	case chaosrun.DoneMsg:
 		m.chaos, _ = m.chaos.Update(msg)
-		if msg.id != m.chaos.id {
+		if msg.ID != m.chaos.ID() {
 			return m, nil
 		}
 		cmd, _ := m.page.message(m.pageCtx(), msg)
@@ -283,7 +284,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: simhttp.Step(msg.Req), user: true, ticket: msg.Ticket})
-	case closeChaosMsg:
+	case chaosrun.CloseMsg:
 		m.overlays.pop(overlayChaos)
 		return m, m.resize()
 	case storyview.CloseMsg:

@@ -122,7 +122,7 @@ func (r rootRunner) setCompareView(on bool)          { r.m.compareView = on }
 func (r rootRunner) startChaos() tea.Cmd             { return r.m.startChaos() }
 func (r rootRunner) closeChaos()                     { r.m.overlays.pop(overlayChaos) }
 func (r rootRunner) chaos() (open, running bool) {
-	return r.m.overlays.has(overlayChaos), r.m.chaos.running()
+	return r.m.overlays.has(overlayChaos), r.m.chaos.Running()
 }
 
 func (r rootRunner) autoplay() tea.Cmd {

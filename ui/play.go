@@ -15,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 )
 
 // playPage plays a scene (lesson nil) or a lesson (its steps' solutions,
@@ -157,12 +158,12 @@ func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 		return p.next(c), true
 	case progressSavedMsg:
 		return nil, true // a played lesson saves no progress
-	case chaosDoneMsg:
+	case chaosrun.DoneMsg:
 		var cmd tea.Cmd
 		if p.lesson != nil {
 			cmd, _ = p.lesson.message(c, msg)
 		}
-		if msg.err != nil {
+		if msg.Err != nil {
 			// No table to check: next says the step did not pass, and ends.
 			cmd = tea.Batch(cmd, p.schedule())
 		}

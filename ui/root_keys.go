@@ -245,7 +245,7 @@ func (m *Model) updateKeys() {
 	}
 	c := m.pageCtx()
 	compareHelp(c)
-	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.report != nil && m.lessonPage() != nil))
+	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.Report() != nil && m.lessonPage() != nil))
 	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(c) != nil
 	m.page.enable(c)
 	m.timeline.SetPicker(k.Scenes.Enabled())

@@ -7,6 +7,7 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
@@ -29,7 +30,7 @@ type simView struct {
 	picker  pickerPane
 	chooser chooserPane
 	story   storyview.Pane // one message's life, while overlayStory is open
-	chaos   chaosPane      // a chaos run and its table, while overlayChaos is open
+	chaos   chaosrun.Pane  // a chaos run and its table, while overlayChaos is open
 	chaosID int
 
 	overlays    overlays // the panes open over the body, the top one taking the keys

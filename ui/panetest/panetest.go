@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
 	"github.com/outboxlab/outboxlab/screen"
@@ -54,6 +55,13 @@ func Plain(view string) string {
 func Styles() *screen.Styles {
 	st := screen.Default(true)
 	return &st
+}
+
+// StylesIn are Styles with the words of language lang.
+func StylesIn(lang string) *screen.Styles {
+	st := Styles()
+	st.Words = catalog.For(lang)
+	return st
 }
 
 // t0 is the fixtures' first instant.
