@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -34,37 +32,6 @@ func TestBootPaneGolden(t *testing.T) {
 	panetest.Golden(t, "boot_starting", b.View())
 	b, _ = b.Update(bootDoneMsg{err: errString("no PostgreSQL binaries found: install postgresql or pass --pg-bin")})
 	panetest.Golden(t, "boot_error", b.View())
-}
-
-// The picker's golden draws five of the built-in scenes, by name: a scene
-// added to the project changes no golden. That it lists every scene, and
-// says how many, is held apart.
-func TestPickerGolden(t *testing.T) {
-	all, err := scenes.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var some []*scenes.Scene
-	for _, sc := range all {
-		if slices.Contains([]string{"dual-write-crash", "dual-write-phantom", "crash-after-publish", "crash-before-ack", "broker-down"}, sc.Name) {
-			some = append(some, sc)
-		}
-	}
-	if len(some) != 5 {
-		t.Fatalf("%d of the golden's five scenes are built in", len(some))
-	}
-	p := newPickerPane(panetest.Styles(), some, nil, true)
-	p.SetSize(100, 22)
-	p.selectScene("crash-after-publish")
-	panetest.Golden(t, "picker_100", p.View())
-
-	every := newPickerPane(panetest.Styles(), all, nil, true)
-	if n := len(every.list.Items()); n != len(all) {
-		t.Errorf("the picker lists %d items for the %d built-in scenes", n, len(all))
-	}
-	if title := every.list.Title; !strings.HasSuffix(title, fmt.Sprintf(" · %d", len(all))) {
-		t.Errorf("the picker's title %q does not count the %d scenes", title, len(all))
-	}
 }
 
 func TestChooserGolden(t *testing.T) {

@@ -180,11 +180,6 @@ type lessonPane struct {
 	rendered *memo[markdownKey] // Markdown already rendered, by text, width and style
 }
 
-// langOf is the language a printer speaks ("en", "es"): the catalog says
-// "en" in its own language, so a scene's title.es: is found by the printer
-// that draws the rest of the screen (nil, as in tests, speaks English).
-func langOf(w *catalog.Printer) string { return w.Word("en") }
-
 func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
 	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words), rendered: newMemo[markdownKey](markdownMemoSize)}
 }
@@ -914,7 +909,7 @@ func (l lessonPane) View() string {
 func (l lessonPane) sceneView() string {
 	lines := []string{screen.PaneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
-		lang := langOf(l.st.Words)
+		lang := l.st.Words.Lang()
 		for _, t := range screen.WrapWhole(l.scene.TitleIn(lang), max(10, l.w-2), 0) {
 			lines = append(lines, " "+l.st.Figures.Heading.Render(t))
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/picker"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
@@ -96,8 +97,8 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	m.guarantees = guarantees.New(m.st)
 	m.metrics = metrics.New(m.st)
 	m.lesson = newLessonPane(m.st, sc)
-	m.picker = newPickerPane(m.st, all, m.course(), true)
-	m.picker.selectScene(sc.Name)
+	m.picker = picker.New(m.st, all, m.course(), true)
+	m.picker.SelectScene(sc.Name)
 	m.settings = sc.Settings
 	if opts.Mode != "" {
 		m.settings.Mode = scenes.Mode(opts.Mode)
@@ -408,9 +409,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tickPending = false
 		return m, m.enqueue(action{kind: actUnit})
 
-	case chooseSceneMsg:
+	case picker.ChooseSceneMsg:
 		m.overlays.pop(overlayPicker)
-		sc, err := scenes.Find(m.all, msg.name)
+		sc, err := scenes.Find(m.all, msg.Name)
 		if err != nil {
 			m.err = err
 			return m, nil
@@ -418,16 +419,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scene = sc
 		return m, m.reset()
 
-	case chooseLessonMsg:
+	case picker.ChooseLessonMsg:
 		m.overlays.pop(overlayPicker)
-		l, err := lessons.Find(m.course(), msg.name)
+		l, err := lessons.Find(m.course(), msg.Name)
 		if err != nil {
 			m.err = err
 			return m, nil
 		}
 		return m, m.startLesson(l)
 
-	case closePickerMsg:
+	case picker.CloseMsg:
 		m.overlays.pop(overlayPicker)
 		return m, m.resize()
 

@@ -144,5 +144,5 @@ func (r rootRunner) leaveLesson(back *simulatorPage) tea.Cmd {
 
 func (r rootRunner) openPicker() tea.Cmd {
 	r.m.overlays.push(overlayPicker)
-	return tea.Batch(r.m.picker.open(r.m.scene.Name), r.m.resize())
+	return tea.Batch(r.m.picker.Open(r.m.scene.Name), r.m.resize())
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/picker"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
@@ -27,7 +28,7 @@ type simView struct {
 	simErr   error
 
 	panes   // what the pages lay out and draw
-	picker  pickerPane
+	picker  picker.Pane
 	chooser chooserPane
 	story   storyview.Pane // one message's life, while overlayStory is open
 	chaos   chaosrun.Pane  // a chaos run and its table, while overlayChaos is open

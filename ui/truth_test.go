@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
@@ -27,19 +28,19 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Fatal("one esc did not leave the picker")
 	}
 	d.press("/")
-	first, ok := d.m.picker.list.Items()[0].(lessonItem)
-	if !ok || first.l.Name != "outbox" && first.l.Order != 1 {
-		t.Fatalf("the picker's first item is %v, want the course's first lesson", d.m.picker.list.Items()[0])
+	first, pos, ok := d.m.picker.Item(0)
+	if l, err := lessons.Find(d.m.course(), first); !ok || err != nil || l.Name != "outbox" && l.Order != 1 {
+		t.Fatalf("the picker's first item is %v, want the course's first lesson", first)
 	}
-	d.m.picker.list.Select(0) // the cursor on the course's first lesson
+	d.m.picker.Select(0) // the cursor on the course's first lesson
 	d.press("enter")
 	d.waitFor("the lesson", func(m Model) bool { return m.lesson.lesson != nil && m.sim != nil && !m.busy })
 	d.settle()
-	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
-		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
+	if d.m.lesson.lesson.Name != first || d.m.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first, d.m.lesson.lesson)
 	}
 	// Opened from /, the lesson shows its number, and esc goes back.
-	if want := "Lesson " + first.pos + " " + first.l.Name; !strings.Contains(d.screen(), want) {
+	if want := "Lesson " + pos + " " + first; !strings.Contains(d.screen(), want) {
 		t.Errorf("the lesson opened from / does not show %q:\n%s", want, d.screen())
 	}
 	d.press("esc")

@@ -1,4 +1,4 @@
-package ui
+package picker
 
 import (
 	"fmt"
@@ -27,6 +27,7 @@ func (i sceneItem) FilterValue() string {
 	return i.sc.Name + " " + i.sc.TitleIn(i.lang) + " " + i.sc.TeachesIn(i.lang)
 }
 
+// firstSentence is what a scene teaches, as its one-line description.
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if i := strings.Index(s, ". "); i >= 0 && i < 12 {
@@ -56,38 +57,41 @@ func (i lessonItem) FilterValue() string {
 	return i.l.Name + " " + i.l.Title + " " + i.l.Summary
 }
 
-// chooseLessonMsg asks the root to open a lesson.
-type chooseLessonMsg struct{ name string }
+// ChooseLessonMsg asks the root to open the lesson Name.
+type ChooseLessonMsg struct{ Name string }
 
-type pickerKeys struct {
+// ChooseSceneMsg asks the root to load the scene Name.
+type ChooseSceneMsg struct{ Name string }
+
+// CloseMsg asks the root to close the picker.
+type CloseMsg struct{}
+
+// keyMap is the picker's own keys, beside the list's.
+type keyMap struct {
 	Choose, Back key.Binding
 }
 
-// chooseSceneMsg asks the root to load a scene.
-type chooseSceneMsg struct{ name string }
-
-// closePickerMsg asks the root to close the picker.
-type closePickerMsg struct{}
-
-// pickerPane lists the course's lessons, then every scene (bubbles list,
+// Pane lists the course's lessons, then every scene (bubbles list,
 // with filtering), and shows what the selected one teaches.
-type pickerPane struct {
+type Pane struct {
 	// opened says the picker was opened before: it then opens on the
 	// scene on screen, the first time on lesson 1.
 	opened bool
-	st     *Styles
-	keys   pickerKeys
+	st     *screen.Styles
+	keys   keyMap
 	w, h   int
 	list   list.Model
 }
 
-func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, hasDark bool) pickerPane {
+// New lists the course's lessons, then the scenes all, drawn for a dark
+// background or a light one.
+func New(st *screen.Styles, all []*scenes.Scene, course []*lessons.Lesson, hasDark bool) Pane {
 	var items []list.Item
 	for i, l := range course {
 		items = append(items, lessonItem{l, fmt.Sprintf("%d/%d", i+1, len(course)), st.Words})
 	}
 	for _, sc := range all {
-		items = append(items, sceneItem{sc, langOf(st.Words)})
+		items = append(items, sceneItem{sc, st.Words.Lang()})
 	}
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(hasDark)
@@ -104,9 +108,9 @@ func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, ha
 	l.SetShowHelp(false)
 	l.SetStatusBarItemName(st.Words.T("lesson or scene"), st.Words.T("lessons and scenes"))
 	l.DisableQuitKeybindings()
-	return pickerPane{
+	return Pane{
 		st: st,
-		keys: pickerKeys{
+		keys: keyMap{
 			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("open"))),
 			Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", st.Words.T("back"))),
 		},
@@ -114,24 +118,24 @@ func newPickerPane(st *Styles, all []*scenes.Scene, course []*lessons.Lesson, ha
 	}
 }
 
-// open shows the list on the scene on screen, already filtering: the `/`
+// Open shows the list on the scene on screen, already filtering: the `/`
 // that opened it is the list's own filter key, so typing filters at once
 // instead of moving the cursor (j, k) or quitting (q).
-func (p *pickerPane) open(scene string) tea.Cmd {
+func (p *Pane) Open(scene string) tea.Cmd {
 	p.list.ResetFilter()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
 	// The filter key puts the cursor on the first item: select after it.
 	// The first time, that is the course's first lesson, the way in.
 	if p.opened {
-		p.selectScene(scene)
+		p.SelectScene(scene)
 	}
 	p.opened = true
 	return cmd
 }
 
-// selectScene moves the cursor to the named scene.
-func (p *pickerPane) selectScene(name string) {
+// SelectScene moves the cursor to the named scene.
+func (p *Pane) SelectScene(name string) {
 	for i, it := range p.list.Items() {
 		if it, ok := it.(sceneItem); ok && it.sc.Name == name {
 			p.list.Select(i)
@@ -139,27 +143,48 @@ func (p *pickerPane) selectScene(name string) {
 	}
 }
 
-func (p *pickerPane) SetSize(w, h int) {
+// Select moves the cursor to item i: the course's lessons come first, then
+// the scenes.
+func (p *Pane) Select(i int) { p.list.Select(i) }
+
+// Item is item i: the lesson's or the scene's name, and for a lesson its
+// place in the course ("3/20").
+func (p Pane) Item(i int) (name, pos string, lesson bool) {
+	switch it := p.list.Items()[i].(type) {
+	case lessonItem:
+		return it.l.Name, it.pos, true
+	case sceneItem:
+		return it.sc.Name, "", false
+	}
+	return "", "", false
+}
+
+// SetSize is the body's room: the list over the selected item's detail.
+func (p *Pane) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.list.SetSize(w, max(4, h-p.detailHeight()))
 }
 
-func (p pickerPane) detailHeight() int { return min(8, max(3, p.h/3)) }
+func (p Pane) detailHeight() int { return min(8, max(3, p.h/3)) }
 
-func (p pickerPane) ShortHelp() []key.Binding {
+// ShortHelp is the picker's keys and the list's.
+func (p Pane) ShortHelp() []key.Binding {
 	return append([]key.Binding{p.keys.Choose, p.keys.Back}, p.list.ShortHelp()...)
 }
 
-func (p pickerPane) FullHelp() [][]key.Binding {
+// FullHelp is every key of the picker and the list.
+func (p Pane) FullHelp() [][]key.Binding {
 	return append([][]key.Binding{{p.keys.Choose, p.keys.Back}}, p.list.FullHelp()...)
 }
 
-func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
+// Update filters and moves through the list, opens the selected item
+// (ChooseLessonMsg, ChooseSceneMsg) or closes (CloseMsg).
+func (p Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		if key.Matches(k, p.keys.Back) {
 			// One esc leaves: the picker opens already filtering, so the
 			// list's own esc (cancel the filter) would need a second.
-			return p, func() tea.Msg { return closePickerMsg{} }
+			return p, func() tea.Msg { return CloseMsg{} }
 		}
 		// enter opens the selected item; while a filter is typed it ends
 		// the typing (the list's own enter, which puts the cursor on the
@@ -168,10 +193,10 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 			switch it := p.list.SelectedItem().(type) {
 			case sceneItem:
 				name := it.sc.Name
-				return p, func() tea.Msg { return chooseSceneMsg{name} }
+				return p, func() tea.Msg { return ChooseSceneMsg{name} }
 			case lessonItem:
 				name := it.l.Name
-				return p, func() tea.Msg { return chooseLessonMsg{name} }
+				return p, func() tea.Msg { return ChooseLessonMsg{name} }
 			}
 		}
 	}
@@ -186,7 +211,8 @@ func (p pickerPane) Update(msg tea.Msg) (pickerPane, tea.Cmd) {
 	return p, cmd
 }
 
-func (p pickerPane) View() string {
+// View draws the list and, under it, what the selected item teaches.
+func (p Pane) View() string {
 	lh := max(4, p.h-p.detailHeight())
 	top := screen.Block(p.list.View(), p.w, lh)
 	var detail []string
@@ -209,7 +235,7 @@ func (p pickerPane) View() string {
 
 // heading is the detail's title and the name to open it by: on one line
 // when both fit, else the name on a line of its own.
-func (p pickerPane) heading(title, name string) []string {
+func (p Pane) heading(title, name string) []string {
 	if ansi.StringWidth(title)+2+ansi.StringWidth(name) <= p.w-4 {
 		return []string{"  " + p.st.Figures.Heading.Render(title) + p.st.App.Muted.Render("  "+name)}
 	}
