@@ -19,6 +19,7 @@ import (
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/overlay/picker"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
@@ -432,15 +433,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.overlays.pop(overlayPicker)
 		return m, m.resize()
 
-	case faultChosenMsg:
+	case chooser.FaultChosenMsg:
 		m.overlays.pop(overlayChooser)
 		var cmds []tea.Cmd
-		for _, st := range msg.steps {
+		for _, st := range msg.Steps {
 			cmds = append(cmds, m.enqueue(action{kind: actDo, step: st, user: true}))
 		}
 		return m, tea.Batch(cmds...)
 
-	case closeChooserMsg:
+	case chooser.CloseMsg:
 		m.overlays.pop(overlayChooser)
 		return m, nil
 

@@ -8,6 +8,7 @@ import (
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/overlay/picker"
 	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
 	"github.com/outboxlab/outboxlab/ui/pipeline"
@@ -29,7 +30,7 @@ type simView struct {
 
 	panes   // what the pages lay out and draw
 	picker  picker.Pane
-	chooser chooserPane
+	chooser chooser.Pane
 	story   storyview.Pane // one message's life, while overlayStory is open
 	chaos   chaosrun.Pane  // a chaos run and its table, while overlayChaos is open
 	chaosID int

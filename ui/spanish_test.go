@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -34,7 +35,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	m.setFocus()
 	m.help.ShowAll = false
 	for _, fault := range []string{"crash", "stall", "move", "advance", "fail"} {
-		c := newChooserPane(m.st, fault, panetest.CompareActors(), m.settings)
+		c := chooser.New(m.st, fault, panetest.CompareActors(), m.settings)
 		views = append(views, c.View())
 		if fault != "advance" && fault != "fail" {
 			c, _ = c.Update(panetest.KeyPress("2")) // accounting: which pipeline's?

@@ -224,15 +224,6 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 	}
 }
 
-// A digit beyond a dialog's list says so instead of doing nothing.
-func TestDialogDigitBeyondTheList(t *testing.T) {
-	c := newChooserPane(panetest.Styles(), "fail", panetest.CompareActors(), scenes.Settings{})
-	c, cmd := c.Update(panetest.KeyPress("7"))
-	if cmd != nil || !strings.Contains(panetest.Plain(c.View()), "no choice 7 here: 1 to 3") {
-		t.Fatalf("f 7 said nothing:\n%s", panetest.Plain(c.View()))
-	}
-}
-
 // The notice that nothing moves is history after the next action: kept, it
 // said "p sends a payment" in the CDC lesson while relay-1, crashed since,
 // held the payments sent after it.

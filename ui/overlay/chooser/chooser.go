@@ -1,4 +1,4 @@
-package ui
+package chooser
 
 import (
 	"fmt"
@@ -15,17 +15,16 @@ import (
 	"github.com/outboxlab/outboxlab/sim"
 )
 
-// chooserPane is the small dialog behind c, s, m and T: for c and s first
+// Pane is the small dialog behind c, s, m and T: for c and s first
 // which actor, then now or at which checkpoint (or restart a crashed actor,
 // resume a stalled one); for m which actor, then one step, finish, or until
 // a checkpoint; for T how far to move the clock. Every item has a number:
 // its digit chooses it at once, which is how hints write key paths.
-type chooserPane struct {
-	st    *Styles
-	keys  chooserKeys
+type Pane struct {
+	st    *screen.Styles
+	keys  keyMap
 	w, h  int
 	fault string // crash | stall | move | advance | fail
-	naive string // the naive writer's order, for fail
 	// pickPipeline: the actor chosen runs in both pipelines, and the
 	// pipeline is the question on screen.
 	pickPipeline bool
@@ -36,26 +35,32 @@ type chooserPane struct {
 	cur          int
 
 	actorStates map[string]sim.ActorState
-	set         scenes.Settings // which checkpoints a relay reaches (relay: cdc has its own)
+	set         scenes.Settings // which checkpoints a relay reaches (relay: cdc has its own); for fail, the naive writer's order
 }
 
+// choice is one answer of the dialog: what it says, what it means, and a
+// note beside it.
 type choice struct {
 	label string
 	value string
 	note  string
 }
 
-type chooserKeys struct{ Up, Down, Choose, Number, Back key.Binding }
+// keyMap is the dialog's keys: a digit chooses at once, the arrows and
+// enter as in any list.
+type keyMap struct{ Up, Down, Choose, Number, Back key.Binding }
 
-// faultChosenMsg is the commands the dialog built (fail in compare mode,
+// FaultChosenMsg is the commands the dialog built (fail in compare mode,
 // both pipelines: two).
-type faultChosenMsg struct{ steps []scenes.Step }
+type FaultChosenMsg struct{ Steps []scenes.Step }
 
-// closeChooserMsg closes the dialog without doing anything.
-type closeChooserMsg struct{}
+// CloseMsg closes the dialog without doing anything.
+type CloseMsg struct{}
 
-func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes.Settings) chooserPane {
-	c := chooserPane{st: st, fault: fault, set: set, keys: chooserKeys{
+// New is the dialog of fault (crash, stall, move, advance or fail) over
+// the actors on screen, for a simulation on set.
+func New(st *screen.Styles, fault string, actors []sim.ActorView, set scenes.Settings) Pane {
+	c := Pane{st: st, fault: fault, set: set, keys: keyMap{
 		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", st.Words.T("up"))),
 		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", st.Words.T("down"))),
 		Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", st.Words.T("choose"))),
@@ -81,17 +86,17 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes
 	c.actorStates = map[string]sim.ActorState{}
 	c.shared = map[string]bool{}
 	w := st.Words
-	for _, a := range chooserActors(actors) {
-		note := w.Word(a.view.State.String())
-		if a.view.At != "" {
-			note += " " + w.T("at %s", string(a.view.At))
+	for _, a := range Actors(actors) {
+		note := w.Word(a.View.State.String())
+		if a.View.At != "" {
+			note += " " + w.T("at %s", string(a.View.At))
 		}
-		label := a.value
-		if a.shared {
+		label := a.Name
+		if a.Shared {
 			label += " (naive, outbox)"
 		}
-		c.items = append(c.items, choice{label: label, value: a.value, note: note})
-		c.shared[a.value] = a.shared
+		c.items = append(c.items, choice{label: label, value: a.Name, note: note})
+		c.shared[a.Name] = a.Shared
 	}
 	for _, a := range actors {
 		c.actorStates[a.Pipeline+"/"+a.Name] = a.State
@@ -104,8 +109,12 @@ func newChooserPane(st *Styles, fault string, actors []sim.ActorView, set scenes
 	return c
 }
 
-func (c *chooserPane) SetSize(w, h int) { c.w, c.h = w, h }
-func (c chooserPane) ShortHelp() []key.Binding {
+// SetSize is the body's room: the dialog is drawn centred over it, and
+// fits it.
+func (c *Pane) SetSize(w, h int) { c.w, c.h = w, h }
+
+// ShortHelp is the dialog's keys, the digits as many as it has choices.
+func (c Pane) ShortHelp() []key.Binding {
 	n := c.keys.Number
 	n.SetHelp(digitsFor(len(c.items)), n.Help().Desc)
 	return []key.Binding{n, c.keys.Up, c.keys.Down, c.keys.Choose, c.keys.Back}
@@ -123,39 +132,40 @@ func digitsFor(n int) string {
 	return "1-9, 0"
 }
 
-// actorChoice is one actor a chooser lists, by name, with its state; shared
+// Actor is one actor a chooser lists, by name, with its state; Shared
 // says both pipelines run one of that name (compare mode), so the chooser
 // then asks which pipeline's.
-type actorChoice struct {
-	value  string
-	view   sim.ActorView
-	shared bool
+type Actor struct {
+	Name   string
+	View   sim.ActorView
+	Shared bool
 }
 
-// chooserActors are the actors a chooser lists, in its numbered order: the
-// pipeline view's order, the broker left out, each name once.
-func chooserActors(actors []sim.ActorView) []actorChoice {
-	var out []actorChoice
+// Actors are the actors a chooser lists, in its numbered order: the
+// pipeline view's order, the broker left out, each name once. A key path
+// (a lesson's hint) numbers them the same way.
+func Actors(actors []sim.ActorView) []Actor {
+	var out []Actor
 	at := map[string]int{}
 	for _, a := range actors {
 		if a.Name == "broker" {
 			continue
 		}
 		if i, ok := at[a.Name]; ok {
-			out[i].shared = true
+			out[i].Shared = true
 			continue
 		}
 		at[a.Name] = len(out)
-		out = append(out, actorChoice{value: a.Name, view: a})
+		out = append(out, Actor{Name: a.Name, View: a})
 	}
 	return out
 }
 
-// pipelineChoices are the answers to "which pipeline's?" for a shared
+// PipelineChoices are the answers to "which pipeline's?" for a shared
 // actor, in their numbered order: both, naive, outbox.
-var pipelineChoices = []string{"", "naive/", "outbox/"}
+func PipelineChoices() []string { return []string{"", "naive/", "outbox/"} }
 
-func (c chooserPane) pipelineItems() []choice {
+func (c Pane) pipelineItems() []choice {
 	w := c.st.Words
 	return []choice{
 		{label: w.T("both"), value: "", note: w.T("the naive pipeline's and the outbox pipeline's")},
@@ -164,9 +174,13 @@ func (c chooserPane) pipelineItems() []choice {
 	}
 }
 
-func (c chooserPane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+// FullHelp is the dialog's keys.
+func (c Pane) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
 
-func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
+// Update moves, chooses (a digit, or enter) and goes on to the next
+// question, until the commands are built (FaultChosenMsg); esc cancels
+// (CloseMsg).
+func (c Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return c, nil
@@ -177,7 +191,7 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 	case key.Matches(k, c.keys.Down):
 		c.cur = (c.cur + 1) % max(1, len(c.items))
 	case key.Matches(k, c.keys.Back):
-		return c, func() tea.Msg { return closeChooserMsg{} }
+		return c, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(k, c.keys.Number):
 		i := int(k.String()[0] - '1')
 		if k.String() == "0" {
@@ -192,7 +206,7 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 		return c.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	case key.Matches(k, c.keys.Choose):
 		if len(c.items) == 0 {
-			return c, func() tea.Msg { return closeChooserMsg{} }
+			return c, func() tea.Msg { return CloseMsg{} }
 		}
 		it := c.items[c.cur]
 		if c.actor == "" {
@@ -211,23 +225,24 @@ func (c chooserPane) Update(msg tea.Msg) (chooserPane, tea.Cmd) {
 			return c, nil
 		}
 		steps := c.steps(it.value)
-		return c, func() tea.Msg { return faultChosenMsg{steps} }
+		return c, func() tea.Msg { return FaultChosenMsg{steps} }
 	}
 	return c, nil
 }
 
-// advanceBy are the clock moves T offers: short ones for a retry's backoff,
-// one past the default lease and ack timeout, long ones for retention.
-var advanceBy = []string{"1s", "3s", "10s", "31s", "2m", "5m"}
+// AdvanceBy are the clock moves T offers, in their numbered order: short
+// ones for a retry's backoff, one past the default lease and ack timeout,
+// long ones for retention.
+func AdvanceBy() []string { return []string{"1s", "3s", "10s", "31s", "2m", "5m"} }
 
 // whatItems are the second question's answers for the chosen actor.
-func (c chooserPane) whatItems() []choice {
+func (c Pane) whatItems() []choice {
 	state := c.actorStates[c.actor]
 	w := c.st.Words
 	switch c.fault {
 	case "advance":
 		var out []choice
-		for _, d := range advanceBy {
+		for _, d := range AdvanceBy() {
 			out = append(out, choice{label: d, value: d, note: w.T("the virtual clock moves %s forward", d)})
 		}
 		return out
@@ -236,7 +251,7 @@ func (c chooserPane) whatItems() []choice {
 			{label: w.T("one step"), value: "step", note: w.T("to its next checkpoint")},
 			{label: w.T("finish"), value: "finish", note: w.T("until it has nothing left to do")},
 		}
-		for _, cp := range checkpointsFor(c.set, c.actor) {
+		for _, cp := range Checkpoints(c.set, c.actor) {
 			out = append(out, choice{label: w.T("until %s", cp), value: cp, note: w.T("step it until it reaches %s", cp)})
 		}
 		return out
@@ -255,7 +270,7 @@ func (c chooserPane) whatItems() []choice {
 	if c.fault == "crash" {
 		out = append(out, choice{label: w.T("now"), value: "now", note: w.T("kill it where it is")})
 	}
-	for _, cp := range checkpointsFor(c.set, c.actor) {
+	for _, cp := range Checkpoints(c.set, c.actor) {
 		out = append(out, choice{label: w.T("at %s", cp), value: cp, note: w.T("when it next reaches %s", cp)})
 	}
 	return out
@@ -263,7 +278,7 @@ func (c chooserPane) whatItems() []choice {
 
 // actorName is the chosen actor without its pipeline ("outbox/accounting"
 // is accounting).
-func (c chooserPane) actorName() string {
+func (c Pane) actorName() string {
 	_, name, _ := strings.Cut(c.actor, "/")
 	if name == "" {
 		return c.actor
@@ -271,21 +286,21 @@ func (c chooserPane) actorName() string {
 	return name
 }
 
-func (c chooserPane) steps(what string) []scenes.Step {
+func (c Pane) steps(what string) []scenes.Step {
 	if c.fault == "fail" {
-		set := scenes.Settings{Mode: "compare", Naive: c.naive}
+		set := scenes.Settings{Mode: "compare", Naive: c.set.Naive}
 		switch what {
 		case "naive":
-			return []scenes.Step{failCommitStep("naive", set)}
+			return []scenes.Step{FailCommit("naive", set)}
 		case "api":
-			return []scenes.Step{failCommitStep("outbox", set)}
+			return []scenes.Step{FailCommit("outbox", set)}
 		}
-		return []scenes.Step{failCommitStep("naive", set), failCommitStep("outbox", set)}
+		return []scenes.Step{FailCommit("naive", set), FailCommit("outbox", set)}
 	}
 	return []scenes.Step{c.step(what)}
 }
 
-func (c chooserPane) step(what string) scenes.Step {
+func (c Pane) step(what string) scenes.Step {
 	switch c.fault {
 	case "advance":
 		d, _ := time.ParseDuration(what) // the dialog's own choices
@@ -310,8 +325,9 @@ func (c chooserPane) step(what string) scenes.Step {
 	return scenes.Arm(fault.Fault(c.fault), c.actor, engine.Checkpoint(what))
 }
 
-// checkpointsFor lists the checkpoints an actor can reach under set.
-func checkpointsFor(set scenes.Settings, actor string) []string {
+// Checkpoints lists the checkpoints an actor can reach under set, in the
+// dialog's numbered order.
+func Checkpoints(set scenes.Settings, actor string) []string {
 	var out []string
 	for _, cp := range set.CheckpointsFor(actor) {
 		out = append(out, string(cp))
@@ -319,7 +335,9 @@ func checkpointsFor(set scenes.Settings, actor string) []string {
 	return out
 }
 
-func (c chooserPane) View() string {
+// View draws the dialog's box: the question, the numbered choices with
+// their notes where they fit, and the keys.
+func (c Pane) View() string {
 	ds := c.st.Dialog
 	w := c.st.Words
 	verb := w.Word(c.fault)
@@ -410,4 +428,18 @@ func (c chooserPane) View() string {
 		}
 	}
 	return ds.Box.Render(strings.Join(lines, "\n"))
+}
+
+// FailCommit arms a failed COMMIT on the writer of pipeline kind, at the
+// checkpoint that comes just before its COMMIT: what f does, asked here
+// which writer in compare mode.
+func FailCommit(kind string, set scenes.Settings) scenes.Step {
+	if kind == "naive" {
+		at := engine.NaiveInserted
+		if set.Naive == "publish-then-commit" {
+			at = engine.NaivePublished
+		}
+		return scenes.Arm(fault.FailCommit, "naive", at)
+	}
+	return scenes.Arm(fault.FailCommit, "api", engine.APIInserted)
 }
