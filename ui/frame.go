@@ -56,11 +56,11 @@ func (m Model) helpView() string {
 	}
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
 	keysOnly := v
-	if m.help.ShowAll && len(m.lesson.psql) > 0 {
+	if m.help.ShowAll && len(m.lesson.PSQL()) > 0 {
 		// The full help also says how to look at the same tables with psql,
 		// and how to reach the HTTP API.
 		lead := m.st.Words.T("from another terminal: ")
-		lines := m.lesson.psql
+		lines := m.lesson.PSQL()
 		if m.http != nil {
 			lines = append(slices.Clip(lines), m.http.Curl()...)
 		}
@@ -196,7 +196,7 @@ func (m *Model) resize() tea.Cmd {
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
 	before := m.tables.Visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
-	m.tables.SetNamed(m.lesson.named())
+	m.tables.SetNamed(m.lesson.Named())
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))

@@ -362,13 +362,13 @@ func namedPaneMissing(mm Model, frame string) []finding {
 	if mm.overlays.top() != 0 || mm.compareView || mm.help.ShowAll {
 		return nil
 	}
-	p := mm.lesson.namedPane()
+	p := mm.lesson.NamedPane()
 	if p == lessons.PaneNone {
 		return nil
 	}
 	title := regexp.MustCompile(`(?m)(^|│)(  |▸ )` + regexp.QuoteMeta(mm.st.Words.Word(paneTitles[p])) + `\b`)
 	if !title.MatchString(frame) {
-		return []finding{{scanPane, fmt.Sprintf("step %d names %s: not on screen", mm.lesson.step+1, p)}}
+		return []finding{{scanPane, fmt.Sprintf("step %d names %s: not on screen", mm.lesson.Step()+1, p)}}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/lesson"
 	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 )
 
@@ -240,4 +241,12 @@ func sayStep(w *catalog.Printer, st scenes.Step) string {
 		return w.T("requeue dead")
 	}
 	return st.String()
+}
+
+// newLessonPane is the lesson pane of scene sc, its hints' keys written by
+// keyHint in the screen's language.
+func newLessonPane(st *Styles, sc *scenes.Scene) lesson.Pane {
+	return lesson.New(st, sc, func(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string {
+		return keyHint(st.Words, solution, actors, set)
+	})
 }

@@ -191,7 +191,7 @@ func (m *Model) buildSim() tea.Cmd {
 	m.timeline = timeline.New(m.st)
 	m.guarantees = guarantees.New(m.st)
 	m.metrics = metrics.New(m.st)
-	m.lesson.psql = m.psqlCommands()
+	m.lesson.SetPSQL(m.psqlCommands())
 	m.tables.Reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.SetCompare(m.settings.Mode == "compare")
 	if m.settings.Mode != "compare" {
@@ -215,7 +215,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		st := DefaultStyles(m.hasDark)
 		st.Words = m.st.Words
 		*m.st = st
-		m.lesson.render()
+		m.lesson.Render()
 		m.help.Styles = st.Help
 		m.boot.spin.Style = st.Spinner
 		return m, nil
@@ -242,7 +242,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.srv, m.phase = msg.srv, phaseRunning
-		m.lesson.facts = msg.srv.Facts()
+		m.lesson.SetFacts(msg.srv.Facts())
 		if ns := msg.srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
 			// The owner's simulator uses tui_*: databases of this one's own,
 			// so neither resets the other's.

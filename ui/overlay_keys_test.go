@@ -22,15 +22,15 @@ func TestNoKeyPassesUnderTheHelp(t *testing.T) {
 	m.sim = &sim.Sim{}
 	m.learnCourse(course)
 	m.openLesson(course[0])
-	m.lesson.setOutcomes(nil, true) // the step passed: enter would go on
+	m.lesson.SetOutcomes(nil, true) // the step passed: enter would go on
 	m.updateKeys()
 	m = send(t, m, panetest.KeyPress("?"))
 	if !m.help.ShowAll {
 		t.Fatal("? did not open the help")
 	}
 	m = send(t, m, panetest.KeyPress("enter"))
-	if m.lesson.step != 0 || m.lesson.place != placePassed || !m.help.ShowAll {
-		t.Fatalf("enter under the help: step %d, place %d, help open %v", m.lesson.step+1, m.lesson.place, m.help.ShowAll)
+	if m.lesson.Step() != 0 || m.lesson.Place() != lessons.PlacePassed || !m.help.ShowAll {
+		t.Fatalf("enter under the help: step %d, place %s, help open %v", m.lesson.Step()+1, m.lesson.Place(), m.help.ShowAll)
 	}
 	m = send(t, m, panetest.KeyPress("esc"))
 	if m.help.ShowAll {

@@ -67,18 +67,18 @@ func (p *playPage) ready(c pageCtx) tea.Cmd {
 // enough to read what the lesson pane says of it.
 func (p *playPage) stepCaption(c pageCtx) {
 	l := &c.panes.lesson
-	if l.place != placeStep {
+	if l.Place() != lessons.PlaceStep {
 		return
 	}
-	if l.onIntro() {
+	if l.OnIntro() {
 		// The introduction's page first, as long as it takes to read.
-		p.play.caption = l.lesson.Title
-		p.play.delay = p.readTime(c, l.lesson.Title+" "+l.lesson.Intro)
+		p.play.caption = l.Lesson().Title
+		p.play.delay = p.readTime(c, l.Lesson().Title+" "+l.Lesson().Intro)
 		return
 	}
-	st := l.current()
-	lb := l.lang()
-	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, screen.OneLine(st.Task))
+	st := l.Current()
+	lb := l.Labels()
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.Step()+1, len(l.Lesson().Steps), st.Title, screen.OneLine(st.Task))
 	p.play.delay = p.readTime(c, st.Read+" "+st.Task)
 }
 
@@ -228,69 +228,69 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		return p.end(c)
 	}
 	l := &c.panes.lesson
-	switch l.place {
-	case placeStep:
-		if l.onIntro() {
+	switch l.Place() {
+	case lessons.PlaceStep:
+		if l.OnIntro() {
 			// The introduction read, the page turns to step 1.
-			l.closeIntro()
+			l.CloseIntro()
 			p.stepCaption(c)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		if pos.Script < len(l.current().Solution) || pos.Run != "" {
+		if pos.Script < len(l.Current().Solution) || pos.Run != "" {
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
 		chaosOpen, chaosRunning := run.chaos()
-		if l.current().Chaos > 0 && !chaosOpen {
+		if l.Current().Chaos > 0 && !chaosOpen {
 			// The step's solution is the run: its table passes the checks.
-			p.play.caption = "→ " + c.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
+			p.play.caption = "→ " + c.st.Words.T("%d schedules in %s mode", l.Current().Chaos, l.Current().Settings.Mode)
 			return run.startChaos()
 		}
 		if chaosOpen && chaosRunning {
 			return nil // its table checks the step, which schedules the next move
 		}
-		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
+		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.Lesson().Name, l.Step()+1, l.Current().Title)
 		if err := run.err(); err != nil {
 			p.play.err = errors.Join(p.play.err, err)
 		}
 		p.play.caption = "✗ " + p.play.err.Error()
 		return p.end(c)
-	case placePassed:
-		if pos.Script < len(l.current().Solution) || pos.Run != "" {
+	case lessons.PlacePassed:
+		if pos.Script < len(l.Current().Solution) || pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
 		if !p.play.whyShown {
-			lb := l.lang()
+			lb := l.Labels()
 			p.play.whyShown = true
-			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, screen.OneLine(l.current().Why))
+			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, screen.OneLine(l.Current().Why))
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
 		p.play.whyShown = false
 		cmd := p.lesson.next(c)
-		switch l.place {
-		case placeQuiz:
+		switch l.Place() {
+		case lessons.PlaceQuiz:
 			p.play.delay = p.readTime(c, p.questionText(c))
 			return tea.Batch(cmd, p.schedule())
-		case placeStep:
+		case lessons.PlaceStep:
 			p.stepCaption(c) // a step on the same simulator; a fresh one's is captioned when built
 		}
 		return cmd // the step's checks (or its fresh simulator) schedule the next move
-	case placeQuiz:
-		if !l.answered {
-			l.choose(l.lesson.Quiz[l.question].Answer())
-			l.answer()
-			ch := l.lesson.Quiz[l.question].Choices[l.choice]
+	case lessons.PlaceQuiz:
+		if !l.Answered() {
+			l.Choose(l.Lesson().Quiz[l.Question()].Answer())
+			l.Answer()
+			ch := l.Lesson().Quiz[l.Question()].Choices[l.Choice()]
 			p.play.caption = "✓ " + screen.OneLine(ch.Text) + " " + screen.OneLine(ch.Because)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		if l.nextQuestion() {
+		if l.NextQuestion() {
 			p.play.caption = p.questionText(c)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		p.play.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
+		p.play.caption = "✓ " + l.DoneLine()
 		return tea.Batch(run.resize(), p.end(c))
 	}
 	return p.end(c)
@@ -299,7 +299,7 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 // questionText is the question on screen with its choices, for a caption.
 func (p *playPage) questionText(c pageCtx) string {
 	l := c.panes.lesson
-	q := l.lesson.Quiz[l.question]
+	q := l.Lesson().Quiz[l.Question()]
 	parts := []string{screen.OneLine(q.Text)}
 	for i, ch := range q.Choices {
 		parts = append(parts, fmt.Sprintf("%d. %s", i+1, screen.OneLine(ch.Text)))
@@ -372,8 +372,8 @@ func (p *playPage) script(c pageCtx) []scenes.Step {
 	if p.lesson == nil {
 		return c.run.scene().Steps
 	}
-	if l := c.panes.lesson; l.place <= placePassed {
-		return l.current().Solution
+	if l := c.panes.lesson; l.OnStep() {
+		return l.Current().Solution
 	}
 	return nil
 }
@@ -381,7 +381,7 @@ func (p *playPage) script(c pageCtx) []scenes.Step {
 func (p *playPage) status(c pageCtx) (string, string) {
 	label := ""
 	if p.lesson != nil {
-		label = c.panes.lesson.lesson.Name
+		label = c.panes.lesson.Lesson().Name
 	}
 	if p.play.paused {
 		return c.st.Words.T("‖ paused"), label

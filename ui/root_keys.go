@@ -189,7 +189,7 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 func (m *Model) setFocus() {
 	m.tables.SetFocused(m.focus == focusTables)
 	m.timeline.SetFocused(m.focus == focusTimeline)
-	m.lesson.focused = m.focus == focusLesson
+	m.lesson.SetFocused(m.focus == focusLesson)
 }
 
 // updateKeys enables the keys that apply now, so help shows only those.

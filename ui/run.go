@@ -162,7 +162,7 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 		m.learnCourse(course)
 		m.openLesson(l)
 		if opts.Step > 0 {
-			m.lesson.startStep(resumeStep(l, opts.Step))
+			m.lesson.StartStep(resumeStep(l, opts.Step))
 		}
 	}
 	return m, nil

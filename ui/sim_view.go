@@ -6,6 +6,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/lesson"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
@@ -70,5 +71,5 @@ type panes struct {
 	timeline   timeline.Pane
 	guarantees guarantees.Pane
 	metrics    metrics.Pane
-	lesson     lessonPane
+	lesson     lesson.Pane
 }

@@ -17,9 +17,9 @@ type simulatorPage struct {
 }
 
 func (p *simulatorPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
-	facts := c.panes.lesson.facts
+	facts := c.panes.lesson.Facts()
 	c.panes.lesson = newLessonPane(c.st, c.run.scene())
-	c.panes.lesson.facts = facts
+	c.panes.lesson.SetFacts(facts)
 	return p.settings(c), c.run.scene().Steps
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
@@ -66,35 +67,6 @@ func with(a []sim.ActorView, name string, st sim.ActorState) []sim.ActorView {
 		}
 	}
 	return out
-}
-
-// A step that continues the step before on the same simulator says which
-// actor it begins crashed or stalled, and the key that moves it, in the
-// lesson's language.
-func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
-	for lang, want := range map[string][]string{
-		"en": {"relay-1 is still crashed", "c restarts it", "accounting is still stalled", "s resumes it"},
-		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue congelado", "s lo reanuda"},
-	} {
-		p := lessonInProgress(t, lang, 80, 40)
-		actors := with(panetest.Actors(), "relay-1", sim.Crashed)
-		for i := range actors {
-			if actors[i].Name == "accounting" {
-				actors[i].State = sim.Stalled
-			}
-		}
-		p.carryOver(actors)
-		view := panetest.Plain(p.View())
-		for _, w := range want {
-			if !strings.Contains(screen.OneLine(view), w) {
-				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
-			}
-		}
-		p.startStep(1)
-		if strings.Contains(panetest.Plain(p.View()), want[0]) {
-			t.Errorf("%s: the note outlived its step", lang)
-		}
-	}
 }
 
 // v outside compare mode switches to it (the scene starts again with the
@@ -165,41 +137,31 @@ func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 // simulation.
 func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en"})
-	d.m.lesson.place, d.m.lesson.checked = placePassed, true
+	d.m.lesson.SetOutcomes(nil, true) // the step passed
 	d.exec(d.m.buildSim())
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
-	if d.m.lesson.place != placeStep {
-		t.Fatalf("after a rebuild the lesson is at place %d, want the step itself", d.m.lesson.place)
+	if d.m.lesson.Place() != lessons.PlaceStep {
+		t.Fatalf("after a rebuild the lesson is at place %s, want the step itself", d.m.lesson.Place())
 	}
-	if len(d.m.lesson.psql) == 0 {
+	if len(d.m.lesson.PSQL()) == 0 {
 		t.Error("no psql command for the databases on screen")
 	}
 }
 
 // h pressed while a fresh step's simulation is still being built (no actors
-// on screen yet) shows the keys once the actors arrive; a carried note goes
-// once its actor is restarted.
+// on screen yet) shows the keys once the actors arrive. (That a carried
+// note goes once its actor is restarted is the lesson pane's own test.)
 func TestHintKeysFollowTheActors(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "race", Lang: "en"})
 	actors := d.m.actors
 	d.m.setActors(nil)
 	d.press("h")
-	if strings.Contains(d.m.lesson.keyHint, "`m\u00a0") {
-		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.keyHint)
+	if strings.Contains(d.m.lesson.KeyHint(), "`m\u00a0") {
+		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.KeyHint())
 	}
 	d.m.setActors(actors)
-	if !strings.Contains(d.m.lesson.keyHint, "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
-		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.keyHint)
-	}
-
-	p := lessonInProgress(t, "en", 80, 40)
-	p.carryOver(with(panetest.Actors(), "relay-1", sim.Crashed))
-	if !strings.Contains(screen.OneLine(panetest.Plain(p.View())), "relay-1 is still crashed") {
-		t.Fatal("no carried note")
-	}
-	p.refreshCarried(idle(panetest.Actors()))
-	if strings.Contains(screen.OneLine(panetest.Plain(p.View())), "still crashed") {
-		t.Fatal("the note stayed after the restart")
+	if !strings.Contains(d.m.lesson.KeyHint(), "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
+		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.KeyHint())
 	}
 }
 
@@ -280,7 +242,7 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("h")
-	if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
+	if h := strings.Join(d.m.lesson.Content(), "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
 		t.Errorf("%s: the hint does not show r:\n%s", lang, panetest.Plain(h))
 	}
 	// The fastest autoplay (16 steps a second), as the lessons by keys
@@ -288,7 +250,7 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 	d.settle()
-	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.DeadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
@@ -301,7 +263,7 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("r")
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
 	d.settle()
-	if d.m.lesson.dead != nil {
+	if d.m.lesson.Dead() != nil {
 		t.Errorf("%s: after r the step is still said unpassable", lang)
 	}
 }

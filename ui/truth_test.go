@@ -34,10 +34,10 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	}
 	d.m.picker.Select(0) // the cursor on the course's first lesson
 	d.press("enter")
-	d.waitFor("the lesson", func(m Model) bool { return m.lesson.lesson != nil && m.sim != nil && !m.busy })
+	d.waitFor("the lesson", func(m Model) bool { return m.lesson.Lesson() != nil && m.sim != nil && !m.busy })
 	d.settle()
-	if d.m.lesson.lesson.Name != first || d.m.lessonPage() == nil {
-		t.Errorf("choosing %s opened %v", first, d.m.lesson.lesson)
+	if d.m.lesson.Lesson().Name != first || d.m.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first, d.m.lesson.Lesson())
 	}
 	// Opened from /, the lesson shows its number, and esc goes back.
 	if want := "Lesson " + pos + " " + first; !strings.Contains(d.screen(), want) {

@@ -1,4 +1,4 @@
-package ui
+package lesson
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // Every step's hint, a quote with a bar, fits the lesson pane at every
@@ -16,8 +17,8 @@ import (
 // cdc at 130 columns).
 func TestEveryHintFitsThePane(t *testing.T) {
 	t.Parallel()
-	st := DefaultStyles(false)
-	l := lessonPane{st: &st}
+	st := screen.Default(false)
+	l := Pane{st: &st}
 	for _, lang := range lessons.Langs {
 		course, err := lessons.Load(lang)
 		if err != nil {

@@ -1,4 +1,4 @@
-package ui
+package lesson
 
 import glamouransi "charm.land/glamour/v2/ansi"
 
@@ -7,7 +7,7 @@ import glamouransi "charm.land/glamour/v2/ansi"
 // again whenever its width changes, and the lesson's quotes and footer
 // render their own): a profile of ui's tests, which play every lesson by
 // keys, put a sixth of the test process's CPU there, most of it the same
-// text at the same width. Each pane keeps a memo of them (lessonPane.rendered),
+// text at the same width. Each pane keeps a memo of them (Pane.rendered),
 // shared by its copies (Bubble Tea passes models by value).
 type markdownKey struct {
 	style *glamouransi.StyleConfig

@@ -1,4 +1,4 @@
-package ui
+package lesson
 
 import (
 	"fmt"
@@ -6,17 +6,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/screen"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -33,9 +32,9 @@ const (
 	placeDone                      // the lesson is done
 )
 
-// labels are the few words the lesson pane writes itself, in the lesson's
+// Labels are the few words the lesson pane writes itself, in the lesson's
 // language (the keys' help stays English, like the rest of the TUI).
-type labels struct {
+type Labels struct {
 	Step, Task, Hint, Keys, Why, Quiz, Question, Passed, Done, Right, Next, Last, Checking, Intro string
 	// Crashed and Stalled say an actor begins the step as the step before
 	// left it (%s: its name), and the key that moves it.
@@ -45,7 +44,7 @@ type labels struct {
 	Restart, RestartFrom string
 }
 
-var paneLabels = map[string]labels{
+var paneLabels = map[string]Labels{
 	"en": {
 		Intro: "introduction",
 		Step:  "Step", Task: "Task", Hint: "Hint", Keys: "Keys", Why: "Why", Quiz: "Check your understanding",
@@ -68,22 +67,22 @@ var paneLabels = map[string]labels{
 	},
 }
 
-// carryOver notes the actors a step that continues the previous one's
+// CarryOver notes the actors a step that continues the previous one's
 // simulator begins with crashed or stalled.
-func (l *lessonPane) carryOver(actors []sim.ActorView) {
+func (l *Pane) CarryOver(actors []sim.ActorView) {
 	l.carriedFrom = nil
 	for _, a := range actors {
 		if (a.State == sim.Crashed || a.State == sim.Stalled) && !slices.Contains(l.carriedFrom, a.Name) {
 			l.carriedFrom = append(l.carriedFrom, a.Name)
 		}
 	}
-	l.refreshCarried(actors)
+	l.RefreshCarried(actors)
 }
 
-// refreshCarried says which of the actors the step began with crashed or
+// RefreshCarried says which of the actors the step began with crashed or
 // stalled still are: once restarted or resumed, the note goes.
-func (l *lessonPane) refreshCarried(actors []sim.ActorView) {
-	lb := l.lang()
+func (l *Pane) RefreshCarried(actors []sim.ActorView) {
+	lb := l.Labels()
 	var notes []string
 	for _, name := range l.carriedFrom {
 		for _, a := range actors {
@@ -100,25 +99,27 @@ func (l *lessonPane) refreshCarried(actors []sim.ActorView) {
 	}
 	if !slices.Equal(notes, l.carried) {
 		l.carried = notes
-		l.render()
+		l.Render()
 	}
 }
 
-func labelsFor(lang string) labels {
+// LabelsFor are the pane's words in lang (English for a language it does
+// not speak).
+func LabelsFor(lang string) Labels {
 	if l, ok := paneLabels[lang]; ok {
 		return l
 	}
 	return paneLabels["en"]
 }
 
-// lessonKeys are the lesson pane's own keys: they scroll its text, or move
+// keyMap are the lesson pane's own keys: they scroll its text, or move
 // between a question's choices.
-type lessonKeys struct {
+type keyMap struct {
 	Up, Down, PageUp, PageDown key.Binding
 }
 
-func defaultLessonKeys(w *catalog.Printer) lessonKeys {
-	return lessonKeys{
+func defaultKeyMap(w *catalog.Printer) keyMap {
+	return keyMap{
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
@@ -126,16 +127,17 @@ func defaultLessonKeys(w *catalog.Printer) lessonKeys {
 	}
 }
 
-// lessonPane shows the guided lesson: its introduction, the current step
+// Pane shows the guided lesson: its introduction, the current step
 // (what to read, the task, the live status of each check, the hint on
 // request, the why once it passes), then the quiz. Without a lesson it
-// shows what the scene teaches. The root owns the lesson's progress; this
-// pane only draws it and scrolls.
-type lessonPane struct {
-	st      *Styles
+// shows what the scene teaches. The lesson page (package ui's) decides
+// when the learner moves on and keeps the course's progress; this pane
+// keeps where in the lesson they are, draws it and scrolls.
+type Pane struct {
+	st      *screen.Styles
 	w, h    int
 	focused bool
-	keys    lessonKeys
+	keys    keyMap
 
 	scene *scenes.Scene // scene mode
 	facts []pg.Fact
@@ -164,9 +166,10 @@ type lessonPane struct {
 	// psql are the commands that open the databases on screen, for a look
 	// from another terminal.
 	psql []string
-	// keyHint is the step's solution as key presses (keyPath), shown with
+	// keyHint is the step's solution as key presses (hint), shown with
 	// the hint.
 	keyHint string
+	hint    KeyHint
 	// carried says which actors begin this step crashed or stalled, as the
 	// step before left them: otherwise the task reads as if all ran.
 	carried     []string
@@ -180,29 +183,128 @@ type lessonPane struct {
 	rendered *memo[markdownKey] // Markdown already rendered, by text, width and style
 }
 
-func newLessonPane(st *Styles, sc *scenes.Scene) lessonPane {
-	return lessonPane{st: st, scene: sc, keys: defaultLessonKeys(st.Words), rendered: newMemo[markdownKey](markdownMemoSize)}
+// KeyHint writes a step's solution as the keys that do it, the actors on
+// screen numbered as the screen's dialogs number them: the keys are the
+// root's, so the root gives the pane the table that says them.
+type KeyHint func(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string
+
+// New is the pane of scene sc, no lesson open: it shows what the scene
+// teaches. hint writes a step's keys line.
+func New(st *screen.Styles, sc *scenes.Scene, hint KeyHint) Pane {
+	return Pane{st: st, scene: sc, hint: hint, keys: defaultKeyMap(st.Words), rendered: newMemo[markdownKey](markdownMemoSize)}
+}
+
+// Lesson is the lesson open, nil in scene mode.
+func (l Pane) Lesson() *lessons.Lesson { return l.lesson }
+
+// Next is the course's lesson after the open one (nil after the last).
+func (l Pane) Next() *lessons.Lesson { return l.next }
+
+// Step is the index of the step on screen (the last one's past the steps).
+func (l Pane) Step() int { return l.step }
+
+// Place is where the learner is in the lesson.
+func (l Pane) Place() lessons.Place {
+	return [...]lessons.Place{placeStep: lessons.PlaceStep, placePassed: lessons.PlacePassed, placeQuiz: lessons.PlaceQuiz, placeDone: lessons.PlaceDone}[l.place]
+}
+
+// OnStep says a step is on screen, its task or its why: not the quiz,
+// not the lesson's end.
+func (l Pane) OnStep() bool { return l.place <= placePassed }
+
+// Checked says the step's checks were evaluated since it began.
+func (l Pane) Checked() bool { return l.checked }
+
+// Outcomes are the latest evaluation of the step's checks.
+func (l Pane) Outcomes() []lessons.Outcome { return l.outcomes }
+
+// Dead is a check of the step that can never hold again (nil: the step
+// may still pass).
+func (l Pane) Dead() *lessons.Check { return l.dead }
+
+// SetDead says which check can never hold again (nil: none); the pane
+// says so at its foot.
+func (l *Pane) SetDead(c *lessons.Check) {
+	l.dead = c
+	l.clamp()
+}
+
+// HintShown says the step's hint is on screen.
+func (l Pane) HintShown() bool { return l.showHint }
+
+// KeyHint is the keys line of the hint on screen.
+func (l Pane) KeyHint() string { return l.keyHint }
+
+// SetKeyHint sets the keys line the hint shows (StepKeyHint's).
+func (l *Pane) SetKeyHint(h string) { l.keyHint = h }
+
+// Question is the quiz's question on screen, from 0.
+func (l Pane) Question() int { return l.question }
+
+// Choice is the choice selected in the question on screen.
+func (l Pane) Choice() int { return l.choice }
+
+// Answered says the question on screen is answered.
+func (l Pane) Answered() bool { return l.answered }
+
+// Right is how many questions were answered right the first time.
+func (l Pane) Right() int { return l.right }
+
+// PSQL are the commands that open the databases on screen, for a look
+// from another terminal.
+func (l Pane) PSQL() []string { return l.psql }
+
+// SetPSQL sets them.
+func (l *Pane) SetPSQL(cmds []string) { l.psql = cmds }
+
+// Facts are what the server running the scene says of itself.
+func (l Pane) Facts() []pg.Fact { return l.facts }
+
+// SetFacts sets them.
+func (l *Pane) SetFacts(f []pg.Fact) { l.facts = f }
+
+// SetFocused draws the pane's title as the focused pane's.
+func (l *Pane) SetFocused(focused bool) { l.focused = focused }
+
+// ScrollKey says msg is one of the keys that scroll the pane's text.
+func (l Pane) ScrollKey(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, l.keys.Up, l.keys.Down, l.keys.PageUp, l.keys.PageDown)
+}
+
+// DoneLine says the lesson is done, in its language: "Lesson done: its
+// title".
+func (l Pane) DoneLine() string { return l.Labels().Done + ": " + l.lesson.Title }
+
+// Offset is the first line of the text in view.
+func (l Pane) Offset() int { return l.offset }
+
+// ScrollTo puts line i of the text at the top, as far as the text goes.
+func (l *Pane) ScrollTo(i int) {
+	l.offset = i
+	l.clamp()
 }
 
 // SetSize sizes the pane and renders its text at the new width.
-func (l *lessonPane) SetSize(w, h int) {
+func (l *Pane) SetSize(w, h int) {
 	changed := w != l.w
 	l.w, l.h = w, h
 	if changed {
-		l.render()
+		l.Render()
 	} else {
 		l.clamp()
 	}
 }
 
-func (l lessonPane) ShortHelp() []key.Binding {
+// ShortHelp is the keys that scroll the lesson (none in scene mode).
+func (l Pane) ShortHelp() []key.Binding {
 	if l.lesson == nil {
 		return nil
 	}
 	return []key.Binding{l.keys.Up, l.keys.Down}
 }
 
-func (l lessonPane) FullHelp() [][]key.Binding {
+// FullHelp is every key that scrolls the lesson.
+func (l Pane) FullHelp() [][]key.Binding {
 	if l.lesson == nil {
 		return nil
 	}
@@ -211,7 +313,7 @@ func (l lessonPane) FullHelp() [][]key.Binding {
 
 // Update scrolls the text (by key or by the mouse wheel), or in the quiz
 // moves between the choices.
-func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
+func (l Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	if w, ok := msg.(tea.MouseWheelMsg); ok && l.lesson != nil {
 		switch w.Button {
 		case tea.MouseWheelUp:
@@ -230,14 +332,14 @@ func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
 		n := len(l.lesson.Quiz[l.question].Choices)
 		switch {
 		case key.Matches(k, l.keys.Up):
-			l.choose((l.choice + n - 1) % n)
+			l.Choose((l.choice + n - 1) % n)
 			return l, nil
 		case key.Matches(k, l.keys.Down):
-			l.choose((l.choice + 1) % n)
+			l.Choose((l.choice + 1) % n)
 			return l, nil
 		}
 	}
-	page := max(1, l.bodyHeight()-1)
+	page := max(1, l.BodyHeight()-1)
 	switch {
 	case key.Matches(k, l.keys.Up):
 		l.offset--
@@ -252,98 +354,98 @@ func (l lessonPane) Update(msg tea.Msg) (lessonPane, tea.Cmd) {
 	return l, nil
 }
 
-// setLesson opens a lesson at its first step.
-func (l *lessonPane) setLesson(ls *lessons.Lesson, position string, next *lessons.Lesson) {
+// SetLesson opens a lesson at its first step.
+func (l *Pane) SetLesson(ls *lessons.Lesson, position string, next *lessons.Lesson) {
 	l.lesson, l.position, l.next = ls, position, next
 	l.right = 0
-	l.startStep(0)
+	l.StartStep(0)
 	if ls.Intro != "" {
 		l.intro = true
-		l.render()
+		l.Render()
 	}
 }
 
-// closeIntro turns the introduction's page: step 1 is on screen.
-func (l *lessonPane) closeIntro() {
+// CloseIntro turns the introduction's page: step 1 is on screen.
+func (l *Pane) CloseIntro() {
 	if l.intro {
 		l.intro = false
 		l.offset, l.follow = 0, false
-		l.render()
+		l.Render()
 	}
 }
 
-// onIntro says the lesson's introduction is the page on screen.
-func (l lessonPane) onIntro() bool {
+// OnIntro says the lesson's introduction is the page on screen.
+func (l Pane) OnIntro() bool {
 	return l.intro && l.lesson != nil && l.place == placeStep && l.step == 0
 }
 
-// startStep shows step i with its checks not yet evaluated.
-func (l *lessonPane) startStep(i int) {
+// StartStep shows step i with its checks not yet evaluated.
+func (l *Pane) StartStep(i int) {
 	l.carried, l.carriedFrom, l.keyHint = nil, nil, ""
 	l.step, l.place = i, placeStep
 	l.intro = l.intro && i == 0 // r on step 1 keeps the page turned
 	l.outcomes, l.checked, l.showHint, l.dead = nil, false, false, nil
 	l.offset, l.follow = 0, false
 	l.shown = lessons.PaneNone
-	l.render()
+	l.Render()
 }
 
-// watch is the data pane shown with the lesson on a narrow screen: the
+// Watch is the data pane shown with the lesson on a narrow screen: the
 // one tab chose, else the one the step names, else the timeline.
-func (l lessonPane) watch() lessons.Pane {
+func (l Pane) Watch() lessons.Pane {
 	if l.shown != lessons.PaneNone {
 		return l.shown
 	}
-	if p := l.namedPane(); p != lessons.PaneNone {
+	if p := l.NamedPane(); p != lessons.PaneNone {
 		return p
 	}
 	return lessons.PaneTimeline
 }
 
-// namedPane is the data pane the step on screen asks the learner to read:
+// NamedPane is the data pane the step on screen asks the learner to read:
 // its watch: line, else the one its text points at (the Guarantees when it
 // names them, the tables when it names their columns); none past the steps
 // or when it names none.
-func (l lessonPane) namedPane() lessons.Pane {
-	st := l.current()
+func (l Pane) NamedPane() lessons.Pane {
+	st := l.Current()
 	switch {
 	case st == nil || l.place > placePassed:
 		return lessons.PaneNone
 	case st.Watch != lessons.PaneNone:
 		return st.Watch
-	case l.namesGuarantees():
+	case l.NamesGuarantees():
 		return lessons.PaneGuarantees
-	case len(l.named()) > 0:
+	case len(l.Named()) > 0:
 		return lessons.PaneTables
 	}
 	return lessons.PaneNone
 }
 
-// nextWatch shows the next data pane (tab), in lessons.Panes' order.
-func (l *lessonPane) nextWatch() {
-	i := slices.Index(lessons.Panes, l.watch())
+// NextWatch shows the next data pane (tab), in lessons.Panes' order.
+func (l *Pane) NextWatch() {
+	i := slices.Index(lessons.Panes, l.Watch())
 	l.shown = lessons.Panes[(i+1)%len(lessons.Panes)]
 }
 
-// setOutcomes records an evaluation of the step's checks; passed moves the
+// SetOutcomes records an evaluation of the step's checks; passed moves the
 // step to its why.
-func (l *lessonPane) setOutcomes(out []lessons.Outcome, passed bool) {
+func (l *Pane) SetOutcomes(out []lessons.Outcome, passed bool) {
 	l.outcomes, l.checked = out, true
 	if passed && l.place == placeStep {
 		l.place = placePassed
 		l.showHint = false
 		l.follow = true
-		l.render()
+		l.Render()
 	}
 }
 
-// toggleHint shows or hides the hint. Shown, the text scrolls to its keys
+// ToggleHint shows or hides the hint. Shown, the text scrolls to its keys
 // line, the first thing the hint adds: the written hint follows under it
 // (scrolling to the end put the keys above the top of a short pane).
-func (l *lessonPane) toggleHint() {
+func (l *Pane) ToggleHint() {
 	l.showHint = !l.showHint
 	l.follow = false
-	l.render()
+	l.Render()
 	if l.showHint {
 		l.offset = l.keysLine()
 		l.clamp()
@@ -352,9 +454,9 @@ func (l *lessonPane) toggleHint() {
 
 // keysLine is where the hint's keys line is in the scrolling text (its
 // end when there is none).
-func (l lessonPane) keysLine() int {
-	lead := l.lang().Keys + "."
-	text := l.content()
+func (l Pane) keysLine() int {
+	lead := l.Labels().Keys + "."
+	text := l.Content()
 	for i, line := range text {
 		if strings.Contains(ansi.Strip(line), lead) {
 			return i
@@ -363,22 +465,24 @@ func (l lessonPane) keysLine() int {
 	return len(text)
 }
 
-func (l *lessonPane) startQuiz() {
+// StartQuiz shows the quiz's first question.
+func (l *Pane) StartQuiz() {
 	l.place, l.question, l.choice, l.answered = placeQuiz, 0, 0, false
 	l.offset, l.follow = 0, false
-	l.render()
+	l.Render()
 }
 
-func (l *lessonPane) choose(i int) {
+// Choose selects choice i of the question on screen (a digit's).
+func (l *Pane) Choose(i int) {
 	if l.answered || i < 0 || i >= len(l.lesson.Quiz[l.question].Choices) {
 		return
 	}
 	l.choice = i
-	l.render()
+	l.Render()
 }
 
-// answer answers the question with the selected choice.
-func (l *lessonPane) answer() {
+// Answer answers the question with the selected choice.
+func (l *Pane) Answer() {
 	if l.answered {
 		return
 	}
@@ -387,51 +491,54 @@ func (l *lessonPane) answer() {
 		l.right++
 	}
 	l.follow = true
-	l.render()
+	l.Render()
 }
 
-// nextQuestion moves on; it reports false after the last question.
-func (l *lessonPane) nextQuestion() bool {
+// NextQuestion moves on; it reports false after the last question.
+func (l *Pane) NextQuestion() bool {
 	if l.question+1 >= len(l.lesson.Quiz) {
 		l.place = placeDone
 		l.offset, l.follow = 0, false
-		l.render()
+		l.Render()
 		return false
 	}
 	l.question, l.choice, l.answered = l.question+1, 0, false
 	l.offset, l.follow = 0, false
-	l.render()
+	l.Render()
 	return true
 }
 
-// setActors follows the actors on screen: the hint's keys number them
+// SetActors follows the actors on screen: the hint's keys number them
 // (drawn while a fresh simulation was still being built, they are drawn
 // again now), and a step carried over reads their states.
-func (l *lessonPane) setActors(actors []sim.ActorView, set scenes.Settings) {
+func (l *Pane) SetActors(actors []sim.ActorView, set scenes.Settings) {
 	if l.lesson == nil {
 		return
 	}
-	if st := l.current(); st != nil && l.showHint {
-		if h := l.stepKeyHint(st, actors, set); h != l.keyHint {
+	if st := l.Current(); st != nil && l.showHint {
+		if h := l.StepKeyHint(st, actors, set); h != l.keyHint {
 			l.keyHint = h
-			l.render()
+			l.Render()
 		}
 	}
-	l.refreshCarried(actors)
+	l.RefreshCarried(actors)
 }
 
-// stepKeyHint is the keys line of a step's hint: its solution's keys, or
+// StepKeyHint is the keys line of a step's hint: its solution's keys, or
 // X for a step whose task is a chaos run.
-func (l lessonPane) stepKeyHint(st *lessons.Step, actors []sim.ActorView, set scenes.Settings) string {
+func (l Pane) StepKeyHint(st *lessons.Step, actors []sim.ActorView, set scenes.Settings) string {
 	if st.Chaos > 0 {
 		return "X " + l.st.Words.T("chaos run")
 	}
-	return keyHint(l.st.Words, st.Solution, actors, set)
+	if l.hint == nil {
+		return ""
+	}
+	return l.hint(st.Solution, actors, set)
 }
 
-// named are the outbox columns the step on screen names (none outside a
+// Named are the outbox columns the step on screen names (none outside a
 // step): the tables pane draws them whole.
-func (l lessonPane) named() []string {
+func (l Pane) Named() []string {
 	if l.place > placePassed {
 		return nil
 	}
@@ -442,10 +549,10 @@ func (l lessonPane) named() []string {
 // pane, in either language.
 var guaranteesNamed = regexp.MustCompile(`\bGuarantees\b|\bGarantías\b`)
 
-// namesGuarantees says the step on screen (the lesson's introduction on
+// NamesGuarantees says the step on screen (the lesson's introduction on
 // its first step) points at the Guarantees pane.
-func (l lessonPane) namesGuarantees() bool {
-	st := l.current()
+func (l Pane) NamesGuarantees() bool {
+	st := l.Current()
 	if st == nil || l.place > placePassed {
 		return false
 	}
@@ -457,8 +564,8 @@ func (l lessonPane) namesGuarantees() bool {
 }
 
 // restartsFrom is the step r goes back to from the step on screen: the
-// latest that starts on a fresh simulator (lessonPage.restartStep).
-func (l lessonPane) restartsFrom() int {
+// latest that starts on a fresh simulator, as the lesson page's r does.
+func (l Pane) restartsFrom() int {
 	i := l.step
 	for i > 0 && !l.lesson.Steps[i].Fresh {
 		i--
@@ -466,38 +573,40 @@ func (l lessonPane) restartsFrom() int {
 	return i
 }
 
-// current is the step on screen.
-func (l lessonPane) current() *lessons.Step {
+// Current is the step on screen.
+func (l Pane) Current() *lessons.Step {
 	if l.lesson == nil || l.step >= len(l.lesson.Steps) {
 		return nil
 	}
 	return &l.lesson.Steps[l.step]
 }
 
-func (l lessonPane) lang() labels {
+// Labels are the pane's words in the open lesson's language (English
+// without one).
+func (l Pane) Labels() Labels {
 	if l.lesson == nil {
-		return labelsFor("en")
+		return LabelsFor("en")
 	}
-	return labelsFor(l.lesson.Lang)
+	return LabelsFor(l.lesson.Lang)
 }
 
 // textWidth is the width the Markdown wraps to: the pane less a one-cell
 // margin on the left.
-func (l lessonPane) textWidth() int { return max(20, l.w-2) }
+func (l Pane) textWidth() int { return max(20, l.w-2) }
 
 // markdown renders Markdown wrapped to the pane, as lines without the
 // blank lines glamour puts around blocks at the very start and end.
-func (l lessonPane) markdown(md string) []string {
+func (l Pane) markdown(md string) []string {
 	return l.markdownAt(md, l.textWidth())
 }
 
 // markdownAt renders Markdown wrapped to width (once per text, width and
 // style: l.rendered).
-func (l lessonPane) markdownAt(md string, width int) []string {
+func (l Pane) markdownAt(md string, width int) []string {
 	return l.rendered.lines(markdownKey{&l.st.Markdown, width, md}, func() []string { return l.renderMarkdown(md, width) })
 }
 
-func (l lessonPane) renderMarkdown(md string, width int) []string {
+func (l Pane) renderMarkdown(md string, width int) []string {
 	md = fitCode(md, width-l.codeOffset())
 	md = keepCodeWhole(md)
 	r, err := glamour.NewTermRenderer(glamour.WithStyles(l.st.Markdown), glamour.WithWordWrap(width))
@@ -557,7 +666,7 @@ func keepCodeWhole(md string) string {
 }
 
 // codeOffset is how far glamour's style moves a code block right.
-func (l lessonPane) codeOffset() int {
+func (l Pane) codeOffset() int {
 	var n uint
 	if cb := l.st.Markdown.CodeBlock; cb.Indent != nil {
 		n += *cb.Indent
@@ -655,7 +764,7 @@ func wrapCode(line string, width, hang int) []string {
 
 // quote draws Markdown text as a quote: wrapped two cells narrower than the
 // pane, each line behind a bar.
-func (l lessonPane) quote(md string) []string {
+func (l Pane) quote(md string) []string {
 	lines := l.markdownAt(md, l.textWidth()-2)
 	for i, line := range lines {
 		lines[i] = "│ " + line
@@ -663,21 +772,21 @@ func (l lessonPane) quote(md string) []string {
 	return lines
 }
 
-// render renders the text for the current state: glamour runs here, on a
+// Render renders the text for the current state: glamour runs here, on a
 // change, never in View.
-func (l *lessonPane) render() {
+func (l *Pane) Render() {
 	if l.lesson == nil || l.w <= 0 {
 		l.body, l.task = nil, nil
 		return
 	}
-	lb := l.lang()
+	lb := l.Labels()
 	var md strings.Builder
 	var before []string // what is drawn above md: the step's text and its hint
 	l.task = nil
 	switch l.place {
 	case placeStep, placePassed:
 		st := l.lesson.Steps[l.step]
-		if l.onIntro() {
+		if l.OnIntro() {
 			fmt.Fprintf(&md, "# %s\n\n%s\n\n", l.lesson.Title, l.lesson.Intro)
 			break
 		}
@@ -743,7 +852,7 @@ func (l *lessonPane) render() {
 
 // choices draws the question's choices: the selected one marked, and once
 // answered, which is right and why each choice is right or wrong.
-func (l lessonPane) choices() []string {
+func (l Pane) choices() []string {
 	st := l.st.Lesson
 	q := l.lesson.Quiz[l.question]
 	w := l.textWidth() - 5
@@ -775,26 +884,26 @@ func (l lessonPane) choices() []string {
 	return out
 }
 
-// footer is what stays in view under the text: the task and the checks'
+// Footer is what stays in view under the text: the task and the checks'
 // live status during a step, a one-line status otherwise.
-func (l lessonPane) footer() []string {
+func (l Pane) Footer() []string {
 	if l.lesson == nil {
 		return nil
 	}
 	st := l.st.Lesson
-	lb := l.lang()
+	lb := l.Labels()
 	switch {
-	case l.onIntro():
+	case l.OnIntro():
 		// What turns the page, and what comes after it.
 		return append([]string{""}, screen.WrapWhole(st.Status.Render("→ "+l.st.Words.T("enter begins step 1")), l.textWidth(), 2)...)
 	case l.place == placePassed:
 		// Every check holds: one line says so, and the why has the room.
-		n := len(l.current().Checks)
+		n := len(l.Current().Checks)
 		return []string{"", st.Status.Render("✓ " + lb.Passed + " · " + l.st.Words.T("%d checks hold", n))}
 	case l.place == placeStep:
 		out := []string{""}
 		out = append(out, l.task...)
-		step := l.current()
+		step := l.Current()
 		for i, c := range step.Checks {
 			mark, look, detail := "· ", st.Pending, lb.Checking
 			if l.checked && i < len(l.outcomes) {
@@ -814,9 +923,9 @@ func (l lessonPane) footer() []string {
 	return nil
 }
 
-// deadLines say the step cannot pass any more (none while it may): they
+// DeadLines say the step cannot pass any more (none while it may): they
 // stay at the pane's foot whether or not the footer scrolls.
-func (l lessonPane) deadLines() []string {
+func (l Pane) DeadLines() []string {
 	if l.lesson == nil || l.place != placeStep || l.dead == nil {
 		return nil
 	}
@@ -831,30 +940,30 @@ func (l lessonPane) deadLines() []string {
 // pinned footer: with less, the footer scrolls with the text instead.
 const minBody = 4
 
-// pinned says the footer stays at the bottom: it leaves the text room.
-func (l lessonPane) pinned() bool { return l.h-1-len(l.footer())-len(l.deadLines()) >= minBody }
+// Pinned says the footer stays at the bottom: it leaves the text room.
+func (l Pane) Pinned() bool { return l.h-1-len(l.Footer())-len(l.DeadLines()) >= minBody }
 
-// content is the scrolling text: the body, and the footer too when it is
+// Content is the scrolling text: the body, and the footer too when it is
 // not pinned (a long task and its checks on a short pane), so every line
 // of both can be scrolled to.
-func (l lessonPane) content() []string {
-	if l.pinned() {
+func (l Pane) Content() []string {
+	if l.Pinned() {
 		return l.body
 	}
-	return append(append(slices.Clip(l.body), ""), l.footer()...)
+	return append(append(slices.Clip(l.body), ""), l.Footer()...)
 }
 
-// bodyHeight is how many lines of the scrolling text fit.
-func (l lessonPane) bodyHeight() int {
-	if !l.pinned() {
-		return max(1, l.h-1-len(l.deadLines()))
+// BodyHeight is how many lines of the scrolling text fit.
+func (l Pane) BodyHeight() int {
+	if !l.Pinned() {
+		return max(1, l.h-1-len(l.DeadLines()))
 	}
-	return max(1, l.h-1-len(l.footer())-len(l.deadLines()))
+	return max(1, l.h-1-len(l.Footer())-len(l.DeadLines()))
 }
 
 // clamp keeps the scroll offset inside the text (at its end when following).
-func (l *lessonPane) clamp() {
-	maxOff := max(0, len(l.content())-l.bodyHeight())
+func (l *Pane) clamp() {
+	maxOff := max(0, len(l.Content())-l.BodyHeight())
 	if l.follow {
 		l.offset = maxOff
 		l.follow = false
@@ -862,14 +971,16 @@ func (l *lessonPane) clamp() {
 	l.offset = min(max(0, l.offset), maxOff)
 }
 
-func (l lessonPane) View() string {
+// View draws the lesson's title line, the text in view, then the footer
+// (the checks) and what says the step cannot pass.
+func (l Pane) View() string {
 	if l.lesson == nil {
 		return l.sceneView()
 	}
-	lb := l.lang()
+	lb := l.Labels()
 	detail := fmt.Sprintf("%s %s", l.position, l.lesson.Name)
 	switch {
-	case l.onIntro():
+	case l.OnIntro():
 		detail += " · " + lb.Intro
 	case l.place <= placePassed:
 		detail += fmt.Sprintf(" · %s %d/%d", strings.ToLower(lb.Step), l.step+1, len(l.lesson.Steps))
@@ -878,8 +989,8 @@ func (l lessonPane) View() string {
 	case l.place == placeDone:
 		detail += " · ✓"
 	}
-	text := l.content()
-	bh := l.bodyHeight()
+	text := l.Content()
+	bh := l.BodyHeight()
 	off := min(max(0, l.offset), max(0, len(text)-bh))
 	end := min(len(text), off+bh)
 	if off > 0 || end < len(text) {
@@ -893,12 +1004,12 @@ func (l lessonPane) View() string {
 	}
 	// The footer follows the text, or stays at the bottom when the text
 	// scrolls (when it leaves the text room: else it scrolls with it).
-	if l.pinned() {
-		for _, f := range l.footer() {
+	if l.Pinned() {
+		for _, f := range l.Footer() {
 			lines = append(lines, " "+f)
 		}
 	}
-	for _, f := range l.deadLines() {
+	for _, f := range l.DeadLines() {
 		lines = append(lines, " "+f)
 	}
 	return screen.Block(strings.Join(lines, "\n"), l.w, l.h)
@@ -906,7 +1017,7 @@ func (l lessonPane) View() string {
 
 // sceneView is the pane without a lesson: what the scene teaches, and which
 // server runs it.
-func (l lessonPane) sceneView() string {
+func (l Pane) sceneView() string {
 	lines := []string{screen.PaneTitle(l.st, false, l.st.Words.T("Scene"), l.st.Words.T("what it teaches"), l.w)}
 	if l.scene != nil {
 		lang := l.st.Words.Lang()
