@@ -9,6 +9,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/boot"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -42,18 +43,7 @@ func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, 
 			res.srv, res.ownsSrv = srv, true
 			res.mu.Unlock()
 		}
-		return bootDoneMsg{srv: srv, err: err}
-	}
-}
-
-// waitProgressCmd returns the next boot step; re-armed after each.
-func waitProgressCmd(progress <-chan pg.Progress) tea.Cmd {
-	return func() tea.Msg {
-		p, ok := <-progress
-		if !ok {
-			return nil
-		}
-		return bootProgressMsg{p}
+		return boot.DoneMsg{Srv: srv, Err: err}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/ui/boot"
 	"github.com/outboxlab/outboxlab/ui/guarantees"
 	"github.com/outboxlab/outboxlab/ui/metrics"
 	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
@@ -62,14 +63,13 @@ type Model struct {
 	help    help.Model
 	w, h    int
 
-	opts      Options
-	all       []*scenes.Scene
-	scene     *scenes.Scene
-	res       *resources
-	phase     phase
-	srv       *pg.Server
-	boot      bootPane
-	bootSteps chan pg.Progress
+	opts  Options
+	all   []*scenes.Scene
+	scene *scenes.Scene
+	res   *resources
+	phase phase
+	srv   *pg.Server
+	boot  boot.Pane
 
 	simView      // the simulation on screen: its run, panes and overlays
 	page    page // the mode of the screen: the free simulator, a lesson, play
@@ -91,7 +91,7 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	}
 	m.speed = defaultSpeed
 	m.help.Styles = st.Help
-	m.boot = newBootPane(m.st)
+	m.boot = boot.New(m.st)
 	m.pipeline = pipeline.New(m.st)
 	m.tables = tables.New(m.st)
 	m.timeline = timeline.New(m.st)
@@ -130,7 +130,7 @@ func (m Model) Close() error { return m.res.shutdown() }
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.phase == phaseBooting {
-		cmds = append(cmds, m.boot.spin.Tick, bootCmd(m.ctx, m.opts.PG, m.bootSteps, m.res), waitProgressCmd(m.bootSteps))
+		cmds = append(cmds, m.boot.Init(), bootCmd(m.ctx, m.opts.PG, m.boot.Progress(), m.res))
 	} else {
 		cmds = append(cmds, m.first)
 	}
@@ -217,7 +217,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		*m.st = st
 		m.lesson.Render()
 		m.help.Styles = st.Help
-		m.boot.spin.Style = st.Spinner
+		m.boot.Restyle()
 		return m, nil
 
 	case spinner.TickMsg:
@@ -225,15 +225,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.boot, cmd = m.boot.Update(msg)
 		return m, cmd
 
-	case bootProgressMsg:
-		m.boot, _ = m.boot.Update(msg)
-		return m, waitProgressCmd(m.bootSteps)
+	case boot.ProgressMsg:
+		var cmd tea.Cmd
+		m.boot, cmd = m.boot.Update(msg)
+		return m, cmd
 
-	case bootDoneMsg:
+	case boot.DoneMsg:
 		m.boot, _ = m.boot.Update(msg)
-		if msg.err != nil {
+		if msg.Err != nil {
 			m.phase = phaseBootFailed
-			m.err = msg.err
+			m.err = msg.Err
 			if m.opts.Play {
 				// play may have no keyboard (a script, CI, a recording):
 				// the failure is drawn once and returned, never waited on.
@@ -241,9 +242,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		m.srv, m.phase = msg.srv, phaseRunning
-		m.lesson.SetFacts(msg.srv.Facts())
-		if ns := msg.srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
+		m.srv, m.phase = msg.Srv, phaseRunning
+		m.lesson.SetFacts(msg.Srv.Facts())
+		if ns := msg.Srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
 			// The owner's simulator uses tui_*: databases of this one's own,
 			// so neither resets the other's.
 			m.opts.DBPrefix = ns.Prefix()

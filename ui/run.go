@@ -185,7 +185,6 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		return err
 	}
 	res.bootDone = make(chan struct{})
-	m.bootSteps = make(chan pg.Progress, 8)
 	if opts.HTTP != "" {
 		if opts.Play {
 			return badinput.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")

@@ -1,49 +1,81 @@
-package ui
+package boot
 
 import (
 	"strings"
 	"time"
 
-	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/screen"
-
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
-// bootProgressMsg is one boot step beginning.
-type bootProgressMsg struct{ p pg.Progress }
+// ProgressMsg is one boot step beginning.
+type ProgressMsg struct{ Progress pg.Progress }
 
-// bootDoneMsg is pg.Boot's result.
-type bootDoneMsg struct {
-	srv *pg.Server
-	err error
+// DoneMsg is pg.Boot's result.
+type DoneMsg struct {
+	Srv *pg.Server
+	Err error
 }
 
-// bootPane is the first screen: PostgreSQL's boot steps with a spinner
+// Pane is the first screen: PostgreSQL's boot steps with a spinner
 // while the server starts, or the boot error as doctor prints it.
-type bootPane struct {
-	st      *Styles
-	w, h    int
-	spin    spinner.Model
-	started time.Time
-	steps   []pg.Progress
-	err     error
-	done    bool
+type Pane struct {
+	st       *screen.Styles
+	w, h     int
+	spin     spinner.Model
+	started  time.Time
+	progress chan pg.Progress // the boot's steps, as pg.Boot begins each
+	steps    []pg.Progress
+	err      error
+	done     bool
 }
 
-func newBootPane(st *Styles) bootPane {
-	return bootPane{st: st, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)), started: time.Now()}
+// New is the pane before the boot begins.
+func New(st *screen.Styles) Pane {
+	return Pane{st: st, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Spinner)), started: time.Now(),
+		progress: make(chan pg.Progress, 8)}
 }
 
-func (b *bootPane) SetSize(w, h int)         { b.w, b.h = w, h }
-func (b bootPane) ShortHelp() []key.Binding  { return nil }
-func (b bootPane) FullHelp() [][]key.Binding { return nil }
+// Progress is where the boot sends each step as it begins, and closes
+// when pg.Boot returns.
+func (b Pane) Progress() chan<- pg.Progress { return b.progress }
 
-func (b bootPane) Update(msg tea.Msg) (bootPane, tea.Cmd) {
+// Init spins and waits for the boot's first step.
+func (b Pane) Init() tea.Cmd { return tea.Batch(b.spin.Tick, b.waitProgress()) }
+
+// waitProgress returns the boot's next step; re-armed after each.
+func (b Pane) waitProgress() tea.Cmd {
+	progress := b.progress
+	return func() tea.Msg {
+		p, ok := <-progress
+		if !ok {
+			return nil
+		}
+		return ProgressMsg{p}
+	}
+}
+
+// Restyle takes the spinner's style again, after the styles changed (the
+// terminal said its background).
+func (b *Pane) Restyle() { b.spin.Style = b.st.Spinner }
+
+// SetSize is the room the screen gives the pane.
+func (b *Pane) SetSize(w, h int) { b.w, b.h = w, h }
+
+// ShortHelp: the boot screen has no keys of its own.
+func (b Pane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp: the boot screen has no keys of its own.
+func (b Pane) FullHelp() [][]key.Binding { return nil }
+
+// Update spins, adds each step as it begins (and waits for the next), and
+// takes the boot's result.
+func (b Pane) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case spinner.TickMsg:
 		if b.done || b.err != nil {
@@ -52,19 +84,21 @@ func (b bootPane) Update(msg tea.Msg) (bootPane, tea.Cmd) {
 		var cmd tea.Cmd
 		b.spin, cmd = b.spin.Update(msg)
 		return b, cmd
-	case bootProgressMsg:
-		b.steps = append(b.steps, msg.p)
-		if msg.p.Step == pg.BootReady {
+	case ProgressMsg:
+		b.steps = append(b.steps, msg.Progress)
+		if msg.Progress.Step == pg.BootReady {
 			b.done = true
 		}
-	case bootDoneMsg:
-		b.err = msg.err
-		b.done = msg.err == nil
+		return b, b.waitProgress()
+	case DoneMsg:
+		b.err = msg.Err
+		b.done = msg.Err == nil
 	}
 	return b, nil
 }
 
-func (b bootPane) View() string {
+// View draws the steps so far, or the boot's error and what to do.
+func (b Pane) View() string {
 	st, w8 := b.st.Boot, b.st.Words
 	lines := []string{
 		st.Title.Render("outboxlab") + b.st.App.Muted.Render(" · "+w8.T("the transactional outbox, relay and inbox, on a real PostgreSQL")),
@@ -103,7 +137,8 @@ func (b bootPane) View() string {
 	return screen.Block(strings.Join(lines, "\n"), b.w, b.h)
 }
 
-func dim(st *Styles, s string) string {
+// dim is a step's detail, muted, after its words.
+func dim(st *screen.Styles, s string) string {
 	if s == "" {
 		return ""
 	}

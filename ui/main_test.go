@@ -6,7 +6,6 @@ import (
 
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
-	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // TestMain runs the tests with colours whatever the shell says: the goldens
@@ -19,14 +18,4 @@ func TestMain(m *testing.M) {
 	// for a slot behind the others.
 	testrun.WaitMostly(8)
 	pgtest.Main(m)
-}
-
-func TestBootPaneGolden(t *testing.T) {
-	b := newBootPane(panetest.Styles())
-	b.SetSize(80, 10)
-	b, _ = b.Update(bootProgressMsg{pgProgress(0, "")})
-	b, _ = b.Update(bootProgressMsg{pgProgress(3, "")})
-	panetest.Golden(t, "boot_starting", b.View())
-	b, _ = b.Update(bootDoneMsg{err: errString("no PostgreSQL binaries found: install postgresql or pass --pg-bin")})
-	panetest.Golden(t, "boot_error", b.View())
 }
