@@ -47,12 +47,14 @@ func (m *Model) startChaos() tea.Cmd {
 	if st == nil || m.srv == nil {
 		return nil
 	}
-	m.chaosID++
+	// Each run's id is one past the run before's: messages of an older
+	// run (still draining after esc) are not this one's.
+	id := m.chaos.ID() + 1
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.chaos = chaosrun.New(m.st, m.chaosID, st.Chaos, string(st.Settings.Mode), cancel)
+	m.chaos = chaosrun.New(m.st, id, st.Chaos, string(st.Settings.Mode), cancel)
 	m.overlays.push(overlayChaos)
 	m.stopAutoplay()
-	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, pg.NamespaceOf(m.opts.DBPrefix).Sub("chaos").Prefix(), m.chaosID, m.chaos.Events())
+	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, pg.NamespaceOf(m.opts.DBPrefix).Sub("chaos").Prefix(), id, m.chaos.Events())
 	return tea.Batch(run, m.chaos.Wait(), m.resize())
 }
 

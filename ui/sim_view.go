@@ -34,7 +34,6 @@ type simView struct {
 	chooser chooser.Pane
 	story   storyview.Pane // one message's life, while overlayStory is open
 	chaos   chaosrun.Pane  // a chaos run and its table, while overlayChaos is open
-	chaosID int
 
 	overlays    overlays // the panes open over the body, the top one taking the keys
 	compareView bool
