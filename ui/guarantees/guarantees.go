@@ -20,7 +20,6 @@ import (
 type Pane struct {
 	st      *screen.Styles
 	w, h    int
-	focused bool
 	oracles []sim.Oracle
 	stale   string // why PostgreSQL stopped, while the figures cannot be read
 }
@@ -67,7 +66,8 @@ func (g Pane) Height(w int) int {
 
 // View draws every pipeline's figures, side by side where they fit.
 func (g Pane) View() string {
-	title := screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
+	// Never drawn focused: the pane has no keys, so tab never lands on it.
+	title := screen.PaneTitle(g.st, false, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), g.w)
 	return screen.Block(title+"\n"+g.body(g.w), g.w, g.h)
 }
 
@@ -293,7 +293,7 @@ func (g Pane) CompactHeight(w int) int { return len(g.CompactLines(w)) }
 // wrap between two figures onto lines of their own, never cut (a lesson
 // points at them: dup. ignored, slot WAL, the provider's charges).
 func (g Pane) CompactLines(width int) []string {
-	lines := []string{screen.PaneTitle(g.st, g.focused, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
+	lines := []string{screen.PaneTitle(g.st, false, g.st.Words.T("Guarantees"), g.st.Words.T("the oracle, from the database"), width)}
 	wrap := func(first string, items []string) []string {
 		var out []string
 		cur, curW, has := first, ansi.StringWidth(first), false

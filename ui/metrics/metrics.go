@@ -26,7 +26,6 @@ type OraclesMsg struct{ Oracles []sim.Oracle }
 type Pane struct {
 	st      *screen.Styles
 	w, h    int
-	focused bool
 	oracles []sim.Oracle
 	metrics []sim.Metrics
 }
@@ -59,7 +58,8 @@ func (m Pane) Height() int { return 1 + len(m.lines()) }
 
 // View draws the figures, one a row.
 func (m Pane) View() string {
-	title := screen.PaneTitle(m.st, m.focused, m.st.Words.T("Metrics"), "S24", m.w)
+	// Never drawn focused: the pane has no keys, so tab never lands on it.
+	title := screen.PaneTitle(m.st, false, m.st.Words.T("Metrics"), "S24", m.w)
 	return screen.Block(title+"\n"+strings.Join(m.lines(), "\n"), m.w, m.h)
 }
 

@@ -19,7 +19,6 @@ import (
 type Pane struct {
 	st      *screen.Styles
 	w, h    int
-	focused bool
 	kinds   []string
 	actors  []sim.ActorView
 	oracles map[string]sim.Oracle
@@ -106,7 +105,8 @@ func (p Pane) Height(maxH int) int {
 
 // View draws every pipeline, one under the other, in the pane's room.
 func (p Pane) View() string {
-	lines := []string{screen.PaneTitle(p.st, p.focused, p.st.Words.T("Pipeline"), p.legend(), p.w)}
+	// Never drawn focused: the pane has no keys, so tab never lands on it.
+	lines := []string{screen.PaneTitle(p.st, false, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
 		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
 		return screen.Block(strings.Join(lines, "\n"), p.w, p.h)
