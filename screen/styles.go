@@ -53,6 +53,14 @@ type Styles struct {
 	Live struct {
 		Title, Broker, Why, Running, Stalled, Crashed, Armed, Index lipgloss.Style
 	}
+	// Room is the workshop instructor's screen (outboxlab workshop): its
+	// headings, the lines that matter less, a raised hand or a stuck
+	// learner (Warn), and the row selected. It keeps the terminal's own
+	// colours: the one it sets is Warn's bright red, dropped under
+	// NO_COLOR.
+	Room struct {
+		Heading, Faint, Warn, Chosen lipgloss.Style
+	}
 	// Markdown is the lesson pane's glamour style, matched to the
 	// background (ASCII only under NO_COLOR), without the document margin:
 	// the pane draws its own.
@@ -186,6 +194,14 @@ func Default(hasDark bool) Styles {
 	s.Live.Crashed = n().Foreground(red).Bold(true)
 	s.Live.Armed = n().Foreground(orange)
 	s.Live.Index = n().Foreground(muted)
+
+	s.Room.Heading = n().Bold(true)
+	s.Room.Faint = n().Faint(true)
+	s.Room.Warn = n().Bold(true)
+	if !noColor {
+		s.Room.Warn = s.Room.Warn.Foreground(lipgloss.Color("9"))
+	}
+	s.Room.Chosen = n().Reverse(true)
 
 	s.Spinner = n().Foreground(accent)
 
