@@ -18,3 +18,19 @@ func QuitKey(w *catalog.Printer) key.Binding {
 func HelpKey(what string) key.Binding {
 	return key.NewBinding(key.WithKeys("?"), key.WithHelp("?", what))
 }
+
+// ScrollKeys are the keys that scroll a pane's text or rows, bound alike in
+// every pane that scrolls: ↑/k and ↓/j a line, pgup and pgdn a page.
+type ScrollKeys struct {
+	Up, Down, PageUp, PageDown key.Binding
+}
+
+// NewScrollKeys are ScrollKeys, their help in w's language.
+func NewScrollKeys(w *catalog.Printer) ScrollKeys {
+	return ScrollKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
+	}
+}

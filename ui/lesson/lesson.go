@@ -115,16 +115,11 @@ func LabelsFor(lang string) Labels {
 // keyMap are the lesson pane's own keys: they scroll its text, or move
 // between a question's choices.
 type keyMap struct {
-	Up, Down, PageUp, PageDown key.Binding
+	screen.ScrollKeys
 }
 
 func defaultKeyMap(w *catalog.Printer) keyMap {
-	return keyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
-	}
+	return keyMap{screen.NewScrollKeys(w)}
 }
 
 // Pane shows the guided lesson: its introduction, the current step

@@ -23,20 +23,18 @@ type Source interface {
 
 // keyMap are the tables pane's own keys.
 type keyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
+	screen.ScrollKeys
+	Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
 }
 
 func defaultKeyMap(w *catalog.Printer) keyMap {
 	return keyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
-		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", w.T("first row"))),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
-		NextTable: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
-		PrevTable: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
-		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("the other pipeline's tables")), key.WithDisabled()),
+		ScrollKeys: screen.NewScrollKeys(w),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", w.T("first row"))),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
+		NextTable:  key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
+		PrevTable:  key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
+		Pipeline:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("the other pipeline's tables")), key.WithDisabled()),
 	}
 }
 

@@ -13,17 +13,19 @@ import (
 // keyMap is the story's keys: scrolling, the trace instead of the diagram,
 // and closing.
 type keyMap struct {
-	Up, Down, PageUp, PageDown, Trace, Close key.Binding
+	screen.ScrollKeys
+	Trace, Close key.Binding
 }
 
 func defaultKeyMap(w *catalog.Printer) keyMap {
+	scroll := screen.NewScrollKeys(w)
+	// Space pages too: the story is read still, and space is what a
+	// reader presses for the next page.
+	scroll.PageDown.SetKeys("pgdown", "space")
 	return keyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", w.T("page down"))),
-		Trace:    key.NewBinding(key.WithKeys("t"), key.WithHelp("t", w.T("trace / sequence"))),
-		Close:    key.NewBinding(key.WithKeys("esc", "o", "q"), key.WithHelp("esc", w.T("close"))),
+		ScrollKeys: scroll,
+		Trace:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", w.T("trace / sequence"))),
+		Close:      key.NewBinding(key.WithKeys("esc", "o", "q"), key.WithHelp("esc", w.T("close"))),
 	}
 }
 
