@@ -215,7 +215,7 @@ func (p *lessonPage) enable(c pageCtx) {
 // columns and more) the lesson stands beside the guarantees, the tables and
 // the timeline. On a narrower one it takes most of the body, at least
 // lessonRows, between the pipeline and one data pane: the one the step
-// names (lessonPane.watch), which tab changes.
+// names (lesson.Pane.Watch), which tab changes.
 func (p *lessonPage) layout(c pageCtx, s regions) regions {
 	ps := c.panes
 	W := s.body.w
