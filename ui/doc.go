@@ -11,5 +11,6 @@
 // boot screen, ui/boot; so do the overlays opened over them
 // (ui/overlay/...: the picker, the fault dialog, a message's story, a
 // chaos run). What they draw with is package screen's, shared with the
-// deployment's screen; what their tests share is ui/panetest's.
+// deployment's screen; what their tests share is ui/panetest's. Recording
+// the screen (--record) is ui/cast's.
 package ui

@@ -1,13 +1,16 @@
-package ui
+package cast
 
 import (
 	"encoding/json"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+func TestMain(m *testing.M) { testrun.Exit(m.Run()) }
 
 // The recorder writes the header, then each write as an "o" event with
 // whole UTF-8 characters (a character cut between writes is kept for the
@@ -20,7 +23,7 @@ func TestRecorderWritesAsciicastV2(t *testing.T) {
 	}
 	defer term.Close()
 	path := filepath.Join(dir, "rec.cast")
-	r, err := startRecording(path, term, time.Now(), castOptions{w: 100, h: 30})
+	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +77,7 @@ func TestRecorderRecordsTheScreenNotTheQueries(t *testing.T) {
 	}
 	defer term.Close()
 	path := filepath.Join(dir, "rec.cast")
-	r, err := startRecording(path, term, time.Now(), castOptions{w: 100, h: 30, term: "xterm-256color", mapNewlines: true})
+	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30, Term: "xterm-256color", MapNewlines: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +132,7 @@ func TestRecorderJoinsWritesCloseTogether(t *testing.T) {
 	}
 	defer term.Close()
 	path := filepath.Join(dir, "rec.cast")
-	r, err := startRecording(path, term, time.Now(), castOptions{w: 100, h: 30})
+	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

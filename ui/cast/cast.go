@@ -1,4 +1,4 @@
-package ui
+package cast
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 )
 
-// recorder writes an asciicast v2 recording
+// Recorder writes an asciicast v2 recording
 // (https://docs.asciinema.org/manual/asciicast/v2/) of everything written
 // to the terminal: a JSON header line, then one [time, "o", text] event per
 // write and [time, "r", "WxH"] per resize, times in seconds since the start.
@@ -27,10 +27,10 @@ import (
 // player has no terminal driver and answers no query. So each line feed is
 // recorded as the terminal driver's output processing (onlcr) sends it
 // when the program writes on a terminal it did not put in raw mode, as
-// Bubble Tea's renderer then expects (castOptions.mapNewlines); and the
+// Bubble Tea's renderer then expects (Options.MapNewlines); and the
 // program's questions to the terminal (mode, colour, keyboard, device
 // queries) are left out, their answers never being in the cast anyway.
-type recorder struct {
+type Recorder struct {
 	mu      sync.Mutex
 	out     *os.File
 	file    *os.File
@@ -53,16 +53,16 @@ type recorder struct {
 // below a frame (33 ms at 30 frames a second).
 const coalesceWrites = 5 * time.Millisecond
 
-// castOptions say what the recording describes.
-type castOptions struct {
-	// w, h is the size recorded when out is not a terminal (80×24 if 0).
-	w, h int
-	// term is the terminal type the program draws for, recorded as TERM
+// Options say what the recording describes.
+type Options struct {
+	// W, H is the size recorded when out is not a terminal (80×24 if 0).
+	W, H int
+	// Term is the terminal type the program draws for, recorded as TERM
 	// ("" = $TERM, else xterm-256color).
-	term string
-	// mapNewlines records each "\n" as "\r\n": the program's input is no
+	Term string
+	// MapNewlines records each "\n" as "\r\n": the program's input is no
 	// terminal in raw mode, so its renderer counts on the driver's onlcr.
-	mapNewlines bool
+	MapNewlines bool
 }
 
 // castHeader is the asciicast v2 header line.
@@ -74,14 +74,14 @@ type castHeader struct {
 	Env       map[string]string `json:"env"`
 }
 
-// startRecording creates path and writes the header, sized as out is now
-// (o.w×o.h when out is not a terminal).
-func startRecording(path string, out *os.File, now time.Time, o castOptions) (*recorder, error) {
+// Start creates path and writes the header, sized as out is now (o.W×o.H
+// when out is not a terminal).
+func Start(path string, out *os.File, now time.Time, o Options) (*Recorder, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
-	w, h := o.w, o.h
+	w, h := o.W, o.H
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
@@ -90,8 +90,8 @@ func startRecording(path string, out *os.File, now time.Time, o castOptions) (*r
 			w, h = tw, th
 		}
 	}
-	r := &recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h, mapNL: o.mapNewlines, coalesce: coalesceWrites}
-	env := map[string]string{"TERM": o.term, "SHELL": os.Getenv("SHELL")}
+	r := &Recorder{out: out, file: f, buf: bufio.NewWriter(f), start: now, w: w, h: h, mapNL: o.MapNewlines, coalesce: coalesceWrites}
+	env := map[string]string{"TERM": o.Term, "SHELL": os.Getenv("SHELL")}
 	if env["TERM"] == "" {
 		env["TERM"] = os.Getenv("TERM")
 	}
@@ -111,7 +111,7 @@ func startRecording(path string, out *os.File, now time.Time, o castOptions) (*r
 
 // event appends one event line, at seconds since the start; the caller
 // holds mu.
-func (r *recorder) event(at time.Duration, kind, data string) {
+func (r *Recorder) event(at time.Duration, kind, data string) {
 	if r.err != nil {
 		return
 	}
@@ -126,7 +126,7 @@ func (r *recorder) event(at time.Duration, kind, data string) {
 // it: whole UTF-8 characters and escape sequences (one cut at the end of
 // a write is kept for the next), without the queries, line feeds as the
 // driver sends them.
-func (r *recorder) Write(p []byte) (int, error) {
+func (r *Recorder) Write(p []byte) (int, error) {
 	n, err := r.out.Write(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -147,7 +147,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 }
 
 // flush records the pending output; the caller holds mu.
-func (r *recorder) flush() {
+func (r *Recorder) flush() {
 	if r.pending != nil {
 		r.event(r.pendingAt, "o", string(r.pending))
 		r.pending = nil
@@ -271,7 +271,7 @@ func isQuery(seq []byte) bool {
 }
 
 // Resize records a new terminal size (the header has the first).
-func (r *recorder) Resize(w, h int) {
+func (r *Recorder) Resize(w, h int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w == r.w && h == r.h {
@@ -283,15 +283,15 @@ func (r *recorder) Resize(w, h int) {
 }
 
 // Read, Fd: the terminal's, so the program can use it as its TTY.
-func (r *recorder) Read(p []byte) (int, error) { return r.out.Read(p) }
-func (r *recorder) Fd() uintptr                { return r.out.Fd() }
+func (r *Recorder) Read(p []byte) (int, error) { return r.out.Read(p) }
+func (r *Recorder) Fd() uintptr                { return r.out.Fd() }
 
 // Close leaves the terminal open (it is not the program's to close); Finish
 // ends the recording.
-func (r *recorder) Close() error { return nil }
+func (r *Recorder) Close() error { return nil }
 
 // Finish writes what is left and closes the file.
-func (r *recorder) Finish() error {
+func (r *Recorder) Finish() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.partial) > 0 {
