@@ -65,6 +65,11 @@ func (p *Printer) Word(key string) string {
 	return p.p.Sprintf(message.Key(key, key))
 }
 
+// Lang is the language the printer speaks ("en", "es"): the catalog says
+// "en" in its own language, so a scene's title.es: is found by the printer
+// that draws the rest of the screen (nil, as in tests, speaks English).
+func (p *Printer) Lang() string { return p.Word("en") }
+
 // Say is T for a key that comes from data (a timeline entry's sentence):
 // not a format string the compiler can see.
 func (p *Printer) Say(key string, args []any) string {

@@ -530,7 +530,7 @@ var messages = []struct{ en, es string }{
 	{"postmaster.pid is gone (killed, or crashed)", "postmaster.pid ha desaparecido (lo mataron, o se cayó)"},
 	{"postmaster pid %s is gone (killed, or crashed)", "el postmaster (pid %s) ha desaparecido (lo mataron, o se cayó)"},
 	// The language's own code: the screen finds a scene's title.es: and
-	// teaches.es: by it (ui's langOf).
+	// teaches.es: by it (Printer.Lang).
 	{"en", "es"},
 
 	// One message's story (story/): its diagram's header, arrows and notes,

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine/fault"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // liveActorsKeys are the actors pane's: while a fault waits for its actor,
@@ -26,7 +26,7 @@ func (k liveActorsKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.Sh
 // liveActorsPane lists the deployment's actors, numbered, with each one's
 // state as its supervisor and faults know it.
 type liveActorsPane struct {
-	st      *style.Styles
+	st      *screen.Styles
 	keys    liveActorsKeys
 	w, h    int
 	actors  []deploy.Actor
@@ -47,7 +47,7 @@ type liveActorChosenMsg struct {
 	actor string
 }
 
-func newLiveActorsPane(st *style.Styles, keys KeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
+func newLiveActorsPane(st *screen.Styles, keys KeyMap, ackWait time.Duration, stream deploy.StreamSettings, streamOK bool) liveActorsPane {
 	return liveActorsPane{st: st, keys: liveActorsKeys{Actor: keys.Actor, Cancel: keys.Cancel}, ackWait: ackWait,
 		stream: stream, streamOK: streamOK}
 }
@@ -137,7 +137,7 @@ func (p liveActorsPane) View() string {
 	if p.streamOK {
 		lines = append(append(lines, ""), p.streamLines()...)
 	}
-	return strings.Join(style.FitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
+	return strings.Join(screen.FitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
 }
 
 // streamLines say what the stream promises: how long an id is
@@ -157,7 +157,7 @@ func (p liveActorsPane) streamLines() []string {
 	}
 	lines := []string{st.Figures.Heading.Render(w.Word("Stream")) + " " + st.Live.Why.Render(s.Name)}
 	for i, l := range labels {
-		lines = append(lines, st.Figures.Label.Render(style.Pad(l, labelW))+"  "+st.Figures.Value.Render(values[i]))
+		lines = append(lines, st.Figures.Label.Render(screen.Pad(l, labelW))+"  "+st.Figures.Value.Render(values[i]))
 	}
 	return lines
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // liveFiguresKeys: the figures pane takes no keys; it follows the snapshot.
@@ -23,13 +23,13 @@ func (liveFiguresKeys) FullHelp() [][]key.Binding { return nil }
 // liveFiguresPane draws a deployment's Snapshot: the outbox and each
 // consumer as the database counts them, and what JetStream holds.
 type liveFiguresPane struct {
-	st   *style.Styles
+	st   *screen.Styles
 	keys liveFiguresKeys
 	w, h int
 	snap *deploy.Snapshot // nil before the first
 }
 
-func newLiveFiguresPane(st *style.Styles) liveFiguresPane { return liveFiguresPane{st: st} }
+func newLiveFiguresPane(st *screen.Styles) liveFiguresPane { return liveFiguresPane{st: st} }
 
 func (p *liveFiguresPane) SetSize(w, h int) { p.w, p.h = w, h }
 
@@ -70,7 +70,7 @@ func (p liveFiguresPane) View() string {
 		if (i == 1 || i == 2) && s.Pending > 0 || i == 4 && s.Dead > 0 {
 			v = st.Figures.Bad.Render(values[i])
 		}
-		lines = append(lines, st.Figures.Label.Render(style.Pad(l, labelW))+"  "+v)
+		lines = append(lines, st.Figures.Label.Render(screen.Pad(l, labelW))+"  "+v)
 	}
 	lines = append(lines, "")
 
@@ -87,7 +87,7 @@ func (p liveFiguresPane) View() string {
 		rowW = max(rowW, lipgloss.Width(l))
 	}
 	row := func(label string, cells []string) string {
-		out := style.Pad(label, rowW)
+		out := screen.Pad(label, rowW)
 		for i, c := range cells {
 			out += "  " + padLeft(c, max(lipgloss.Width(names[i]), 3))
 		}
@@ -145,7 +145,7 @@ func (p liveFiguresPane) View() string {
 // fit fits lines to the pane, blank ones going first when they are too
 // many.
 func (p liveFiguresPane) fit(lines []string) string {
-	return strings.Join(style.FitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
+	return strings.Join(screen.FitLines(squeezeBlank(lines, p.h), p.w, p.h), "\n")
 }
 
 // liveAge is a duration as the figures show it: - for none.

@@ -3,6 +3,7 @@ package deployui
 import (
 	"charm.land/bubbles/v2/key"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // KeyMap holds the live screen's keys. While a fault waits for its
@@ -32,10 +33,10 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 		Broker:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", w.T("stop/start the broker"))),
 		Actor:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", w.T("which actor"))),
 		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", w.T("cancel"))),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("help, psql"))),
+		Help:    screen.HelpKey(w.T("help, psql")),
 		Close:   key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", w.T("close"))),
 		Scroll:  key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑/↓", w.T("scroll"))),
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
+		Quit:    screen.QuitKey(w),
 	}
 	k.mode(liveKeysNormal)
 	return k

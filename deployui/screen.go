@@ -15,8 +15,8 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine/fault"
-	"github.com/outboxlab/outboxlab/ui/quit"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
+	"github.com/outboxlab/outboxlab/screen/quit"
 )
 
 // Options say what the live screen shows: a deployment running for
@@ -52,7 +52,7 @@ type Model struct {
 	ctx     context.Context
 	d       Deployment
 	opts    Options
-	st      *style.Styles
+	st      *screen.Styles
 	keys    KeyMap
 	help    help.Model
 	actors  liveActorsPane
@@ -98,7 +98,7 @@ type (
 
 // New builds the live screen for o.Deployment.
 func New(ctx context.Context, o Options) Model {
-	st := style.Default(true)
+	st := screen.Default(true)
 	st.Words = catalog.For(o.Lang)
 	keys := DefaultKeyMap(st.Words)
 	h := help.New()
@@ -174,7 +174,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
 		words := m.st.Words
-		st := style.Default(msg.IsDark())
+		st := screen.Default(msg.IsDark())
 		st.Words = words
 		*m.st = st
 		m.help.Styles = st.Help
@@ -411,7 +411,7 @@ func joinWrapped(items []string, sep string, w int) []string {
 		lines = append(lines, cur)
 	}
 	for i, l := range lines {
-		lines[i] = style.FitLine(l, w)
+		lines[i] = screen.FitLine(l, w)
 	}
 	return lines
 }
@@ -496,7 +496,7 @@ func (m Model) render() string {
 	if m.showHelp {
 		help := m.helpLines(body)
 		top := min(m.helpTop, max(len(help)-body, 0))
-		lines = append(lines, style.FitLines(help[top:], m.w, body)...)
+		lines = append(lines, screen.FitLines(help[top:], m.w, body)...)
 	} else {
 		actors, figures := m.actors, m.figures
 		actors.SetSize(actors.w, body)
@@ -506,7 +506,7 @@ func (m Model) render() string {
 			strings.TrimRight(strings.Repeat(gutter+"\n", body), "\n"), figures.View()))
 	}
 	for _, l := range status {
-		lines = append(lines, style.FitLine(l, m.w))
+		lines = append(lines, screen.FitLine(l, m.w))
 	}
 	lines = append(lines, footer...)
 	return strings.Join(lines, "\n")

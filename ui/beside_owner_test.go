@@ -26,7 +26,6 @@ func TestSimulatorBesideAnotherOutboxlab(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.bootDone = make(chan struct{})
-	m.bootSteps = make(chan pg.Progress, 8)
 	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64)}
 	closed := false
 	t.Cleanup(func() {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // play opens a scene with its title and what it teaches, a page at a time:
@@ -22,7 +22,7 @@ func TestSceneOpeningIsCaptionedPageByPage(t *testing.T) {
 	}
 	for _, sc := range all {
 		for _, lang := range []string{"en", "es"} {
-			text := sc.TitleIn(lang) + ": " + style.OneLine(sc.TeachesIn(lang))
+			text := sc.TitleIn(lang) + ": " + screen.OneLine(sc.TeachesIn(lang))
 			pages := captionPages(text, captionPage)
 			if got := strings.Join(pages, " "); got != text {
 				t.Errorf("%s (%s): the pages say %q, want %q", sc.Name, lang, got, text)

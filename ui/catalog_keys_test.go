@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,11 +21,20 @@ var sameInSpanish = map[string]bool{"%d": true, "%.2f": true, "%d B": true, "%.1
 // Every sentence the screen's code says through the catalog (a literal
 // given to T or Word) has its Spanish: one missing drew English on a
 // Spanish screen (‖ stalled in the pipeline) while every test of the
-// catalog passed, each reading the catalog, not the calls.
+// catalog passed, each reading the catalog, not the calls. The screen's
+// code is this package, its panes' packages under it and package screen.
 func TestEveryWordTheScreenSaysHasItsSpanish(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, root := range []string{".", "../screen"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	fset := token.NewFileSet()
 	said := 0

@@ -51,14 +51,14 @@ func clippedOnScreen(d *driver, where string) []string {
 		screen := strings.Split(panetest.Plain(d.m.render()), "\n")
 		lay := d.m.layout()
 		l := d.m.lesson
-		if l.lesson != nil && l.place <= placePassed {
+		if l.Lesson() != nil && l.OnStep() {
 			var named []string // as the header says them, in the screen's language
-			for _, c := range namedColumns(l.lesson, l.step) {
+			for _, c := range l.Named() {
 				named = append(named, d.m.st.Words.Column(c))
 			}
 			out = append(out, clippedColumns(screen, lay, named, at)...)
 		}
-		if l.lesson != nil && l.namesGuarantees() {
+		if l.Lesson() != nil && l.NamesGuarantees() {
 			gr := lay.guarantees
 			if gr.h <= 0 {
 				out = append(out, at+": the step names the Guarantees pane; none on screen")
@@ -95,7 +95,7 @@ func clippedOnScreen(d *driver, where string) []string {
 
 // clippedColumns checks the tables pane on screen for the named columns of
 // outbox_messages: each header drawn whole, no cell under it cut.
-func clippedColumns(lines []string, lay screen, named []string, at string) []string {
+func clippedColumns(lines []string, lay regions, named []string, at string) []string {
 	if len(named) == 0 {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/boot"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -42,18 +43,7 @@ func bootCmd(ctx context.Context, opts pg.Options, progress chan<- pg.Progress, 
 			res.srv, res.ownsSrv = srv, true
 			res.mu.Unlock()
 		}
-		return bootDoneMsg{srv: srv, err: err}
-	}
-}
-
-// waitProgressCmd returns the next boot step; re-armed after each.
-func waitProgressCmd(progress <-chan pg.Progress) tea.Cmd {
-	return func() tea.Msg {
-		p, ok := <-progress
-		if !ok {
-			return nil
-		}
-		return bootProgressMsg{p}
+		return boot.DoneMsg{Srv: srv, Err: err}
 	}
 }
 
@@ -241,14 +231,15 @@ func actionCmd(ctx context.Context, se *sim.Session, id int, a action) tea.Cmd {
 }
 
 // snapshotMsg is one read of the simulation after a change: the oracles,
-// the new timeline entries and the table in view, each its pane's message.
+// the S24 figures, what is in flight, the new timeline entries and the
+// table in view; the root hands each to the panes that draw it.
 type snapshotMsg struct {
 	id       int
 	gen      int
 	now      time.Time
-	oracles  oraclesMsg
-	metrics  metricsMsg
-	edges    edgesMsg
+	oracles  []sim.Oracle
+	metrics  []sim.Metrics
+	edges    []sim.Edge
 	timeline timeline.EntriesMsg
 	table    tables.ReadMsg
 	err      error
@@ -265,19 +256,19 @@ func snapshotCmd(ctx context.Context, s *sim.Sim, id, gen, epoch, from int, req 
 			msg.err = err
 			return msg
 		}
-		msg.oracles = oraclesMsg{o}
+		msg.oracles = o
 		ms, err := s.Metrics(ctx)
 		if err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.metrics = metricsMsg{ms}
+		msg.metrics = ms
 		edges, err := s.Edges(ctx)
 		if err != nil {
 			msg.err = err
 			return msg
 		}
-		msg.edges = edgesMsg{edges}
+		msg.edges = edges
 		tb, err := s.Table(ctx, req.Pipeline, req.Name, req.Offset, req.Limit)
 		msg.table = tables.ReadMsg{SimID: id, Gen: gen, Pipeline: req.Pipeline, Table: tb, Err: err}
 		return msg

@@ -148,7 +148,7 @@ func (d *driver) press(keys ...string) {
 }
 
 func (d *driver) oracle(kind string) sim.Oracle {
-	for _, o := range d.m.guarantees.oracles {
+	for _, o := range d.m.guarantees.Oracles() {
 		if o.Pipeline == kind {
 			return o
 		}

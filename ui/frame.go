@@ -17,8 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // rect is a region of the screen.
@@ -28,8 +28,8 @@ func (r rect) contains(x, y int) bool {
 	return r.w > 0 && x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
 }
 
-// screen is where each pane goes at the current size.
-type screen struct {
+// regions are where each pane goes on the screen at the current size.
+type regions struct {
 	status, body, pipeline, tables, timeline, guarantees, metrics, lesson, caption, help rect
 	compact                                                                              bool // guarantees as a summary strip, no right column
 }
@@ -56,11 +56,11 @@ func (m Model) helpView() string {
 	}
 	v := m.help.View(combinedHelp{global: m.keys, pane: m.focusedHelp(), width: m.help.Width()})
 	keysOnly := v
-	if m.help.ShowAll && len(m.lesson.psql) > 0 {
+	if m.help.ShowAll && len(m.lesson.PSQL()) > 0 {
 		// The full help also says how to look at the same tables with psql,
 		// and how to reach the HTTP API.
 		lead := m.st.Words.T("from another terminal: ")
-		lines := m.lesson.psql
+		lines := m.lesson.PSQL()
 		if m.http != nil {
 			lines = append(slices.Clip(lines), m.http.Curl()...)
 		}
@@ -79,7 +79,7 @@ func (m Model) helpView() string {
 		}
 		var out []string
 		for i, l := range lines {
-			for j, piece := range style.WrapWhole(l, W-indent, 4) {
+			for j, piece := range screen.WrapWhole(l, W-indent, 4) {
 				if i == 0 && j == 0 && lead != "" {
 					out = append(out, lead+piece)
 					continue
@@ -119,9 +119,9 @@ func (m Model) focusedHelp() help.KeyMap {
 	return m.timeline
 }
 
-func (m Model) layout() screen {
+func (m Model) layout() regions {
 	W, H := m.size()
-	var s screen
+	var s regions
 	s.status = rect{0, 0, W, 1}
 	hh := 1
 	if m.help.ShowAll {
@@ -144,7 +144,7 @@ func (m Model) layout() screen {
 }
 
 // mainLayout places the simulator's panes in the body.
-func (m *panes) mainLayout(s screen) screen {
+func (m *panes) mainLayout(s regions) regions {
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	ph := m.pipeline.Height(max(3, min(13, bodyH/3)))
@@ -177,7 +177,7 @@ func (m *panes) mainLayout(s screen) screen {
 		return s
 	}
 	s.compact = true
-	gh := min(m.guarantees.compactHeight(W), rest/3)
+	gh := min(m.guarantees.CompactHeight(W), rest/3)
 	s.guarantees = rect{0, y, W, gh}
 	y += gh
 	rest -= gh
@@ -196,7 +196,7 @@ func (m *Model) resize() tea.Cmd {
 	m.pipeline.SetSize(l.pipeline.w, l.pipeline.h)
 	before := m.tables.Visible()
 	m.tables.SetSize(l.tables.w, l.tables.h)
-	m.tables.SetNamed(m.lesson.named())
+	m.tables.SetNamed(m.lesson.Named())
 	m.timeline.SetSize(l.timeline.w, l.timeline.h)
 	if m.compareView {
 		th := max(5, l.body.h-m.compareTopHeight(l.body.h))
@@ -256,7 +256,7 @@ func (m Model) render() string {
 		lines := strings.Split(body, "\n")
 		if n := len(lines) - len(band); n >= 0 {
 			for i, b := range band {
-				lines[n+i] = m.st.App.Notice.Render(style.FitLine(b, W))
+				lines[n+i] = m.st.App.Notice.Render(screen.FitLine(b, W))
 			}
 			body = strings.Join(lines, "\n")
 		}
@@ -266,15 +266,15 @@ func (m Model) render() string {
 	if over := l.help.y; over < l.body.y+l.body.h {
 		out = strings.Join(strings.Split(out, "\n")[:over], "\n")
 	}
-	return out + "\n" + style.Block(helpLines, W, l.help.h)
+	return out + "\n" + screen.Block(helpLines, W, l.help.h)
 }
 
 // mainBody draws the simulator's panes as mainLayout places them.
-func (m *panes) mainBody(st *Styles, l screen) string {
+func (m *panes) mainBody(st *Styles, l regions) string {
 	gutter := st.Pane.Gutter.Render("│")
 	parts := []string{m.pipeline.View()}
 	if l.compact {
-		parts = append(parts, m.guarantees.compactView(), m.tables.View(), m.timeline.View())
+		parts = append(parts, m.guarantees.CompactView(), m.tables.View(), m.timeline.View())
 		return strings.Join(parts, "\n")
 	}
 	right := []string{m.guarantees.View()}
@@ -285,7 +285,7 @@ func (m *panes) mainBody(st *Styles, l screen) string {
 		right = append(right, m.lesson.View())
 	}
 	parts = append(parts,
-		style.JoinColumns(gutter, m.tables.View(), style.Block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
+		screen.JoinColumns(gutter, m.tables.View(), screen.Block(strings.Join(right, "\n"), l.guarantees.w, l.tables.h)),
 		m.timeline.View())
 	return strings.Join(parts, "\n")
 }
@@ -294,15 +294,11 @@ func (m *panes) mainBody(st *Styles, l screen) string {
 func (m Model) compareTopHeight(bodyH int) int {
 	stack := 1
 	for _, k := range m.settings.Pipelines() {
-		stack = max(stack, m.pipeline.stack(k))
+		stack = max(stack, m.pipeline.Stack(k))
 	}
 	g := 0
 	for _, k := range m.settings.Pipelines() {
-		for _, o := range m.guarantees.oracles {
-			if o.Pipeline == k {
-				g = max(g, len(m.guarantees.pipelineLines(o, (m.w-1)/2)))
-			}
-		}
+		g = max(g, m.guarantees.PipelineHeight(k, (m.w-1)/2))
 	}
 	return min(bodyH-5, 1+2*stack+1+max(g, 4))
 }
@@ -315,7 +311,7 @@ func (m Model) compareBody(body rect) string {
 	top := m.compareTopHeight(body.h)
 	stack := 1
 	for _, k := range m.settings.Pipelines() {
-		stack = max(stack, m.pipeline.stack(k))
+		stack = max(stack, m.pipeline.Stack(k))
 	}
 	rows := min(2*stack, max(1, top-5))
 	if W < wideLesson {
@@ -323,7 +319,7 @@ func (m Model) compareBody(body rect) string {
 		// line per actor, then their guarantees side by side.
 		var lines []string
 		for _, k := range m.settings.Pipelines() {
-			lines = append(lines, strings.Split(m.pipeline.viewPipeline(k, W, m.pipeline.stack(k), true), "\n")...)
+			lines = append(lines, strings.Split(m.pipeline.ViewPipeline(k, W, m.pipeline.Stack(k), true), "\n")...)
 		}
 		gh := max(1, top-len(lines))
 		var gs []string
@@ -332,11 +328,11 @@ func (m Model) compareBody(body rect) string {
 			if i == 1 {
 				w = W - cw - 1
 			}
-			title := style.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
-			gs = append(gs, style.Block(title+"\n"+m.guarantees.viewPipeline(k, w, gh-1), w, gh))
+			title := screen.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], "", w)
+			gs = append(gs, screen.Block(title+"\n"+m.guarantees.ViewPipeline(k, w, gh-1), w, gh))
 		}
-		lines = append(lines, style.JoinColumns(m.st.Pane.Gutter.Render("│"), gs...))
-		return style.Block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
+		lines = append(lines, screen.JoinColumns(m.st.Pane.Gutter.Render("│"), gs...))
+		return screen.Block(strings.Join(lines, "\n"), W, top) + "\n" + m.timeline.View()
 	}
 	var cols []string
 	for i, k := range m.settings.Pipelines() {
@@ -344,12 +340,12 @@ func (m Model) compareBody(body rect) string {
 		if i == 1 {
 			w = W - cw - 1
 		}
-		title := style.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
-		pipe := m.pipeline.viewPipeline(k, w, rows, false)
-		g := m.guarantees.viewPipeline(k, w, top-1-rows)
-		cols = append(cols, style.Block(title+"\n"+pipe+"\n"+g, w, top))
+		title := screen.PaneTitle(m.st, false, strings.ToUpper(k[:1])+k[1:], m.st.Words.Word(pipelineBlurb(k)), w)
+		pipe := m.pipeline.ViewPipeline(k, w, rows, false)
+		g := m.guarantees.ViewPipeline(k, w, top-1-rows)
+		cols = append(cols, screen.Block(title+"\n"+pipe+"\n"+g, w, top))
 	}
-	return style.JoinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
+	return screen.JoinColumns(m.st.Pane.Gutter.Render("│"), cols...) + "\n" + m.timeline.View()
 }
 
 func pipelineBlurb(kind string) string {
@@ -408,9 +404,9 @@ func (m Model) statusView(W int) string {
 	msg := ""
 	switch {
 	case m.simErr != nil:
-		msg = st.Error.Render(style.OneLine(sayError(m.simErr, m.st.Words)))
+		msg = st.Error.Render(screen.OneLine(sayError(m.simErr, m.st.Words)))
 	case m.err != nil:
-		msg = st.Error.Render(style.OneLine(sayError(m.err, m.st.Words)))
+		msg = st.Error.Render(screen.OneLine(sayError(m.err, m.st.Words)))
 	case m.notice != "" && len(m.noticeBand(W)) == 0:
 		msg = st.Notice.Render(m.notice)
 	}
@@ -431,7 +427,7 @@ func (m Model) statusView(W int) string {
 		}
 		line += sep + p
 	}
-	return style.FitLine(line, W)
+	return screen.FitLine(line, W)
 }
 
 // noticeBand is the notice wrapped to the screen's width when it would not
@@ -442,7 +438,7 @@ func (m Model) noticeBand(W int) []string {
 	if m.notice == "" || m.err != nil || m.simErr != nil || ansi.StringWidth(m.notice) <= room {
 		return nil
 	}
-	return style.WrapWhole(m.notice, W-2, 2)
+	return screen.WrapWhole(m.notice, W-2, 2)
 }
 
 // sayError is an error as the learner reads it: one the simulator can say

@@ -15,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
@@ -361,13 +362,13 @@ func namedPaneMissing(mm Model, frame string) []finding {
 	if mm.overlays.top() != 0 || mm.compareView || mm.help.ShowAll {
 		return nil
 	}
-	p := mm.lesson.namedPane()
+	p := mm.lesson.NamedPane()
 	if p == lessons.PaneNone {
 		return nil
 	}
 	title := regexp.MustCompile(`(?m)(^|│)(  |▸ )` + regexp.QuoteMeta(mm.st.Words.Word(paneTitles[p])) + `\b`)
 	if !title.MatchString(frame) {
-		return []finding{{scanPane, fmt.Sprintf("step %d names %s: not on screen", mm.lesson.step+1, p)}}
+		return []finding{{scanPane, fmt.Sprintf("step %d names %s: not on screen", mm.lesson.Step()+1, p)}}
 	}
 	return nil
 }
@@ -510,8 +511,8 @@ func tourKeys(m Model, all bool) [][]string {
 	if all {
 		out = append(out, []string{"c"}, []string{"m"}, []string{"s"}, []string{"T"}, []string{"c", "1"}, []string{"m", "1"})
 	}
-	for i, a := range chooserActors(m.actors) {
-		if i > 0 && i < 9 && (a.view.State == sim.Crashed || a.view.State == sim.Stalled) {
+	for i, a := range chooser.Actors(m.actors) {
+		if i > 0 && i < 9 && (a.View.State == sim.Crashed || a.View.State == sim.Stalled) {
 			out = append(out, []string{"c", fmt.Sprint(i + 1)}, []string{"s", fmt.Sprint(i + 1)})
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/lesson"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 )
 
 // keyPath is the one table from scene commands to the keys that do them in
@@ -28,14 +30,14 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 	// 2 naive, 3 outbox).
 	actor := func() (string, error) {
 		pipe, name := scenes.SplitActor(arg(0))
-		for i, a := range chooserActors(actors) {
-			if a.value != name {
+		for i, a := range chooser.Actors(actors) {
+			if a.Name != name {
 				continue
 			}
-			if !a.shared {
+			if !a.Shared {
 				return fmt.Sprint(i + 1), nil
 			}
-			for j, p := range pipelineChoices {
+			for j, p := range chooser.PipelineChoices() {
 				if p == pipe+"/" || p == "" && pipe == "" {
 					return fmt.Sprintf("%d %d", i+1, j+1), nil
 				}
@@ -45,13 +47,13 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 	}
 	// item numbers a checkpoint in an actor's list, after first fixed items.
 	item := func(first int, cp string) (string, error) {
-		i := slices.Index(checkpointsFor(set, arg(0)), cp)
+		i := slices.Index(chooser.Checkpoints(set, arg(0)), cp)
 		if i < 0 || first+i+1 > 9 {
 			return "", fmt.Errorf("%s: %s is not in %s's list", st, cp, arg(0))
 		}
 		return fmt.Sprint(first + i + 1), nil
 	}
-	chooser := func(k string, first int, cp string) ([]string, error) {
+	dialog := func(k string, first int, cp string) ([]string, error) {
 		n, err := actor()
 		if err != nil {
 			return nil, err
@@ -78,28 +80,28 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 	case scenes.CmdCrash:
 		// "now" (or "restart", for a crashed actor) is item 1.
 		if arg(1) == "at" {
-			return chooser("c", 1, arg(2))
+			return dialog("c", 1, arg(2))
 		}
-		return chooser("c", 0, "")
+		return dialog("c", 0, "")
 	case scenes.CmdRestart:
-		return chooser("c", 0, "")
+		return dialog("c", 0, "")
 	case scenes.CmdStall:
-		return chooser("s", 0, arg(2))
+		return dialog("s", 0, arg(2))
 	case scenes.CmdResume:
-		return chooser("s", 0, "")
+		return dialog("s", 0, "")
 	case scenes.CmdStep:
 		if arg(1) != "" && arg(1) != "1" {
 			return nil, fmt.Errorf("%s: one step a key press (m ACTOR 1), %s times", st, arg(1))
 		}
-		return chooser("m", 0, "")
+		return dialog("m", 0, "")
 	case scenes.CmdFinish:
 		n, err := actor()
 		return append(append([]string{"m"}, strings.Fields(n)...), "2"), err
 	case scenes.CmdUntil:
-		return chooser("m", 2, arg(1))
+		return dialog("m", 2, arg(1))
 	case scenes.CmdFailCommit:
 		for i, kind := range set.Pipelines() {
-			if f := failCommitStep(kind, set); f.String() == st.String() {
+			if f := chooser.FailCommit(kind, set); f.String() == st.String() {
 				if set.Mode == "compare" {
 					return []string{"f", fmt.Sprint(i + 1)}, nil // naive 1, api 2
 				}
@@ -117,10 +119,10 @@ func keyPath(st scenes.Step, actors []sim.ActorView, set scenes.Settings) ([]str
 		if d, err := time.ParseDuration(arg(0)); err == nil && d == set.Lease+time.Second {
 			return []string{"t"}, nil
 		}
-		if i := slices.Index(advanceBy, arg(0)); i >= 0 {
+		if i := slices.Index(chooser.AdvanceBy(), arg(0)); i >= 0 {
 			return []string{"T", fmt.Sprint(i + 1)}, nil
 		}
-		return nil, fmt.Errorf("%s: T offers %s", st, strings.Join(advanceBy, ", "))
+		return nil, fmt.Errorf("%s: T offers %s", st, strings.Join(chooser.AdvanceBy(), ", "))
 	case scenes.CmdNext:
 		n := 1
 		if arg(0) != "" {
@@ -239,4 +241,12 @@ func sayStep(w *catalog.Printer, st scenes.Step) string {
 		return w.T("requeue dead")
 	}
 	return st.String()
+}
+
+// newLessonPane is the lesson pane of scene sc, its hints' keys written by
+// keyHint in the screen's language.
+func newLessonPane(st *Styles, sc *scenes.Scene) lesson.Pane {
+	return lesson.New(st, sc, func(solution []scenes.Step, actors []sim.ActorView, set scenes.Settings) string {
+		return keyHint(st.Words, solution, actors, set)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // KeyMap holds the simulator's global keys. A key that does not apply now
@@ -87,8 +88,8 @@ func DefaultKeyMap(w *catalog.Printer) KeyMap {
 		Chaos:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", w.T("chaos run"))),
 		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", w.T("next pane"))),
 		Scenes:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", w.T("lessons and scenes"))),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", w.T("more keys"))),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", w.T("quit"))),
+		Help:      screen.HelpKey(w.T("more keys")),
+		Quit:      screen.QuitKey(w),
 		Hint:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", w.T("hint"))),
 		Next:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", w.T("next step"))),
 		Choose:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", w.T("choose"))),

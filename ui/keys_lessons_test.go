@@ -144,9 +144,9 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 			d.press(keys...)
 		}
 		press("+", "+", "+") // the fastest autoplay: 16 steps a second
-		for i, step := range d.m.lesson.lesson.Steps {
-			if d.m.lesson.step != i {
-				t.Fatalf("on step %d, want %d", d.m.lesson.step+1, i+1)
+		for i, step := range d.m.lesson.Lesson().Steps {
+			if d.m.lesson.Step() != i {
+				t.Fatalf("on step %d, want %d", d.m.lesson.Step()+1, i+1)
 			}
 			press("h")
 			where := fmt.Sprintf("%s/%s step %d", lang, l.Name, i+1)
@@ -155,21 +155,21 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 			if step.Chaos > 0 {
 				// The task is a chaos run: X, the hint says so; the
 				// table is read in the learner's language.
-				if !strings.Contains(d.m.lesson.keyHint, "X") {
-					t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.keyHint)
+				if !strings.Contains(d.m.lesson.KeyHint(), "X") {
+					t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.KeyHint())
 				}
 				if foot := panetest.Plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
 					t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
 				}
 				press("p") // an action first: the hint keeps its X
 				d.settle()
-				if !strings.Contains(d.m.lesson.keyHint, "X") {
-					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.keyHint)
+				if !strings.Contains(d.m.lesson.KeyHint(), "X") {
+					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.KeyHint())
 				}
 				press("X")
-				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return m.chaos.report != nil || m.chaos.err != nil })
-				if d.m.chaos.err != nil {
-					t.Fatalf("step %d: chaos run: %v", i+1, d.m.chaos.err)
+				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return !m.chaos.Running() })
+				if err := d.m.chaos.Err(); err != nil {
+					t.Fatalf("step %d: chaos run: %v", i+1, err)
 				}
 				d.settle()
 				table := panetest.Plain(d.m.render())
@@ -185,8 +185,8 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				if err != nil {
 					t.Fatalf("step %d: %v", i+1, err)
 				}
-				if shown := "`" + strings.Join(keyNames(d.m.st.Words, keys), " ") + "` " + sayStep(d.m.st.Words, st); !strings.Contains(strings.ReplaceAll(d.m.lesson.keyHint, "\u00a0", " "), shown) {
-					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.keyHint)
+				if shown := "`" + strings.Join(keyNames(d.m.st.Words, keys), " ") + "` " + sayStep(d.m.st.Words, st); !strings.Contains(strings.ReplaceAll(d.m.lesson.KeyHint(), "\u00a0", " "), shown) {
+					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.KeyHint())
 				}
 				press(keys...)
 				if keys[0] == "space" {
@@ -196,31 +196,31 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				if d.m.err != nil {
 					t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
 				}
-				if d.m.lesson.dead != nil {
+				if d.m.lesson.Dead() != nil {
 					// The solution passes the step: nothing on its way may
 					// be called out of reach.
-					t.Errorf("step %d, after %s: said unpassable by %q", i+1, st, d.m.lesson.dead.Source)
+					t.Errorf("step %d, after %s: said unpassable by %q", i+1, st, d.m.lesson.Dead().Source)
 				}
 			}
 			d.waitFor("the step to pass", func(m Model) bool {
-				return m.lesson.place == placePassed || m.lesson.place == placeStep && m.lesson.checked && !m.busy
+				return m.lesson.Place() == lessons.PlacePassed || m.lesson.Place() == lessons.PlaceStep && m.lesson.Checked() && !m.busy
 			})
 			d.settle()
-			if d.m.lesson.place != placePassed {
+			if d.m.lesson.Place() != lessons.PlacePassed {
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
 			clips.add(clippedOnScreen(d, where+" (passed)")...)
 			clips.scan.scanAt(d.m, lang, where+" (passed)", scanEnds(i == 0))
 			press("enter")
-			if step := d.m.lesson.current(); step != nil && step.Fresh {
+			if step := d.m.lesson.Current(); step != nil && step.Fresh {
 				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
 				d.settle()
 			}
 		}
-		for _, q := range d.m.lesson.lesson.Quiz {
+		for _, q := range d.m.lesson.Lesson().Quiz {
 			press(string(rune('1'+q.Answer())), "enter", "enter")
 		}
-		if d.m.lesson.place != placeDone {
+		if d.m.lesson.Place() != lessons.PlaceDone {
 			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)

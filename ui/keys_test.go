@@ -36,7 +36,7 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 				{"quiz", func(t *testing.T, m *Model) {
 					l, _ := loadLesson(t, lang, "race")
 					m.openLesson(l)
-					m.lesson.startQuiz()
+					m.lesson.StartQuiz()
 				}},
 			} {
 				t.Run(fmt.Sprintf("%s/%dx%d/%s", lang, w, h, tc.name), func(t *testing.T) {
@@ -46,8 +46,8 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 					}
 					m := fixtureModelIn(t, w, h, mode, 3, lang)
 					m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
-					m.lesson.psql = []string{"psql -h 127.0.0.1 -p 54321 -U outboxlab tui_naive",
-						"psql -h 127.0.0.1 -p 54321 -U outboxlab tui_outbox", "password: 7qTszxzKLh3XFYa5NyDSKUPtu0BPWEIo"}
+					m.lesson.SetPSQL([]string{"psql -h 127.0.0.1 -p 54321 -U outboxlab tui_naive",
+						"psql -h 127.0.0.1 -p 54321 -U outboxlab tui_outbox", "password: 7qTszxzKLh3XFYa5NyDSKUPtu0BPWEIo"})
 					if tc.setup != nil {
 						tc.setup(t, &m)
 					}

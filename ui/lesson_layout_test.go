@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/lesson"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
@@ -34,24 +35,24 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 			m.openLesson(l)
 			m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 			// The introduction: a page of its own, the whole body.
-			if !m.lesson.onIntro() {
+			if !m.lesson.OnIntro() {
 				t.Errorf("%s/%s opens on its step 1, not its introduction", lang, l.Name)
 			}
 			intros++
-			if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+			if len(m.lesson.Content()) <= m.lesson.BodyHeight() {
 				introsWhole++
 			} else {
-				scrolled = append(scrolled, fmt.Sprintf("%s/%s introduction (%d lines, %d in view)", lang, l.Name, len(m.lesson.content()), m.lesson.bodyHeight()))
+				scrolled = append(scrolled, fmt.Sprintf("%s/%s introduction (%d lines, %d in view)", lang, l.Name, len(m.lesson.Content()), m.lesson.BodyHeight()))
 			}
 			if !strings.Contains(panetest.Plain(m.render()), m.st.Words.Word("enter begins step 1")) {
 				t.Errorf("%s/%s: the introduction does not say how to begin:\n%s", lang, l.Name, panetest.Plain(m.render()))
 			}
 			m = send(t, m, panetest.KeyPress("enter"))
-			if m.lesson.onIntro() || m.lesson.step != 0 {
+			if m.lesson.OnIntro() || m.lesson.Step() != 0 {
 				t.Fatalf("%s/%s: enter did not turn the introduction's page", lang, l.Name)
 			}
 			for i, st := range l.Steps {
-				m.lesson.startStep(i)
+				m.lesson.StartStep(i)
 				m.updateKeys()
 				m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 				at := fmt.Sprintf("%s/%s step %d", lang, l.Name, i+1)
@@ -60,25 +61,25 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 					t.Errorf("%s: %d lines of lesson text, want at least 12", at, lay.lesson.h-1)
 				}
 				frame := panetest.Plain(m.render())
-				want := m.lesson.watch()
+				want := m.lesson.Watch()
 				if f := namedPaneMissing(m, frame); len(f) > 0 {
 					t.Errorf("%s: %s", at, f[0].what)
 				}
 				steps++
-				if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+				if len(m.lesson.Content()) <= m.lesson.BodyHeight() {
 					whole++
 				} else {
-					scrolled = append(scrolled, fmt.Sprintf("%s (%d lines, %d in view)", at, len(m.lesson.content()), m.lesson.bodyHeight()))
+					scrolled = append(scrolled, fmt.Sprintf("%s (%d lines, %d in view)", at, len(m.lesson.Content()), m.lesson.BodyHeight()))
 				}
-				if n := len(m.lesson.content()); n > longest {
-					longest, shown, where = n, m.lesson.bodyHeight(), at
-					if m.lesson.pinned() {
-						shown += len(m.lesson.footer())
+				if n := len(m.lesson.Content()); n > longest {
+					longest, shown, where = n, m.lesson.BodyHeight(), at
+					if m.lesson.Pinned() {
+						shown += len(m.lesson.Footer())
 					}
 				}
 				// tab: the next data pane, in lessons.Panes' order.
 				mm := send(t, m, panetest.KeyPress("tab"))
-				if got := mm.lesson.watch(); got == want {
+				if got := mm.lesson.Watch(); got == want {
 					t.Errorf("%s: tab left the data pane at %s", at, got)
 				} else if !strings.Contains(panetest.Plain(mm.render()), mm.st.Words.Word(paneTitles[got])) {
 					t.Errorf("%s: after tab %s is not on screen", at, got)
@@ -86,19 +87,19 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 				// h: the keys line in view.
 				if len(st.Solution) > 0 || st.Chaos > 0 {
 					mh := m
-					mh.lesson.keyHint = "`p` " + m.st.Words.T("send a payment")
-					mh.lesson.toggleHint()
-					keys := labelsFor(lang).Keys + "."
+					mh.lesson.SetKeyHint("`p` " + m.st.Words.T("send a payment"))
+					mh.lesson.ToggleHint()
+					keys := lesson.LabelsFor(lang).Keys + "."
 					if !strings.Contains(panetest.Plain(mh.render()), keys) {
 						t.Errorf("%s: after h the keys line (%s) is not in view:\n%s", at, keys, panetest.Plain(mh.render()))
 					}
 				}
 				// Passed: the why, read whole, and the checks in one line.
 				mp := m
-				mp.lesson.setOutcomes(passing(&st), true)
+				mp.lesson.SetOutcomes(passing(&st), true)
 				mp = send(t, mp, tea.WindowSizeMsg{Width: 80, Height: 24})
-				if len(mp.lesson.content()) > mp.lesson.bodyHeight() {
-					scrolled = append(scrolled, fmt.Sprintf("%s passed, its why (%d lines, %d in view)", at, len(mp.lesson.content()), mp.lesson.bodyHeight()))
+				if len(mp.lesson.Content()) > mp.lesson.BodyHeight() {
+					scrolled = append(scrolled, fmt.Sprintf("%s passed, its why (%d lines, %d in view)", at, len(mp.lesson.Content()), mp.lesson.BodyHeight()))
 				}
 				if fold := mp.st.Words.T("%d checks hold", len(st.Checks)); !strings.Contains(panetest.Plain(mp.render()), fold) {
 					t.Errorf("%s passed: %q is not on screen:\n%s", at, fold, panetest.Plain(mp.render()))

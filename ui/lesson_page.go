@@ -10,7 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 )
 
 // lessonPage is a guided lesson: a course of lessons, each a few steps
@@ -51,7 +52,7 @@ func (p *lessonPage) open(c pageCtx, l *lessons.Lesson) {
 	if p.course.progress != nil {
 		seed = p.course.progress.QuizSeed
 	}
-	c.panes.lesson.setLesson(l.WithQuizOrder(seed), pos, next)
+	c.panes.lesson.SetLesson(l.WithQuizOrder(seed), pos, next)
 	c.run.setSettings(l.Steps[0].Settings)
 	c.run.setFocus(focusTimeline)
 	c.run.updateKeys()
@@ -60,7 +61,7 @@ func (p *lessonPage) open(c pageCtx, l *lessons.Lesson) {
 // checkAction evaluates the current step's checks; mark says the step
 // begins now.
 func (p *lessonPage) checkAction(c pageCtx, mark bool) action {
-	return action{kind: actEval, check: c.panes.lesson.current(), mark: mark, since: p.course.since, found: p.found}
+	return action{kind: actEval, check: c.panes.lesson.Current(), mark: mark, since: p.course.since, found: p.found}
 }
 
 // startChecks begins the current step on the running simulator: the
@@ -76,15 +77,14 @@ func (p *lessonPage) startChecks(c pageCtx) tea.Cmd {
 // checked takes an evaluation of the step's checks.
 func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
 	l := &c.panes.lesson
-	if a.check != l.current() || l.place != placeStep {
+	if a.check != l.Current() || l.Place() != lessons.PlaceStep {
 		return nil // stale: the step moved on
 	}
 	if a.mark {
 		p.course.since = r.since
 	}
-	l.setOutcomes(r.outcomes, r.passed)
-	l.dead = r.dead
-	l.clamp()
+	l.SetOutcomes(r.outcomes, r.passed)
+	l.SetDead(r.dead)
 	if !r.passed {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
 	// says; the why is on screen meanwhile.
 	c.run.updateKeys()
 	if p.course.progress != nil {
-		p.course.progress.MarkStep(l.lesson.Name, l.step+1)
+		p.course.progress.MarkStep(l.Lesson().Name, l.Step()+1)
 		return p.saveProgress()
 	}
 	return nil
@@ -104,34 +104,34 @@ func (p *lessonPage) checked(c pageCtx, a action, r evalResult) tea.Cmd {
 func (p *lessonPage) next(c pageCtx) tea.Cmd {
 	l, run := &c.panes.lesson, c.run
 	switch {
-	case l.onIntro():
-		l.closeIntro()
-	case l.place == placePassed:
+	case l.OnIntro():
+		l.CloseIntro()
+	case l.Place() == lessons.PlacePassed:
 		run.closeChaos() // the run's table was read: the step is done
-		if l.step+1 < len(l.lesson.Steps) {
-			l.startStep(l.step + 1)
+		if l.Step()+1 < len(l.Lesson().Steps) {
+			l.StartStep(l.Step() + 1)
 			run.updateKeys()
-			if l.current().Fresh {
+			if l.Current().Fresh {
 				return run.reset()
 			}
-			l.carryOver(run.actors())
+			l.CarryOver(run.actors())
 			return tea.Batch(p.startChecks(c), run.resize())
 		}
-		l.startQuiz()
+		l.StartQuiz()
 		run.setFocus(focusLesson)
-	case l.place == placeQuiz:
-		if !l.answered {
-			l.answer()
+	case l.Place() == lessons.PlaceQuiz:
+		if !l.Answered() {
+			l.Answer()
 			break
 		}
-		if !l.nextQuestion() && p.course.progress != nil {
-			p.course.progress.MarkDone(l.lesson.Name, time.Now())
+		if !l.NextQuestion() && p.course.progress != nil {
+			p.course.progress.MarkDone(l.Lesson().Name, time.Now())
 			run.updateKeys()
 			return tea.Batch(p.saveProgress(), run.resize())
 		}
-	case l.place == placeDone:
-		if l.next != nil {
-			p.open(c, l.next)
+	case l.Place() == lessons.PlaceDone:
+		if l.Next() != nil {
+			p.open(c, l.Next())
 			return run.reset()
 		}
 	}
@@ -143,14 +143,14 @@ func (p *lessonPage) next(c pageCtx) tea.Cmd {
 // simulator: a later step builds on what the earlier ones did.
 func (p *lessonPage) restartStep(c pageCtx) {
 	l := &c.panes.lesson
-	i := l.step
-	if l.place > placePassed {
-		i = len(l.lesson.Steps) - 1
+	i := l.Step()
+	if !l.OnStep() {
+		i = len(l.Lesson().Steps) - 1
 	}
-	for i > 0 && !l.lesson.Steps[i].Fresh {
+	for i > 0 && !l.Lesson().Steps[i].Fresh {
 		i--
 	}
-	l.startStep(i)
+	l.StartStep(i)
 }
 
 // progressSavedMsg is Progress.Save's outcome.
@@ -172,40 +172,40 @@ func (p *lessonPage) script(pageCtx) []scenes.Step { return nil }
 func (p *lessonPage) enable(c pageCtx) {
 	k, w := c.keys, c.st.Words
 	l := c.panes.lesson
-	on := l.lesson != nil && c.run.booted()
-	k.Hint.SetEnabled(on && l.place == placeStep && l.current().Hint != "")
-	k.Choose.SetEnabled(on && l.place == placeQuiz && !l.answered)
+	on := l.Lesson() != nil && c.run.booted()
+	k.Hint.SetEnabled(on && l.Place() == lessons.PlaceStep && l.Current().Hint != "")
+	k.Choose.SetEnabled(on && l.Place() == lessons.PlaceQuiz && !l.Answered())
 	k.Leave.SetEnabled(on && p.back != nil)
 	next := ""
 	switch {
-	case l.onIntro():
+	case l.OnIntro():
 		next = "begin step 1"
-	case l.place == placePassed:
+	case l.Place() == lessons.PlacePassed:
 		next = "next step"
-		if l.step+1 >= len(l.lesson.Steps) {
+		if l.Step()+1 >= len(l.Lesson().Steps) {
 			next = "quiz"
 		}
-	case l.place == placeQuiz:
+	case l.Place() == lessons.PlaceQuiz:
 		next = "answer"
-		if l.answered {
+		if l.Answered() {
 			next = "next question"
-			if l.question+1 >= len(l.lesson.Quiz) {
+			if l.Question()+1 >= len(l.Lesson().Quiz) {
 				next = "finish"
 			}
 		}
-	case l.place == placeDone:
-		if l.next != nil {
+	case l.Place() == lessons.PlaceDone:
+		if l.Next() != nil {
 			next = "next lesson"
 		}
 	}
 	k.Next.SetEnabled(on && next != "")
 	k.Next.SetHelp("enter", w.Word(next))
-	if l.showHint {
+	if l.HintShown() {
 		k.Hint.SetHelp("h", w.T("hide hint"))
 	} else {
 		k.Hint.SetHelp("h", w.T("hint"))
 	}
-	if l.lesson != nil {
+	if l.Lesson() != nil {
 		k.Scenes.SetEnabled(false)
 		k.Reset.SetHelp("r", w.T("restart step"))
 	}
@@ -215,13 +215,13 @@ func (p *lessonPage) enable(c pageCtx) {
 // columns and more) the lesson stands beside the guarantees, the tables and
 // the timeline. On a narrower one it takes most of the body, at least
 // lessonRows, between the pipeline and one data pane: the one the step
-// names (lessonPane.watch), which tab changes.
-func (p *lessonPage) layout(c pageCtx, s screen) screen {
+// names (lesson.Pane.Watch), which tab changes.
+func (p *lessonPage) layout(c pageCtx, s regions) regions {
 	ps := c.panes
 	W := s.body.w
 	y, bodyH := s.body.y, s.body.h
 	s.compact = true
-	if ps.lesson.onIntro() {
+	if ps.lesson.OnIntro() {
 		// The introduction is read before anything runs: it takes the body.
 		s.lesson = s.body
 		return s
@@ -235,8 +235,8 @@ func (p *lessonPage) layout(c pageCtx, s screen) screen {
 		// to 100 columns): a check line or a query is read whole there.
 		rw := max(50, min(W*2/5, 100))
 		lw := W - rw - 1
-		gh := min(ps.guarantees.compactHeight(lw), rest/3)
-		if ps.lesson.watch() == lessons.PaneMetrics {
+		gh := min(ps.guarantees.CompactHeight(lw), rest/3)
+		if ps.lesson.Watch() == lessons.PaneMetrics {
 			// The step reads the metrics: they take the guarantees' place.
 			gh = min(ps.metrics.Height(), rest/3)
 			s.metrics = rect{0, y, lw, gh}
@@ -251,14 +251,14 @@ func (p *lessonPage) layout(c pageCtx, s screen) screen {
 	}
 	// The pipeline on one line per actor at 80×24 (a fifth of the body),
 	// on two from 30 rows: the lesson's text needs the rows.
-	ph := ps.pipeline.Height(max(ps.pipeline.oneLineHeight(), min(7, bodyH/5)))
+	ph := ps.pipeline.Height(max(ps.pipeline.OneLineHeight(), min(7, bodyH/5)))
 	s.pipeline = rect{0, y, W, ph}
 	y += ph
 	rest := bodyH - ph
 	lh := min(rest-dataRows, max(lessonRows+2, rest*2/3))
 	data := rect{0, y + lh, W, rest - lh}
 	s.lesson = rect{0, y, W, lh}
-	switch ps.lesson.watch() {
+	switch ps.lesson.Watch() {
 	case lessons.PaneGuarantees:
 		s.guarantees = data
 	case lessons.PaneTables:
@@ -281,9 +281,9 @@ const (
 )
 
 // body draws the body as layout places it.
-func (p *lessonPage) body(c pageCtx, l screen) string {
+func (p *lessonPage) body(c pageCtx, l regions) string {
 	ps := c.panes
-	if ps.lesson.onIntro() {
+	if ps.lesson.OnIntro() {
 		return ps.lesson.View()
 	}
 	parts := []string{ps.pipeline.View()}
@@ -292,14 +292,14 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 		if l.metrics.h > 0 {
 			left = append(left, ps.metrics.View())
 		} else {
-			left = append(left, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+			left = append(left, screen.Block(ps.guarantees.CompactView(), l.guarantees.w, l.guarantees.h))
 		}
 		if l.tables.h > 0 {
 			left = append(left, ps.tables.View())
 		}
 		left = append(left, ps.timeline.View())
 		gutter := c.st.Pane.Gutter.Render("│")
-		parts = append(parts, style.JoinColumns(gutter, style.Block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
+		parts = append(parts, screen.JoinColumns(gutter, screen.Block(strings.Join(left, "\n"), l.timeline.w, l.lesson.h), ps.lesson.View()))
 		return strings.Join(parts, "\n")
 	}
 	parts = append(parts, ps.lesson.View())
@@ -307,7 +307,7 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 	case l.tables.h > 0:
 		parts = append(parts, ps.tables.View())
 	case l.guarantees.h > 0:
-		parts = append(parts, style.Block(ps.guarantees.compactView(), l.guarantees.w, l.guarantees.h))
+		parts = append(parts, screen.Block(ps.guarantees.CompactView(), l.guarantees.w, l.guarantees.h))
 	case l.metrics.h > 0:
 		parts = append(parts, ps.metrics.View())
 	default:
@@ -322,10 +322,10 @@ func (p *lessonPage) body(c pageCtx, l screen) string {
 func (p *lessonPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 	l := &c.panes.lesson
 	p.course.since = 0
-	if l.place <= placePassed {
-		l.startStep(l.step)
+	if l.OnStep() {
+		l.StartStep(l.Step())
 	}
-	if st := l.current(); st != nil {
+	if st := l.Current(); st != nil {
 		return st.Settings, nil
 	}
 	set := c.run.scene().Settings
@@ -336,7 +336,7 @@ func (p *lessonPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 }
 
 func (p *lessonPage) ready(c pageCtx) tea.Cmd {
-	if c.panes.lesson.place != placeStep {
+	if c.panes.lesson.Place() != lessons.PlaceStep {
 		return nil
 	}
 	return p.startChecks(c)
@@ -344,15 +344,15 @@ func (p *lessonPage) ready(c pageCtx) tea.Cmd {
 
 func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k, l, run := c.keys, &c.panes.lesson, c.run
-	if l.onIntro() && !key.Matches(msg, k.Next) {
-		if key.Matches(msg, l.keys.Up, l.keys.Down, l.keys.PageUp, l.keys.PageDown) {
+	if l.OnIntro() && !key.Matches(msg, k.Next) {
+		if l.ScrollKey(msg) {
 			c.panes.lesson, _ = c.panes.lesson.Update(msg) // the page scrolls
 			return nil, true
 		}
 		if !readingKey(k, msg) {
 			// A key that works the simulator turns the page first: the
 			// learner who knows the lesson starts at once.
-			l.closeIntro()
+			l.CloseIntro()
 			run.updateKeys()
 			cmd := run.resize()
 			if more, ok := p.key(c, msg); ok {
@@ -363,19 +363,19 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	switch {
 	case key.Matches(msg, k.Hint):
-		if st := l.current(); st != nil {
-			l.keyHint = l.stepKeyHint(st, run.actors(), run.settings())
+		if st := l.Current(); st != nil {
+			l.SetKeyHint(l.StepKeyHint(st, run.actors(), run.settings()))
 		}
-		l.toggleHint()
+		l.ToggleHint()
 		run.updateKeys()
 		return run.resize(), true
 	case key.Matches(msg, k.Next):
 		return p.next(c), true
-	case key.Matches(msg, k.NextPane) && c.panes.pipeline.w < wideLesson && l.lesson != nil:
+	case key.Matches(msg, k.NextPane) && c.panes.pipeline.Width() < wideLesson && l.Lesson() != nil:
 		// One data pane under the lesson: tab shows the next one, and
 		// the keys that scroll go to it (to the lesson for the figures).
-		l.nextWatch()
-		switch l.watch() {
+		l.NextWatch()
+		switch l.Watch() {
 		case lessons.PaneTables:
 			run.setFocus(focusTables)
 		case lessons.PaneTimeline:
@@ -385,7 +385,7 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		return run.resize(), true
 	case key.Matches(msg, k.Choose):
-		l.choose(int(msg.String()[0] - '1'))
+		l.Choose(int(msg.String()[0] - '1'))
 		return nil, true
 	case key.Matches(msg, k.Compare):
 		if run.settings().Mode == scenes.Compare {
@@ -410,17 +410,17 @@ func readingKey(k *KeyMap, msg tea.KeyPressMsg) bool {
 }
 
 func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
-	if msg, ok := msg.(chaosDoneMsg); ok {
-		if msg.err != nil || p.chaosStep(c) == nil {
+	if msg, ok := msg.(chaosrun.DoneMsg); ok {
+		if msg.Err != nil || p.chaosStep(c) == nil {
 			return nil, true
 		}
 		// The run's table is the step's evidence: check it now.
-		p.found.Chaos = &msg.report
+		p.found.Chaos = &msg.Report
 		return c.run.enqueue(p.checkAction(c, false)), true
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
-			c.run.say(c.st.Words.T("progress not saved: %s", style.OneLine(msg.err.Error())))
+			c.run.say(c.st.Words.T("progress not saved: %s", screen.OneLine(msg.err.Error())))
 		}
 		return nil, true
 	}
@@ -434,15 +434,15 @@ func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	if msg.eval != nil && msg.err == nil {
 		return p.checked(c, a, *msg.eval)
 	}
-	if a.kind != actEval && a.kind != actScript && c.panes.lesson.place == placeStep {
+	if a.kind != actEval && a.kind != actScript && c.panes.lesson.Place() == lessons.PlaceStep {
 		c.run.queueFirst(p.checkAction(c, false))
 	}
 	return nil
 }
 
-func (p *lessonPage) status(c pageCtx) (string, string) { return "", c.panes.lesson.lesson.Name }
+func (p *lessonPage) status(c pageCtx) (string, string) { return "", c.panes.lesson.Lesson().Name }
 
-func (p *lessonPage) caption(pageCtx, screen) string { return "" }
+func (p *lessonPage) caption(pageCtx, regions) string { return "" }
 
 func (p *lessonPage) ownsKeys() bool { return false }
 
@@ -454,7 +454,7 @@ func (p *lessonPage) failed() error { return nil }
 
 // chaosStep is the current step when its task is a chaos run.
 func (p *lessonPage) chaosStep(c pageCtx) *lessons.Step {
-	if st := c.panes.lesson.current(); st != nil && st.Chaos > 0 && c.panes.lesson.place == placeStep {
+	if st := c.panes.lesson.Current(); st != nil && st.Chaos > 0 && c.panes.lesson.Place() == lessons.PlaceStep {
 		return st
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
@@ -24,94 +23,6 @@ func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Le
 		t.Fatal(err)
 	}
 	return l, all
-}
-
-// A step in progress: the first check passed, the others not yet.
-func lessonInProgress(t *testing.T, lang string, w, h int) lessonPane {
-	l, all := loadLesson(t, lang, "duplicate")
-	p := newLessonPane(panetest.Styles(), nil)
-	p.SetSize(w, h)
-	p.setLesson(l, "5/12", all[5])
-	p.closeIntro()
-	var out []lessons.Outcome
-	for i := range l.Steps[0].Checks {
-		c := &l.Steps[0].Checks[i]
-		out = append(out, lessons.Outcome{Check: c, OK: i == 0, Detail: "detail " + c.Kind})
-	}
-	p.setOutcomes(out, false)
-	return p
-}
-
-// Both languages load and render the lesson pane at 80 columns: a step in
-// progress with its hint, a passed step with its why, an answered question.
-func TestLessonPaneGolden(t *testing.T) {
-	for _, lang := range lessons.Langs {
-		t.Run(lang, func(t *testing.T) {
-			p := lessonInProgress(t, lang, 80, 40)
-			panetest.Golden(t, "lesson_step_"+lang+"_80", p.View())
-
-			p.toggleHint()
-			if !strings.Contains(panetest.Plain(p.View()), map[string]string{"en": "Hint.", "es": "Pista."}[lang]) {
-				t.Errorf("the hint is not on screen:\n%s", panetest.Plain(p.View()))
-			}
-			var out []lessons.Outcome
-			for i := range p.lesson.Steps[0].Checks {
-				out = append(out, lessons.Outcome{Check: &p.lesson.Steps[0].Checks[i], OK: true, Detail: "ok"})
-			}
-			p.setOutcomes(out, true)
-			panetest.Golden(t, "lesson_passed_"+lang+"_80", p.View())
-
-			p.startQuiz()
-			p.choose(1)
-			p.answer()
-			panetest.Golden(t, "lesson_quiz_"+lang+"_80", p.View())
-		})
-	}
-}
-
-// Every lesson renders every step and question in both languages, at the
-// narrowest and a wide pane, with nothing wider than the pane.
-func TestEveryLessonRenders(t *testing.T) {
-	t.Parallel()
-	for _, lang := range lessons.Langs {
-		all, err := lessons.Load(lang)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range all {
-			for _, w := range []int{80, 50} {
-				p := newLessonPane(panetest.Styles(), nil)
-				p.SetSize(w, 30)
-				p.setLesson(l, "1/1", nil)
-				check := func(what string) {
-					v := p.View()
-					for i, line := range strings.Split(v, "\n") {
-						if n := len([]rune(panetest.Plain(line))) - 1; n > w {
-							t.Errorf("%s/%s %s at %d: line %d is %d wide", lang, l.Name, what, w, i, n)
-						}
-					}
-					if strings.Count(v, "\n") != 29 {
-						t.Errorf("%s/%s %s: %d lines, want 30", lang, l.Name, what, strings.Count(v, "\n")+1)
-					}
-				}
-				check("introduction")
-				p.closeIntro()
-				for i := range l.Steps {
-					p.startStep(i)
-					check(l.Steps[i].Title)
-				}
-				p.startQuiz()
-				for {
-					p.answer()
-					check("question")
-					if !p.nextQuestion() {
-						break
-					}
-				}
-				check("done")
-			}
-		}
-	}
 }
 
 var checkLine = regexp.MustCompile(`([✓✗·]) timeline: relay-1 crashed at relay\.published`)
@@ -134,7 +45,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en", ProgressPath: progress})
 	// The lesson opens on its introduction's page; enter turns it.
 	scr := d.screen()
-	for _, want := range []string{"Lesson 5/20 duplicate · introduction", d.m.lesson.lesson.Title, "enter begins step 1"} {
+	for _, want := range []string{"Lesson 5/20 duplicate · introduction", d.m.lesson.Lesson().Title, "enter begins step 1"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the introduction's page lacks %q:\n%s", want, scr)
 		}
@@ -156,7 +67,7 @@ func TestDriveLessonStep(t *testing.T) {
 	// Wrong: a payment run through without the crash armed.
 	d.press("p")
 	stepUntilQuiet(d)
-	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.place != placeStep {
+	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.Place() != lessons.PlaceStep {
 		t.Fatalf("a run without the crash passed the step (%s):\n%s", mark, d.screen())
 	}
 	if d.m.keys.Next.Enabled() {
@@ -180,7 +91,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d.press("p")
 	stepUntilQuiet(d)
 	scr = d.screen()
-	if d.m.lesson.place != placePassed {
+	if d.m.lesson.Place() != lessons.PlacePassed {
 		t.Fatalf("the task done, the step has not passed:\n%s", scr)
 	}
 	// Passed, the checks fold into one line under the why.
@@ -199,19 +110,19 @@ func TestDriveLessonStep(t *testing.T) {
 
 	// Step 2 continues on the same simulator: its checks count from here.
 	d.press("enter")
-	if since := d.m.lessonPage().course.since; d.m.lesson.step != 1 || since == 0 {
-		t.Fatalf("after enter: step %d, since %d", d.m.lesson.step, since)
+	if since := d.m.lessonPage().course.since; d.m.lesson.Step() != 1 || since == 0 {
+		t.Fatalf("after enter: step %d, since %d", d.m.lesson.Step(), since)
 	}
 	d.press("t")
 	d.press("c", "down", "enter", "enter") // relay-1 → restart
 	stepUntilQuiet(d)
-	if d.m.lesson.place != placePassed {
+	if d.m.lesson.Place() != lessons.PlacePassed {
 		t.Fatalf("step 2 not passed:\n%s", d.screen())
 	}
 	// The quiz, by number: the first question answered wrong, the others
 	// right; the instructor's view of the learner counts them.
 	d.press("enter")
-	quiz := d.m.lesson.lesson.Quiz
+	quiz := d.m.lesson.Lesson().Quiz
 	for q, question := range quiz {
 		if !strings.Contains(d.screen(), "Question "+string(rune('1'+q))) {
 			t.Errorf("question %d not on screen:\n%s", q+1, d.screen())
@@ -229,7 +140,7 @@ func TestDriveLessonStep(t *testing.T) {
 		}
 		d.press("enter")
 	}
-	if d.m.lesson.place != placeDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
+	if d.m.lesson.Place() != lessons.PlaceDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
 		t.Errorf("not done:\n%s", d.screen())
 	}
 	if got := d.m.LearnerState(); got.QuizAnswered != 2 || got.QuizRight != 1 {
@@ -241,53 +152,6 @@ func TestDriveLessonStep(t *testing.T) {
 	}
 	if _, err := os.Stat(progress); err != nil {
 		t.Error(err)
-	}
-}
-
-// A long code line wraps under itself: at 50 columns every continuation of
-// a code block's line is indented deeper than the line it continues, in a
-// fenced block and an indented one, and no word is lost.
-func TestLessonCodeKeepsItsIndentation(t *testing.T) {
-	long := "SELECT id FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())"
-	code := []string{"WITH candidates AS (", "    " + long, "UPDATE outbox_messages SET lock_id = @worker"}
-	for name, md := range map[string]string{
-		"fenced":   "Read this:\n\n```sql\n" + strings.Join(code, "\n") + "\n```\n\nAfter.",
-		"indented": "Read this:\n\n    " + strings.Join(code, "\n    ") + "\n\nAfter.",
-	} {
-		t.Run(name, func(t *testing.T) {
-			p := newLessonPane(panetest.Styles(), nil)
-			p.SetSize(50, 30)
-			lines := strings.Split(panetest.Plain(strings.Join(p.markdown(md), "\n")), "\n")
-			first, last := -1, -1
-			for i, line := range lines {
-				if n := ansi.StringWidth(line); n > p.textWidth() {
-					t.Errorf("line %d is %d wide, more than %d: %q", i, n, p.textWidth(), line)
-				}
-				if strings.Contains(line, "SELECT id") {
-					first = i
-				}
-				if strings.Contains(line, "UPDATE outbox_messages") {
-					last = i
-				}
-			}
-			if first < 0 || last <= first+1 {
-				t.Fatalf("the long line is not wrapped between its neighbours:\n%s", strings.Join(lines, "\n"))
-			}
-			indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
-			var words []string
-			for _, line := range lines[first:last] {
-				words = append(words, strings.Fields(line)...)
-			}
-			for _, line := range lines[first+1 : last] {
-				if indent(line) <= indent(lines[first]) {
-					t.Errorf("a continuation is not indented under its line:\n%s", strings.Join(lines[first:last+1], "\n"))
-					break
-				}
-			}
-			if got := strings.Join(words, " "); got != long {
-				t.Errorf("the wrapped line reads\n%s\nnot\n%s", got, long)
-			}
-		})
 	}
 }
 
@@ -308,19 +172,19 @@ func TestTheWheelScrollsTheLesson(t *testing.T) {
 	m.openLesson(l)
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	m = send(t, m, panetest.KeyPress("enter"))
-	m.lesson.keyHint = "`p` send a payment"
-	m.lesson.toggleHint()
-	m.lesson.offset = 0
-	if len(m.lesson.content()) <= m.lesson.bodyHeight() {
+	m.lesson.SetKeyHint("`p` send a payment")
+	m.lesson.ToggleHint()
+	m.lesson.ScrollTo(0)
+	if len(m.lesson.Content()) <= m.lesson.BodyHeight() {
 		t.Fatal("the step with its hint fits: nothing to scroll")
 	}
 	at := m.layout().lesson
 	m = send(t, m, tea.MouseWheelMsg{X: at.x + 2, Y: at.y + 2, Button: tea.MouseWheelDown})
-	if m.lesson.offset == 0 {
+	if m.lesson.Offset() == 0 {
 		t.Fatal("the wheel down over the lesson did not scroll it")
 	}
 	m = send(t, m, tea.MouseWheelMsg{X: at.x + 2, Y: at.y + 2, Button: tea.MouseWheelUp})
-	if m.lesson.offset != 0 {
-		t.Errorf("the wheel up left the lesson at line %d", m.lesson.offset)
+	if m.lesson.Offset() != 0 {
+		t.Errorf("the wheel up left the lesson at line %d", m.lesson.Offset())
 	}
 }

@@ -16,6 +16,14 @@ import (
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/ui/boot"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
+	"github.com/outboxlab/outboxlab/ui/overlay/picker"
+	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -55,14 +63,13 @@ type Model struct {
 	help    help.Model
 	w, h    int
 
-	opts      Options
-	all       []*scenes.Scene
-	scene     *scenes.Scene
-	res       *resources
-	phase     phase
-	srv       *pg.Server
-	boot      bootPane
-	bootSteps chan pg.Progress
+	opts  Options
+	all   []*scenes.Scene
+	scene *scenes.Scene
+	res   *resources
+	phase phase
+	srv   *pg.Server
+	boot  boot.Pane
 
 	simView      // the simulation on screen: its run, panes and overlays
 	page    page // the mode of the screen: the free simulator, a lesson, play
@@ -84,15 +91,15 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 	}
 	m.speed = defaultSpeed
 	m.help.Styles = st.Help
-	m.boot = newBootPane(m.st)
-	m.pipeline = newPipelinePane(m.st)
+	m.boot = boot.New(m.st)
+	m.pipeline = pipeline.New(m.st)
 	m.tables = tables.New(m.st)
 	m.timeline = timeline.New(m.st)
-	m.guarantees = newGuaranteesPane(m.st)
-	m.metrics = newMetricsPane(m.st)
+	m.guarantees = guarantees.New(m.st)
+	m.metrics = metrics.New(m.st)
 	m.lesson = newLessonPane(m.st, sc)
-	m.picker = newPickerPane(m.st, all, m.course(), true)
-	m.picker.selectScene(sc.Name)
+	m.picker = picker.New(m.st, all, m.course(), true)
+	m.picker.SelectScene(sc.Name)
 	m.settings = sc.Settings
 	if opts.Mode != "" {
 		m.settings.Mode = scenes.Mode(opts.Mode)
@@ -123,7 +130,7 @@ func (m Model) Close() error { return m.res.shutdown() }
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.phase == phaseBooting {
-		cmds = append(cmds, m.boot.spin.Tick, bootCmd(m.ctx, m.opts.PG, m.bootSteps, m.res), waitProgressCmd(m.bootSteps))
+		cmds = append(cmds, m.boot.Init(), bootCmd(m.ctx, m.opts.PG, m.boot.Progress(), m.res))
 	} else {
 		cmds = append(cmds, m.first)
 	}
@@ -180,11 +187,11 @@ func (m *Model) buildSim() tea.Cmd {
 	m.actors = nil
 	m.err, m.simErr = nil, nil
 	m.notice = m.st.Words.T("building the scene's databases…")
-	m.pipeline = newPipelinePane(m.st)
+	m.pipeline = pipeline.New(m.st)
 	m.timeline = timeline.New(m.st)
-	m.guarantees = newGuaranteesPane(m.st)
-	m.metrics = newMetricsPane(m.st)
-	m.lesson.psql = m.psqlCommands()
+	m.guarantees = guarantees.New(m.st)
+	m.metrics = metrics.New(m.st)
+	m.lesson.SetPSQL(m.psqlCommands())
 	m.tables.Reset(nil, m.simID, m.settings.Pipelines())
 	m.timeline.SetCompare(m.settings.Mode == "compare")
 	if m.settings.Mode != "compare" {
@@ -208,9 +215,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		st := DefaultStyles(m.hasDark)
 		st.Words = m.st.Words
 		*m.st = st
-		m.lesson.render()
+		m.lesson.Render()
 		m.help.Styles = st.Help
-		m.boot.spin.Style = st.Spinner
+		m.boot.Restyle()
 		return m, nil
 
 	case spinner.TickMsg:
@@ -218,15 +225,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.boot, cmd = m.boot.Update(msg)
 		return m, cmd
 
-	case bootProgressMsg:
-		m.boot, _ = m.boot.Update(msg)
-		return m, waitProgressCmd(m.bootSteps)
+	case boot.ProgressMsg:
+		var cmd tea.Cmd
+		m.boot, cmd = m.boot.Update(msg)
+		return m, cmd
 
-	case bootDoneMsg:
+	case boot.DoneMsg:
 		m.boot, _ = m.boot.Update(msg)
-		if msg.err != nil {
+		if msg.Err != nil {
 			m.phase = phaseBootFailed
-			m.err = msg.err
+			m.err = msg.Err
 			if m.opts.Play {
 				// play may have no keyboard (a script, CI, a recording):
 				// the failure is drawn once and returned, never waited on.
@@ -234,9 +242,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return m, nil
 		}
-		m.srv, m.phase = msg.srv, phaseRunning
-		m.lesson.facts = msg.srv.Facts()
-		if ns := msg.srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
+		m.srv, m.phase = msg.Srv, phaseRunning
+		m.lesson.SetFacts(msg.Srv.Facts())
+		if ns := msg.Srv.Namespace(m.opts.DBPrefix, pg.BesideOwner); ns.Owned() && m.opts.DBPrefix == DefaultDBPrefix {
 			// The owner's simulator uses tui_*: databases of this one's own,
 			// so neither resets the other's.
 			m.opts.DBPrefix = ns.Prefix()
@@ -256,18 +264,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
 			return m, nil
 		}
-		m.story = newStoryPane(m.st, msg.story, msg.trace)
+		m.story = storyview.New(m.st, msg.story, msg.trace)
 		m.overlays.push(overlayStory)
 		m.playing = false // the story is read still; space pages it
 		m.tickTag++
 		return m, m.resize()
-	case chaosProgressMsg:
+	case chaosrun.ProgressMsg:
 		var cmd tea.Cmd
 		m.chaos, cmd = m.chaos.Update(msg)
 		return m, cmd
-	case chaosDoneMsg:
+	case chaosrun.DoneMsg:
 		m.chaos, _ = m.chaos.Update(msg)
-		if msg.id != m.chaos.id {
+		if msg.ID != m.chaos.ID() {
 			return m, nil
 		}
 		cmd, _ := m.page.message(m.pageCtx(), msg)
@@ -279,10 +287,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: simhttp.Step(msg.Req), user: true, ticket: msg.Ticket})
-	case closeChaosMsg:
+	case chaosrun.CloseMsg:
 		m.overlays.pop(overlayChaos)
 		return m, m.resize()
-	case closeStoryMsg:
+	case storyview.CloseMsg:
 		m.overlays.pop(overlayStory)
 		return m, m.resize()
 
@@ -351,7 +359,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// The figures on screen are the last ones read: say so, and how
 			// to bring the server back, rather than keep a ✓ nobody checked.
 			m.pgDown = down.Reason
-			m.guarantees, _ = m.guarantees.Update(staleMsg{why: down.Why.In(m.st.Words)})
+			m.guarantees, _ = m.guarantees.Update(guarantees.StaleMsg{Why: down.Why.In(m.st.Words)})
 		}
 		// The timeline is the simulator's own memory: it reads even when
 		// the database cannot, and says what happened to it.
@@ -360,16 +368,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.err = msg.err
 		} else {
 			m.now = msg.now
-			m.pipeline, _ = m.pipeline.Update(msg.oracles)
-			m.pipeline, _ = m.pipeline.Update(msg.edges)
+			m.pipeline, _ = m.pipeline.Update(pipeline.OraclesMsg{Oracles: msg.oracles})
+			m.pipeline, _ = m.pipeline.Update(pipeline.EdgesMsg{Edges: msg.edges})
 			m.inFlight = false
-			for _, e := range msg.edges.edges {
+			for _, e := range msg.edges {
 				m.inFlight = m.inFlight || e.Queued > 0 || e.Unacked > 0
 			}
-			m.guarantees, _ = m.guarantees.Update(msg.oracles)
-			m.metrics, _ = m.metrics.Update(msg.oracles)
-			if msg.metrics.metrics != nil {
-				m.metrics, _ = m.metrics.Update(msg.metrics)
+			m.guarantees, _ = m.guarantees.Update(guarantees.OraclesMsg{Oracles: msg.oracles})
+			m.metrics, _ = m.metrics.Update(metrics.OraclesMsg{Oracles: msg.oracles})
+			if msg.metrics != nil {
+				m.metrics, _ = m.metrics.Update(metrics.MetricsMsg{Metrics: msg.metrics})
 			}
 			var cmd tea.Cmd
 			m.tables, cmd = m.tables.Update(msg.table)
@@ -403,9 +411,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tickPending = false
 		return m, m.enqueue(action{kind: actUnit})
 
-	case chooseSceneMsg:
+	case picker.ChooseSceneMsg:
 		m.overlays.pop(overlayPicker)
-		sc, err := scenes.Find(m.all, msg.name)
+		sc, err := scenes.Find(m.all, msg.Name)
 		if err != nil {
 			m.err = err
 			return m, nil
@@ -413,28 +421,28 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scene = sc
 		return m, m.reset()
 
-	case chooseLessonMsg:
+	case picker.ChooseLessonMsg:
 		m.overlays.pop(overlayPicker)
-		l, err := lessons.Find(m.course(), msg.name)
+		l, err := lessons.Find(m.course(), msg.Name)
 		if err != nil {
 			m.err = err
 			return m, nil
 		}
 		return m, m.startLesson(l)
 
-	case closePickerMsg:
+	case picker.CloseMsg:
 		m.overlays.pop(overlayPicker)
 		return m, m.resize()
 
-	case faultChosenMsg:
+	case chooser.FaultChosenMsg:
 		m.overlays.pop(overlayChooser)
 		var cmds []tea.Cmd
-		for _, st := range msg.steps {
+		for _, st := range msg.Steps {
 			cmds = append(cmds, m.enqueue(action{kind: actDo, step: st, user: true}))
 		}
 		return m, tea.Batch(cmds...)
 
-	case closeChooserMsg:
+	case chooser.CloseMsg:
 		m.overlays.pop(overlayChooser)
 		return m, nil
 

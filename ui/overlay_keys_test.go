@@ -1,12 +1,13 @@
 package ui
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
@@ -21,15 +22,15 @@ func TestNoKeyPassesUnderTheHelp(t *testing.T) {
 	m.sim = &sim.Sim{}
 	m.learnCourse(course)
 	m.openLesson(course[0])
-	m.lesson.setOutcomes(nil, true) // the step passed: enter would go on
+	m.lesson.SetOutcomes(nil, true) // the step passed: enter would go on
 	m.updateKeys()
 	m = send(t, m, panetest.KeyPress("?"))
 	if !m.help.ShowAll {
 		t.Fatal("? did not open the help")
 	}
 	m = send(t, m, panetest.KeyPress("enter"))
-	if m.lesson.step != 0 || m.lesson.place != placePassed || !m.help.ShowAll {
-		t.Fatalf("enter under the help: step %d, place %d, help open %v", m.lesson.step+1, m.lesson.place, m.help.ShowAll)
+	if m.lesson.Step() != 0 || m.lesson.Place() != lessons.PlacePassed || !m.help.ShowAll {
+		t.Fatalf("enter under the help: step %d, place %s, help open %v", m.lesson.Step()+1, m.lesson.Place(), m.help.ShowAll)
 	}
 	m = send(t, m, panetest.KeyPress("esc"))
 	if m.help.ShowAll {
@@ -37,31 +38,22 @@ func TestNoKeyPassesUnderTheHelp(t *testing.T) {
 	}
 }
 
-// A dialog with ten choices says so: 1-9 and 0 for the tenth, which 0
-// chooses.
-func TestTheTenthChoiceIsZero(t *testing.T) {
-	m := fixtureModelIn(t, 80, 24, "", 3, "en")
-	c := newChooserPane(m.st, "move", panetest.Actors(), m.settings)
-	c.SetSize(80, 22)
-	c, _ = c.Update(panetest.KeyPress("2")) // relay-1: how far?
-	// As many checkpoints as a relay with retries and dead letters has.
-	for i := 0; len(c.items) < 10; i++ {
-		cp := fmt.Sprintf("relay.cp%d", i)
-		c.items = append(c.items, choice{label: "until " + cp, value: cp, note: "step it until it reaches " + cp})
+// A hint's key path for an actor both pipelines run is the keys the
+// dialog takes: c, the actor's number, the pipeline's, now.
+func TestKeyPathDrivesTheChooser(t *testing.T) {
+	keys, err := keyPath(scenes.Step{Cmd: "crash", Args: []string{"outbox/accounting"}}, panetest.CompareActors(), scenes.Settings{Mode: "compare"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := len(c.items)
-	view := panetest.Plain(c.View())
-	if !strings.Contains(view, "1-9, 0 or ↑/↓") || strings.Contains(view, "1-9 or") {
-		t.Errorf("a dialog of %d choices does not say 1-9, 0:\n%s", n, view)
+	if len(keys) != 4 {
+		t.Fatalf("keys %v: want c, the actor, the pipeline, now", keys)
 	}
-	if !strings.Contains(view, "0 "+c.items[9].label) {
-		t.Errorf("the tenth choice is not numbered 0:\n%s", view)
+	c := chooser.New(panetest.Styles(), "crash", panetest.CompareActors(), scenes.Settings{})
+	var cmd tea.Cmd
+	for _, k := range keys[1:] {
+		c, cmd = c.Update(panetest.KeyPress(k))
 	}
-	_, cmd := c.Update(panetest.KeyPress("0"))
-	if cmd == nil {
-		t.Fatalf("0 chose nothing among %d choices", n)
-	}
-	if msg, ok := cmd().(faultChosenMsg); !ok || len(msg.steps) == 0 {
-		t.Errorf("0 gave %v", fmt.Sprint(cmd()))
+	if got := cmd().(chooser.FaultChosenMsg).Steps; len(got) != 1 || got[0].String() != "crash outbox/accounting" {
+		t.Errorf("%v chose %v, want crash outbox/accounting", keys, got)
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // overlay is a pane opened over the page's body: it takes the keys while
-// it is on top, and closes with a message of its own (closePickerMsg…).
+// it is on top, and closes with a message of its own (picker.CloseMsg…).
 type overlay int
 
 const (

@@ -32,8 +32,8 @@ type page interface {
 	// enable sets the page's keys, after the root set the simulator's.
 	enable(c pageCtx)
 	// layout places the panes in the body; body draws them there.
-	layout(c pageCtx, s screen) screen
-	body(c pageCtx, l screen) string
+	layout(c pageCtx, s regions) regions
+	body(c pageCtx, l regions) string
 	// script is what n plays next.
 	script(c pageCtx) []scenes.Step
 	// status is the run's word on the status line ("" for the root's)
@@ -43,7 +43,7 @@ type page interface {
 	chaosStep(c pageCtx) *lessons.Step
 	// caption is drawn under the body and any overlay over it, in the
 	// room layout left for it ("" for none).
-	caption(c pageCtx, l screen) string
+	caption(c pageCtx, l regions) string
 	// ownsKeys says the page takes every key itself, before any overlay,
 	// and the help shows no pane's keys (play: space and q, over the
 	// chaos run it plays too).

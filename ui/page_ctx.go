@@ -122,7 +122,7 @@ func (r rootRunner) setCompareView(on bool)          { r.m.compareView = on }
 func (r rootRunner) startChaos() tea.Cmd             { return r.m.startChaos() }
 func (r rootRunner) closeChaos()                     { r.m.overlays.pop(overlayChaos) }
 func (r rootRunner) chaos() (open, running bool) {
-	return r.m.overlays.has(overlayChaos), r.m.chaos.running()
+	return r.m.overlays.has(overlayChaos), r.m.chaos.Running()
 }
 
 func (r rootRunner) autoplay() tea.Cmd {
@@ -144,5 +144,5 @@ func (r rootRunner) leaveLesson(back *simulatorPage) tea.Cmd {
 
 func (r rootRunner) openPicker() tea.Cmd {
 	r.m.overlays.push(overlayPicker)
-	return tea.Batch(r.m.picker.open(r.m.scene.Name), r.m.resize())
+	return tea.Batch(r.m.picker.Open(r.m.scene.Name), r.m.resize())
 }

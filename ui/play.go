@@ -13,8 +13,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
 )
 
 // playPage plays a scene (lesson nil) or a lesson (its steps' solutions,
@@ -52,7 +53,7 @@ func (p *playPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
 func (p *playPage) ready(c pageCtx) tea.Cmd {
 	if p.lesson == nil {
 		sc := c.run.scene()
-		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+style.OneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
+		pages := captionPages(sc.TitleIn(c.opts.Lang)+": "+screen.OneLine(sc.TeachesIn(c.opts.Lang)), captionPage)
 		p.play.caption, p.play.pages = pages[0], pages[1:]
 		p.play.delay = p.readTime(c, p.play.caption)
 		return p.schedule()
@@ -66,18 +67,18 @@ func (p *playPage) ready(c pageCtx) tea.Cmd {
 // enough to read what the lesson pane says of it.
 func (p *playPage) stepCaption(c pageCtx) {
 	l := &c.panes.lesson
-	if l.place != placeStep {
+	if l.Place() != lessons.PlaceStep {
 		return
 	}
-	if l.onIntro() {
+	if l.OnIntro() {
 		// The introduction's page first, as long as it takes to read.
-		p.play.caption = l.lesson.Title
-		p.play.delay = p.readTime(c, l.lesson.Title+" "+l.lesson.Intro)
+		p.play.caption = l.Lesson().Title
+		p.play.delay = p.readTime(c, l.Lesson().Title+" "+l.Lesson().Intro)
 		return
 	}
-	st := l.current()
-	lb := l.lang()
-	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.step+1, len(l.lesson.Steps), st.Title, style.OneLine(st.Task))
+	st := l.Current()
+	lb := l.Labels()
+	p.play.caption = fmt.Sprintf("%s %d/%d · %s: %s", lb.Step, l.Step()+1, len(l.Lesson().Steps), st.Title, screen.OneLine(st.Task))
 	p.play.delay = p.readTime(c, st.Read+" "+st.Task)
 }
 
@@ -157,12 +158,12 @@ func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 		return p.next(c), true
 	case progressSavedMsg:
 		return nil, true // a played lesson saves no progress
-	case chaosDoneMsg:
+	case chaosrun.DoneMsg:
 		var cmd tea.Cmd
 		if p.lesson != nil {
 			cmd, _ = p.lesson.message(c, msg)
 		}
-		if msg.err != nil {
+		if msg.Err != nil {
 			// No table to check: next says the step did not pass, and ends.
 			cmd = tea.Batch(cmd, p.schedule())
 		}
@@ -170,7 +171,7 @@ func (p *playPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	case buildFailedMsg:
 		// No simulation to play: say why and end, rather than wait.
 		p.play.err = msg.err
-		p.play.caption = "✗ " + style.OneLine(msg.err.Error())
+		p.play.caption = "✗ " + screen.OneLine(msg.err.Error())
 		return p.end(c), true
 	}
 	return nil, false
@@ -227,69 +228,69 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 		return p.end(c)
 	}
 	l := &c.panes.lesson
-	switch l.place {
-	case placeStep:
-		if l.onIntro() {
+	switch l.Place() {
+	case lessons.PlaceStep:
+		if l.OnIntro() {
 			// The introduction read, the page turns to step 1.
-			l.closeIntro()
+			l.CloseIntro()
 			p.stepCaption(c)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		if pos.Script < len(l.current().Solution) || pos.Run != "" {
+		if pos.Script < len(l.Current().Solution) || pos.Run != "" {
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
 		chaosOpen, chaosRunning := run.chaos()
-		if l.current().Chaos > 0 && !chaosOpen {
+		if l.Current().Chaos > 0 && !chaosOpen {
 			// The step's solution is the run: its table passes the checks.
-			p.play.caption = "→ " + c.st.Words.T("%d schedules in %s mode", l.current().Chaos, l.current().Settings.Mode)
+			p.play.caption = "→ " + c.st.Words.T("%d schedules in %s mode", l.Current().Chaos, l.Current().Settings.Mode)
 			return run.startChaos()
 		}
 		if chaosOpen && chaosRunning {
 			return nil // its table checks the step, which schedules the next move
 		}
-		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.lesson.Name, l.step+1, l.current().Title)
+		p.play.err = fmt.Errorf("play %s: step %d (%s): the solution did not pass the checks", l.Lesson().Name, l.Step()+1, l.Current().Title)
 		if err := run.err(); err != nil {
 			p.play.err = errors.Join(p.play.err, err)
 		}
 		p.play.caption = "✗ " + p.play.err.Error()
 		return p.end(c)
-	case placePassed:
-		if pos.Script < len(l.current().Solution) || pos.Run != "" {
+	case lessons.PlacePassed:
+		if pos.Script < len(l.Current().Solution) || pos.Run != "" {
 			// Play the solution to its end, as lessons.Step.Solve does.
 			return run.enqueue(action{kind: actUnit, user: true})
 		}
 		if !p.play.whyShown {
-			lb := l.lang()
+			lb := l.Labels()
 			p.play.whyShown = true
-			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, style.OneLine(l.current().Why))
+			p.play.caption = fmt.Sprintf("✓ %s. %s: %s", lb.Passed, lb.Why, screen.OneLine(l.Current().Why))
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
 		p.play.whyShown = false
 		cmd := p.lesson.next(c)
-		switch l.place {
-		case placeQuiz:
+		switch l.Place() {
+		case lessons.PlaceQuiz:
 			p.play.delay = p.readTime(c, p.questionText(c))
 			return tea.Batch(cmd, p.schedule())
-		case placeStep:
+		case lessons.PlaceStep:
 			p.stepCaption(c) // a step on the same simulator; a fresh one's is captioned when built
 		}
 		return cmd // the step's checks (or its fresh simulator) schedule the next move
-	case placeQuiz:
-		if !l.answered {
-			l.choose(l.lesson.Quiz[l.question].Answer())
-			l.answer()
-			ch := l.lesson.Quiz[l.question].Choices[l.choice]
-			p.play.caption = "✓ " + style.OneLine(ch.Text) + " " + style.OneLine(ch.Because)
+	case lessons.PlaceQuiz:
+		if !l.Answered() {
+			l.Choose(l.Lesson().Quiz[l.Question()].Answer())
+			l.Answer()
+			ch := l.Lesson().Quiz[l.Question()].Choices[l.Choice()]
+			p.play.caption = "✓ " + screen.OneLine(ch.Text) + " " + screen.OneLine(ch.Because)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		if l.nextQuestion() {
+		if l.NextQuestion() {
 			p.play.caption = p.questionText(c)
 			p.play.delay = p.readTime(c, p.play.caption)
 			return tea.Batch(run.resize(), p.schedule())
 		}
-		p.play.caption = "✓ " + labelsFor(l.lesson.Lang).Done + ": " + l.lesson.Title
+		p.play.caption = "✓ " + l.DoneLine()
 		return tea.Batch(run.resize(), p.end(c))
 	}
 	return p.end(c)
@@ -298,10 +299,10 @@ func (p *playPage) next(c pageCtx) tea.Cmd {
 // questionText is the question on screen with its choices, for a caption.
 func (p *playPage) questionText(c pageCtx) string {
 	l := c.panes.lesson
-	q := l.lesson.Quiz[l.question]
-	parts := []string{style.OneLine(q.Text)}
+	q := l.Lesson().Quiz[l.Question()]
+	parts := []string{screen.OneLine(q.Text)}
 	for i, ch := range q.Choices {
-		parts = append(parts, fmt.Sprintf("%d. %s", i+1, style.OneLine(ch.Text)))
+		parts = append(parts, fmt.Sprintf("%d. %s", i+1, screen.OneLine(ch.Text)))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -330,7 +331,7 @@ func (p *playPage) enable(c pageCtx) {
 
 // layout puts the caption over the help line, the size of its text, and
 // the lesson's or the simulator's panes above it.
-func (p *playPage) layout(c pageCtx, s screen) screen {
+func (p *playPage) layout(c pageCtx, s regions) regions {
 	ch := min(3, len(p.captionLines(s.body.w)))
 	s.caption = rect{0, s.body.y + s.body.h - ch, s.body.w, ch}
 	s.body.h -= ch
@@ -340,7 +341,7 @@ func (p *playPage) layout(c pageCtx, s screen) screen {
 	return c.panes.mainLayout(s)
 }
 
-func (p *playPage) body(c pageCtx, l screen) string {
+func (p *playPage) body(c pageCtx, l regions) string {
 	if p.lesson != nil {
 		return p.lesson.body(c, l)
 	}
@@ -348,7 +349,7 @@ func (p *playPage) body(c pageCtx, l screen) string {
 }
 
 // caption is drawn under the body, and under the chaos run play plays.
-func (p *playPage) caption(c pageCtx, l screen) string {
+func (p *playPage) caption(c pageCtx, l regions) string {
 	return p.captionView(c.st, l.caption.w, l.caption.h)
 }
 
@@ -371,8 +372,8 @@ func (p *playPage) script(c pageCtx) []scenes.Step {
 	if p.lesson == nil {
 		return c.run.scene().Steps
 	}
-	if l := c.panes.lesson; l.place <= placePassed {
-		return l.current().Solution
+	if l := c.panes.lesson; l.OnStep() {
+		return l.Current().Solution
 	}
 	return nil
 }
@@ -380,7 +381,7 @@ func (p *playPage) script(c pageCtx) []scenes.Step {
 func (p *playPage) status(c pageCtx) (string, string) {
 	label := ""
 	if p.lesson != nil {
-		label = c.panes.lesson.lesson.Name
+		label = c.panes.lesson.Lesson().Name
 	}
 	if p.play.paused {
 		return c.st.Words.T("‖ paused"), label
@@ -447,7 +448,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 	lines := p.captionLines(w)
 	if len(lines) > h {
 		lines = lines[:h]
-		lines[h-1] = style.FitLine(lines[h-1]+"…", w-2)
+		lines[h-1] = screen.FitLine(lines[h-1]+"…", w-2)
 	}
 	out := make([]string, h)
 	for i := range out {
@@ -455,7 +456,7 @@ func (p *playPage) captionView(st *Styles, w, h int) string {
 		if i < len(lines) {
 			t = lines[i]
 		}
-		out[i] = st.Lesson.Caption.Render(style.FitLine(" "+t, w))
+		out[i] = st.Lesson.Caption.Render(screen.FitLine(" "+t, w))
 	}
 	return strings.Join(out, "\n")
 }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
 
@@ -44,7 +46,7 @@ func (m *Model) startNext() tea.Cmd {
 	}
 	a := m.queue[0]
 	m.queue = m.queue[1:]
-	if a.kind == actEval && (a.check != m.lesson.current() || m.lesson.place != placeStep) {
+	if a.kind == actEval && (a.check != m.lesson.Current() || m.lesson.Place() != lessons.PlaceStep) {
 		// The step moved on since: nothing to check.
 		return m.startNext()
 	}
@@ -171,8 +173,8 @@ func (m Model) interval() time.Duration {
 
 func (m *Model) setActors(actors []sim.ActorView) {
 	m.actors = actors
-	m.pipeline, _ = m.pipeline.Update(actorsMsg{actors})
-	m.lesson.setActors(actors, m.settings)
+	m.pipeline, _ = m.pipeline.Update(pipeline.ActorsMsg{Actors: actors})
+	m.lesson.SetActors(actors, m.settings)
 	m.brokerDown = false
 	for _, a := range actors {
 		if a.Name == "broker" && a.State == sim.Down {

@@ -9,9 +9,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 )
 
 func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -103,7 +103,7 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, k.AdvanceBy):
 			dialog = string(fault.Advance)
 		}
-		m.chooser = newChooserPane(m.st, dialog, m.actors, m.settings)
+		m.chooser = chooser.New(m.st, dialog, m.actors, m.settings)
 		m.overlays.push(overlayChooser)
 		m.sizeChooser()
 		return m, nil
@@ -130,13 +130,12 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if m.settings.Mode == "compare" {
 			// Two writers run: ask which one's COMMIT fails, rather than
 			// arm both (a lesson's later step would be done already).
-			m.chooser = newChooserPane(m.st, "fail", m.actors, m.settings)
-			m.chooser.naive = m.settings.Naive
+			m.chooser = chooser.New(m.st, "fail", m.actors, m.settings)
 			m.overlays.push(overlayChooser)
 			m.sizeChooser()
 			return m, nil
 		}
-		return m, m.enqueue(action{kind: actDo, step: failCommitStep(m.settings.Pipelines()[0], m.settings), user: true})
+		return m, m.enqueue(action{kind: actDo, step: chooser.FailCommit(m.settings.Pipelines()[0], m.settings), user: true})
 	case key.Matches(msg, k.Payment), key.Matches(msg, k.Poison):
 		m.requests++
 		// A poison payload fails the topic's schema: the broker refuses it
@@ -168,19 +167,6 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// failCommitStep arms a failed COMMIT on a pipeline's writer, at the
-// checkpoint that comes just before its COMMIT.
-func failCommitStep(kind string, set scenes.Settings) scenes.Step {
-	if kind == "naive" {
-		at := engine.NaiveInserted
-		if set.Naive == "publish-then-commit" {
-			at = engine.NaivePublished
-		}
-		return scenes.Arm(fault.FailCommit, "naive", at)
-	}
-	return scenes.Arm(fault.FailCommit, "api", engine.APIInserted)
-}
-
 func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 	if m.phase != phaseRunning || m.overlays.top() != 0 {
 		// The panes beneath an overlay are not on screen: they do not scroll.
@@ -203,7 +189,7 @@ func (m Model) mouse(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
 func (m *Model) setFocus() {
 	m.tables.SetFocused(m.focus == focusTables)
 	m.timeline.SetFocused(m.focus == focusTimeline)
-	m.lesson.focused = m.focus == focusLesson
+	m.lesson.SetFocused(m.focus == focusLesson)
 }
 
 // updateKeys enables the keys that apply now, so help shows only those.
@@ -245,7 +231,7 @@ func (m *Model) updateKeys() {
 	}
 	c := m.pageCtx()
 	compareHelp(c)
-	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.report != nil && m.lessonPage() != nil))
+	k.Chaos.SetEnabled(running && (m.page.chaosStep(c) != nil || m.chaos.Report() != nil && m.lessonPage() != nil))
 	k.chaosFirst = m.lessonPage() != nil && m.page.chaosStep(c) != nil
 	m.page.enable(c)
 	m.timeline.SetPicker(k.Scenes.Enabled())

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxlab/outboxlab/ui/quit"
+	"github.com/outboxlab/outboxlab/screen/quit"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -20,6 +20,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/ui/cast"
 )
 
 // Options say what the TUI boots and opens.
@@ -162,7 +163,7 @@ func setup(ctx context.Context, opts Options, res *resources) (Model, error) {
 		m.learnCourse(course)
 		m.openLesson(l)
 		if opts.Step > 0 {
-			m.lesson.startStep(resumeStep(l, opts.Step))
+			m.lesson.StartStep(resumeStep(l, opts.Step))
 		}
 	}
 	return m, nil
@@ -185,7 +186,6 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 		return err
 	}
 	res.bootDone = make(chan struct{})
-	m.bootSteps = make(chan pg.Progress, 8)
 	if opts.HTTP != "" {
 		if opts.Play {
 			return badinput.New("--http: play plays by itself and takes no requests; use it with the simulator or a lesson")
@@ -210,9 +210,9 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(30)}
 	out := headlessOutput(opts)
 	popts = append(popts, out.options...)
-	var rec *recorder
+	var rec *cast.Recorder
 	if opts.Record != "" {
-		rec, err = startRecording(opts.Record, os.Stdout, time.Now(), out.cast)
+		rec, err = cast.Start(opts.Record, os.Stdout, time.Now(), out.cast)
 		if err != nil {
 			return err
 		}
@@ -282,7 +282,7 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 type output struct {
 	options []tea.ProgramOption
 	profile colorprofile.Profile
-	cast    castOptions
+	cast    cast.Options
 }
 
 // headlessTerm is the terminal play draws for when its output is none: its
@@ -299,7 +299,7 @@ const headlessTerm = "xterm-256color"
 // With no keyboard (standard input no terminal) play reads no input, and
 // its renderer, having put no terminal in raw mode, writes a bare line
 // feed for "next line, first column", as a terminal driver's onlcr makes
-// it: a recording says so (castOptions.mapNewlines).
+// it: a recording says so (cast.Options.MapNewlines).
 func headlessOutput(opts Options) output {
 	o := output{profile: colorprofile.Detect(os.Stdout, os.Environ())}
 	if !opts.Play {
@@ -307,13 +307,13 @@ func headlessOutput(opts Options) output {
 	}
 	if !term.IsTerminal(os.Stdin.Fd()) {
 		o.options = append(o.options, tea.WithInput(nil))
-		o.cast.mapNewlines = true
+		o.cast.MapNewlines = true
 	}
 	if term.IsTerminal(os.Stdout.Fd()) {
 		return o
 	}
-	o.cast.w, o.cast.h = envSize()
-	o.cast.term = headlessTerm
+	o.cast.W, o.cast.H = envSize()
+	o.cast.Term = headlessTerm
 	env := []string{"TERM=" + headlessTerm}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TERM=") {
@@ -321,7 +321,7 @@ func headlessOutput(opts Options) output {
 		}
 	}
 	o.profile = colorprofile.ANSI256
-	o.options = append(o.options, tea.WithWindowSize(o.cast.w, o.cast.h), tea.WithEnvironment(env), tea.WithColorProfile(o.profile))
+	o.options = append(o.options, tea.WithWindowSize(o.cast.W, o.cast.H), tea.WithEnvironment(env), tea.WithColorProfile(o.profile))
 	return o
 }
 
@@ -336,7 +336,7 @@ const (
 // played to its end (summaryOf), in the program's colours, to the
 // terminal and the recording: after the full screen is gone, the result
 // stays in the scrollback, and a recording ends on it too.
-func printSummary(m *Model, rec *recorder, profile colorprofile.Profile) {
+func printSummary(m *Model, rec *cast.Recorder, profile colorprofile.Profile) {
 	pp, ok := m.page.(*playPage)
 	if !ok {
 		return

@@ -58,7 +58,7 @@ func fixtureModelIn(t testing.TB, w, h int, mode string, rows int, lang string) 
 	if mode != "compare" {
 		oracles = oracles[1:]
 	}
-	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oraclesMsg{oracles},
+	m = send(t, m, snapshotMsg{id: m.simID, gen: 1, now: m.now, oracles: oracles,
 		timeline: timeline.EntriesMsg{From: 0, Entries: panetest.Entries()}})
 	tb, _ := src.Table(context.Background(), "outbox", "outbox_messages", max(0, rows-m.tables.Visible()), m.tables.Visible())
 	m = send(t, m, tables.ReadMsg{SimID: m.simID, Gen: 1, Pipeline: "outbox", Table: tb})

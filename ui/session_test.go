@@ -200,8 +200,8 @@ func storyByKeys(t *testing.T, d *driver) string {
 		d.press("pgdown")
 		screen += d.screen()
 	}
-	if d.m.story.top != d.m.story.maxTop() || d.m.story.top == 0 {
-		t.Fatalf("paging stopped at line %d of %d", d.m.story.top, len(d.m.story.lines))
+	if top, last, lines := d.m.story.Scrolled(); top != last || top == 0 {
+		t.Fatalf("paging stopped at line %d of %d", top, lines)
 	}
 	return screen
 }

@@ -5,6 +5,14 @@ import (
 
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/lesson"
+	"github.com/outboxlab/outboxlab/ui/metrics"
+	"github.com/outboxlab/outboxlab/ui/overlay/chaosrun"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
+	"github.com/outboxlab/outboxlab/ui/overlay/picker"
+	"github.com/outboxlab/outboxlab/ui/overlay/storyview"
+	"github.com/outboxlab/outboxlab/ui/pipeline"
 	"github.com/outboxlab/outboxlab/ui/tables"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -22,11 +30,10 @@ type simView struct {
 	simErr   error
 
 	panes   // what the pages lay out and draw
-	picker  pickerPane
-	chooser chooserPane
-	story   storyPane // one message's life, while overlayStory is open
-	chaos   chaosPane // a chaos run and its table, while overlayChaos is open
-	chaosID int
+	picker  picker.Pane
+	chooser chooser.Pane
+	story   storyview.Pane // one message's life, while overlayStory is open
+	chaos   chaosrun.Pane  // a chaos run and its table, while overlayChaos is open
 
 	overlays    overlays // the panes open over the body, the top one taking the keys
 	compareView bool
@@ -58,10 +65,10 @@ type simView struct {
 // in the body and draws there. The lesson pane is the pages' to fill: the
 // free simulator's scene, a lesson's step and quiz.
 type panes struct {
-	pipeline   pipelinePane
+	pipeline   pipeline.Pane
 	tables     tables.Pane
 	timeline   timeline.Pane
-	guarantees guaranteesPane
-	metrics    metricsPane
-	lesson     lessonPane
+	guarantees guarantees.Pane
+	metrics    metrics.Pane
+	lesson     lesson.Pane
 }

@@ -17,9 +17,9 @@ type simulatorPage struct {
 }
 
 func (p *simulatorPage) prepare(c pageCtx) (scenes.Settings, []scenes.Step) {
-	facts := c.panes.lesson.facts
+	facts := c.panes.lesson.Facts()
 	c.panes.lesson = newLessonPane(c.st, c.run.scene())
-	c.panes.lesson.facts = facts
+	c.panes.lesson.SetFacts(facts)
 	return p.settings(c), c.run.scene().Steps
 }
 
@@ -121,9 +121,9 @@ func (p *simulatorPage) enable(c pageCtx) {
 	compareHelp(c)
 }
 
-func (p *simulatorPage) layout(c pageCtx, s screen) screen { return c.panes.mainLayout(s) }
+func (p *simulatorPage) layout(c pageCtx, s regions) regions { return c.panes.mainLayout(s) }
 
-func (p *simulatorPage) body(c pageCtx, l screen) string { return c.panes.mainBody(c.st, l) }
+func (p *simulatorPage) body(c pageCtx, l regions) string { return c.panes.mainBody(c.st, l) }
 
 func (p *simulatorPage) script(c pageCtx) []scenes.Step { return c.run.scene().Steps }
 
@@ -131,7 +131,7 @@ func (p *simulatorPage) status(pageCtx) (string, string) { return "", "" }
 
 func (p *simulatorPage) chaosStep(c pageCtx) *lessons.Step { return freeChaosStep(c) }
 
-func (p *simulatorPage) caption(pageCtx, screen) string { return "" }
+func (p *simulatorPage) caption(pageCtx, regions) string { return "" }
 
 func (p *simulatorPage) ownsKeys() bool { return false }
 

@@ -12,6 +12,9 @@ import (
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/ui/boot"
+	"github.com/outboxlab/outboxlab/ui/guarantees"
+	"github.com/outboxlab/outboxlab/ui/overlay/chooser"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 	"github.com/outboxlab/outboxlab/ui/timeline"
 )
@@ -33,7 +36,7 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	m.setFocus()
 	m.help.ShowAll = false
 	for _, fault := range []string{"crash", "stall", "move", "advance", "fail"} {
-		c := newChooserPane(m.st, fault, panetest.CompareActors(), m.settings)
+		c := chooser.New(m.st, fault, panetest.CompareActors(), m.settings)
 		views = append(views, c.View())
 		if fault != "advance" && fault != "fail" {
 			c, _ = c.Update(panetest.KeyPress("2")) // accounting: which pipeline's?
@@ -58,15 +61,15 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	views = append(views, mm.statusView(200))
 	mm.err = fmt.Errorf("restart relay-1: %w", &sim.ScriptError{Reason: "relay-1 is not crashed", Say: sim.Text{Key: "%s is not crashed", Args: []any{"relay-1"}}})
 	views = append(views, mm.statusView(200))
-	boot := newBootPane(m.st)
-	boot.SetSize(120, 20)
-	boot, _ = boot.Update(bootProgressMsg{pgProgress(int(pg.BootResolving), "")})
-	views = append(views, boot.View())
-	boot, _ = boot.Update(bootProgressMsg{pgProgress(int(pg.BootStarting), "")})
-	boot, _ = boot.Update(bootDoneMsg{err: errString("no PostgreSQL")})
-	views = append(views, boot.View())
-	g := newGuaranteesPane(m.st)
-	g, _ = g.Update(staleMsg{why: "postmaster pid 7 is gone"})
+	b := boot.New(m.st)
+	b.SetSize(120, 20)
+	b, _ = b.Update(boot.ProgressMsg{Progress: pgProgress(int(pg.BootResolving), "")})
+	views = append(views, b.View())
+	b, _ = b.Update(boot.ProgressMsg{Progress: pgProgress(int(pg.BootStarting), "")})
+	b, _ = b.Update(boot.DoneMsg{Err: errString("no PostgreSQL")})
+	views = append(views, b.View())
+	g := guarantees.New(m.st)
+	g, _ = g.Update(guarantees.StaleMsg{Why: "postmaster pid 7 is gone"})
 	g.SetSize(80, 6)
 	views = append(views, g.View())
 	tl := timeline.New(m.st)
@@ -119,9 +122,9 @@ func TestBootFailureSpeaksSpanish(t *testing.T) {
 	}
 	st := DefaultStyles(true)
 	st.Words = catalog.For("es")
-	b := newBootPane(&st)
+	b := boot.New(&st)
 	b.SetSize(120, 20)
-	b, _ = b.Update(bootDoneMsg{err: err})
+	b, _ = b.Update(boot.DoneMsg{Err: err})
 	screen := panetest.Plain(b.View())
 	if !strings.Contains(screen, "no es un directorio") || strings.Contains(screen, "not a directory") {
 		t.Fatalf("the boot failure is not said in Spanish:\n%s", screen)
@@ -129,7 +132,7 @@ func TestBootFailureSpeaksSpanish(t *testing.T) {
 	if os.Geteuid() == 0 {
 		// As root, a folder the server's account cannot reach is said too.
 		_, err := pg.Boot(t.Context(), pg.Options{DataDir: filepath.Join(t.TempDir(), "data")})
-		b, _ = b.Update(bootDoneMsg{err: err})
+		b, _ = b.Update(boot.DoneMsg{Err: err})
 		if screen := panetest.Plain(b.View()); !strings.Contains(screen, "no es accesible para") {
 			t.Errorf("an unreachable data directory is not said in Spanish:\n%s", screen)
 		}

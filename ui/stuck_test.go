@@ -8,10 +8,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // When nothing moves, the status line names what would, with its key, and
@@ -66,52 +67,6 @@ func with(a []sim.ActorView, name string, st sim.ActorState) []sim.ActorView {
 		}
 	}
 	return out
-}
-
-// A step that continues the step before on the same simulator says which
-// actor it begins crashed or stalled, and the key that moves it, in the
-// lesson's language.
-func TestLessonTaskSaysWhatTheStepBeforeLeft(t *testing.T) {
-	for lang, want := range map[string][]string{
-		"en": {"relay-1 is still crashed", "c restarts it", "accounting is still stalled", "s resumes it"},
-		"es": {"relay-1 sigue caído", "c lo reinicia", "accounting sigue congelado", "s lo reanuda"},
-	} {
-		p := lessonInProgress(t, lang, 80, 40)
-		actors := with(panetest.Actors(), "relay-1", sim.Crashed)
-		for i := range actors {
-			if actors[i].Name == "accounting" {
-				actors[i].State = sim.Stalled
-			}
-		}
-		p.carryOver(actors)
-		view := panetest.Plain(p.View())
-		for _, w := range want {
-			if !strings.Contains(style.OneLine(view), w) {
-				t.Errorf("%s: the task does not say %q:\n%s", lang, w, view)
-			}
-		}
-		p.startStep(1)
-		if strings.Contains(panetest.Plain(p.View()), want[0]) {
-			t.Errorf("%s: the note outlived its step", lang)
-		}
-	}
-}
-
-// d arms a duplicate on the broker: the pipeline shows it armed (⚑) until
-// the delivery it doubles.
-func TestArmedDuplicateShowsOnTheBroker(t *testing.T) {
-	p := newPipelinePane(panetest.Styles())
-	actors := idle(panetest.Actors())
-	for i := range actors {
-		if actors[i].Name == "broker" {
-			actors[i].Armed = []string{"duplicate"}
-		}
-	}
-	p, _ = p.Update(actorsMsg{actors})
-	p.SetSize(120, 6)
-	if v := panetest.Plain(p.View()); !strings.Contains(v, "broker ⚑ duplicate") {
-		t.Errorf("the armed duplicate is not on the broker:\n%s", v)
-	}
 }
 
 // v outside compare mode switches to it (the scene starts again with the
@@ -170,7 +125,7 @@ func TestCaptionsHaveNoMarkdownMarks(t *testing.T) {
 func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 	for _, c := range []struct{ w, min, max int }{{120, 50, 50}, {160, 60, 70}, {250, 95, 100}} {
 		m := fixtureModel(t, c.w, 50, "outbox", 1)
-		s := (&lessonPage{}).layout(m.pageCtx(), screen{body: rect{0, 1, c.w, 48}})
+		s := (&lessonPage{}).layout(m.pageCtx(), regions{body: rect{0, 1, c.w, 48}})
 		if s.lesson.w < c.min || s.lesson.w > c.max {
 			t.Errorf("at %d columns the lesson pane is %d wide, want %d to %d", c.w, s.lesson.w, c.min, c.max)
 		}
@@ -182,41 +137,31 @@ func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 // simulation.
 func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en"})
-	d.m.lesson.place, d.m.lesson.checked = placePassed, true
+	d.m.lesson.SetOutcomes(nil, true) // the step passed
 	d.exec(d.m.buildSim())
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
-	if d.m.lesson.place != placeStep {
-		t.Fatalf("after a rebuild the lesson is at place %d, want the step itself", d.m.lesson.place)
+	if d.m.lesson.Place() != lessons.PlaceStep {
+		t.Fatalf("after a rebuild the lesson is at place %s, want the step itself", d.m.lesson.Place())
 	}
-	if len(d.m.lesson.psql) == 0 {
+	if len(d.m.lesson.PSQL()) == 0 {
 		t.Error("no psql command for the databases on screen")
 	}
 }
 
 // h pressed while a fresh step's simulation is still being built (no actors
-// on screen yet) shows the keys once the actors arrive; a carried note goes
-// once its actor is restarted.
+// on screen yet) shows the keys once the actors arrive. (That a carried
+// note goes once its actor is restarted is the lesson pane's own test.)
 func TestHintKeysFollowTheActors(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "race", Lang: "en"})
 	actors := d.m.actors
 	d.m.setActors(nil)
 	d.press("h")
-	if strings.Contains(d.m.lesson.keyHint, "`m\u00a0") {
-		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.keyHint)
+	if strings.Contains(d.m.lesson.KeyHint(), "`m\u00a0") {
+		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.KeyHint())
 	}
 	d.m.setActors(actors)
-	if !strings.Contains(d.m.lesson.keyHint, "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
-		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.keyHint)
-	}
-
-	p := lessonInProgress(t, "en", 80, 40)
-	p.carryOver(with(panetest.Actors(), "relay-1", sim.Crashed))
-	if !strings.Contains(style.OneLine(panetest.Plain(p.View())), "relay-1 is still crashed") {
-		t.Fatal("no carried note")
-	}
-	p.refreshCarried(idle(panetest.Actors()))
-	if strings.Contains(style.OneLine(panetest.Plain(p.View())), "still crashed") {
-		t.Fatal("the note stayed after the restart")
+	if !strings.Contains(d.m.lesson.KeyHint(), "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
+		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.KeyHint())
 	}
 }
 
@@ -238,15 +183,6 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 		if !strings.Contains(panetest.Plain(mm.render()), "until consumer.acked") && !strings.Contains(panetest.Plain(mm.render()), "at consumer.acked") {
 			t.Errorf("%v: the dialog's last choice is cut:\n%s", keys, panetest.Plain(mm.render()))
 		}
-	}
-}
-
-// A digit beyond a dialog's list says so instead of doing nothing.
-func TestDialogDigitBeyondTheList(t *testing.T) {
-	c := newChooserPane(panetest.Styles(), "fail", panetest.CompareActors(), scenes.Settings{})
-	c, cmd := c.Update(panetest.KeyPress("7"))
-	if cmd != nil || !strings.Contains(panetest.Plain(c.View()), "no choice 7 here: 1 to 3") {
-		t.Fatalf("f 7 said nothing:\n%s", panetest.Plain(c.View()))
 	}
 }
 
@@ -306,7 +242,7 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("h")
-	if h := strings.Join(d.m.lesson.body, "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
+	if h := strings.Join(d.m.lesson.Content(), "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
 		t.Errorf("%s: the hint does not show r:\n%s", lang, panetest.Plain(h))
 	}
 	// The fastest autoplay (16 steps a second), as the lessons by keys
@@ -314,20 +250,20 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
 	d.settle()
-	if got := style.OneLine(panetest.Plain(strings.Join(d.m.lesson.deadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.DeadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
 		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if screen := style.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(screen, want[0][:30]) {
+		if shown := screen.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(shown, want[0][:30]) {
 			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], panetest.Plain(d.m.lesson.View()))
 		}
 	}
 	d.press("r")
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
 	d.settle()
-	if d.m.lesson.dead != nil {
+	if d.m.lesson.Dead() != nil {
 		t.Errorf("%s: after r the step is still said unpassable", lang)
 	}
 }

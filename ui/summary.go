@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/lessons"
 )
 
 // summaryOf is what play leaves on the normal screen when it has played
@@ -19,7 +20,7 @@ func (p *playPage) summaryOf(c pageCtx, w int) string {
 	}
 	name, title := "", ""
 	if p.lesson != nil {
-		l := c.panes.lesson.lesson
+		l := c.panes.lesson.Lesson()
 		name, title = l.Name, l.Title
 	} else {
 		sc := c.run.scene()
@@ -29,10 +30,10 @@ func (p *playPage) summaryOf(c pageCtx, w int) string {
 	for _, l := range p.captionLines(w) {
 		lines = append(lines, " "+l)
 	}
-	lines = append(lines, c.panes.guarantees.compactLines(w)...)
-	if l := &c.panes.lesson; p.lesson != nil && l.place == placeDone {
-		lb := l.lang()
-		lines = append(lines, " "+lb.Done+" ✓ "+fmt.Sprintf(lb.Right, l.right, len(l.lesson.Quiz)))
+	lines = append(lines, c.panes.guarantees.CompactLines(w)...)
+	if l := &c.panes.lesson; p.lesson != nil && l.Place() == lessons.PlaceDone {
+		lb := l.Labels()
+		lines = append(lines, " "+lb.Done+" ✓ "+fmt.Sprintf(lb.Right, l.Right(), len(l.Lesson().Quiz)))
 	}
 	return strings.Join(lines, "\n") + "\n"
 }

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/sim"
+	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/ui/panetest"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // The free simulator leads to the course: its empty timeline and its key
@@ -28,19 +28,19 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Fatal("one esc did not leave the picker")
 	}
 	d.press("/")
-	first, ok := d.m.picker.list.Items()[0].(lessonItem)
-	if !ok || first.l.Name != "outbox" && first.l.Order != 1 {
-		t.Fatalf("the picker's first item is %v, want the course's first lesson", d.m.picker.list.Items()[0])
+	first, pos, ok := d.m.picker.Item(0)
+	if l, err := lessons.Find(d.m.course(), first); !ok || err != nil || l.Name != "outbox" && l.Order != 1 {
+		t.Fatalf("the picker's first item is %v, want the course's first lesson", first)
 	}
-	d.m.picker.list.Select(0) // the cursor on the course's first lesson
+	d.m.picker.Select(0) // the cursor on the course's first lesson
 	d.press("enter")
-	d.waitFor("the lesson", func(m Model) bool { return m.lesson.lesson != nil && m.sim != nil && !m.busy })
+	d.waitFor("the lesson", func(m Model) bool { return m.lesson.Lesson() != nil && m.sim != nil && !m.busy })
 	d.settle()
-	if d.m.lesson.lesson.Name != first.l.Name || d.m.lessonPage() == nil {
-		t.Errorf("choosing %s opened %v", first.l.Name, d.m.lesson.lesson)
+	if d.m.lesson.Lesson().Name != first || d.m.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first, d.m.lesson.Lesson())
 	}
 	// Opened from /, the lesson shows its number, and esc goes back.
-	if want := "Lesson " + first.pos + " " + first.l.Name; !strings.Contains(d.screen(), want) {
+	if want := "Lesson " + pos + " " + first; !strings.Contains(d.screen(), want) {
 		t.Errorf("the lesson opened from / does not show %q:\n%s", want, d.screen())
 	}
 	d.press("esc")
@@ -55,34 +55,8 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 func TestALongNoticeIsReadWhole(t *testing.T) {
 	m := fixtureModel(t, 80, 24, "outbox", 2)
 	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
-	screen := style.OneLine(panetest.Plain(m.render()))
-	if !strings.Contains(screen, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
+	shown := screen.OneLine(panetest.Plain(m.render()))
+	if !strings.Contains(shown, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
 		t.Errorf("the replay command is not on screen whole:\n%s", panetest.Plain(m.render()))
-	}
-}
-
-// At 80×24 a pipeline with four consumers is drawn one line per actor: the
-// names stay whole ("broker ○ ar…" lost them), an idle actor's state being
-// its symbol when the words do not fit.
-func TestFourConsumersAt80KeepTheirNames(t *testing.T) {
-	actors := []sim.ActorView{
-		{Pipeline: "outbox", Name: "api", State: sim.Idle},
-		{Pipeline: "outbox", Name: "relay-1", State: sim.Idle},
-		{Pipeline: "outbox", Name: "relay-2", State: sim.Idle},
-		{Pipeline: "outbox", Name: "broker", State: sim.Idle},
-		{Pipeline: "outbox", Name: "accounting", State: sim.Idle},
-		{Pipeline: "outbox", Name: "accounting-2", State: sim.Idle},
-		{Pipeline: "outbox", Name: "notifications", State: sim.Idle},
-		{Pipeline: "outbox", Name: "sender", State: sim.Crashed, At: "sender.called"},
-	}
-	p := newPipelinePane(panetest.Styles())
-	p, _ = p.Update(actorsMsg{actors})
-	p, _ = p.Update(oraclesMsg{panetest.Oracles()})
-	p.SetSize(80, 5)
-	view := panetest.Plain(p.View())
-	for _, name := range []string{"broker ○", "accounting ○", "accounting-2 ○", "notifications ○", "sender ✗ crashed"} {
-		if !strings.Contains(view, name) {
-			t.Errorf("%q is not drawn whole:\n%s", name, view)
-		}
 	}
 }

@@ -37,31 +37,31 @@ func (m Model) LearnerState() LearnerState {
 	// on screen: a key pressed then would be lost with it.
 	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil && !m.resetting}
 	l := m.lesson
-	if m.lessonPage() == nil || l.lesson == nil {
+	if m.lessonPage() == nil || l.Lesson() == nil {
 		return s
 	}
-	s.Lesson, s.Step, s.Steps = l.lesson.Name, l.step, len(l.lesson.Steps)
-	s.Place = [...]lessons.Place{placeStep: lessons.PlaceStep, placePassed: lessons.PlacePassed, placeQuiz: lessons.PlaceQuiz, placeDone: lessons.PlaceDone}[l.place]
-	s.HintShown = l.showHint
-	s.QuizTotal, s.QuizRight = len(l.lesson.Quiz), l.right
+	s.Lesson, s.Step, s.Steps = l.Lesson().Name, l.Step(), len(l.Lesson().Steps)
+	s.Place = l.Place()
+	s.HintShown = l.HintShown()
+	s.QuizTotal, s.QuizRight = len(l.Lesson().Quiz), l.Right()
 	switch {
-	case l.place == placeDone:
+	case l.Place() == lessons.PlaceDone:
 		s.QuizAnswered = s.QuizTotal
-	case l.place == placeQuiz:
-		s.QuizAnswered = l.question
-		if l.answered {
+	case l.Place() == lessons.PlaceQuiz:
+		s.QuizAnswered = l.Question()
+		if l.Answered() {
 			s.QuizAnswered++
 		}
 	}
-	if st := l.current(); st != nil {
+	if st := l.Current(); st != nil {
 		s.ChecksTotal = len(st.Checks)
 	}
-	for _, o := range l.outcomes {
+	for _, o := range l.Outcomes() {
 		if o.OK {
 			s.ChecksPassing++
 		}
 	}
-	if l.place > placeStep {
+	if l.Place() != lessons.PlaceStep {
 		s.ChecksPassing = s.ChecksTotal
 	}
 	return s

@@ -33,11 +33,11 @@ func waitSent(t *testing.T, sent func() []tea.Msg, n int) []tea.Msg {
 func TestStoppingTheRoomAsksThenCountsDown(t *testing.T) {
 	r, _, sent := roomOnClock(t, "en")
 	cancelled := false
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", cancel: func() { cancelled = true }}
-	m, _ = screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", cancel: func() { cancelled = true }}
+	m, _ = screenText(m)
 
 	m = press(t, m, "q")
-	m, s := screen(m)
+	m, s := screenText(m)
 	if !strings.Contains(s, "Stop the room? 1 learners connected") || cancelled {
 		t.Fatalf("q stopped the room or asked nothing (cancelled %v):\n%s", cancelled, s)
 	}
@@ -46,7 +46,7 @@ func TestStoppingTheRoomAsksThenCountsDown(t *testing.T) {
 		t.Fatalf("esc did not take the question back")
 	}
 	m = press(t, m, "q", "y")
-	m, s = screen(m)
+	m, s = screenText(m)
 	if cancelled || !strings.Contains(s, "closing in 10 s") {
 		t.Fatalf("y: cancelled %v; want a countdown on the screen:\n%s", cancelled, s)
 	}
@@ -97,10 +97,10 @@ func TestTheListScrollsAt80x24(t *testing.T) {
 		}
 		r.learners[id] = l
 	}
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	m, _ = screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, _ = screenText(m)
 	for i := range 40 {
-		m, s := screen(m)
+		m, s := screenText(m)
 		lines := strings.Split(s, "\n")
 		if len(lines) > 24 {
 			t.Fatalf("selection %d: %d lines at 24", i, len(lines))
@@ -131,11 +131,11 @@ func TestThePickerOpensOnTheLearnersLessonAndFilters(t *testing.T) {
 	r, _, sent := roomOnClock(t, "en")
 	ana := r.learners["ana"]
 	r.report(ana, ui.LearnerState{Lesson: "inbox", Steps: 3, Place: lessons.PlaceStep, Running: true}, true)
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	m, _ = screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, _ = screenText(m)
 	marked := func(m instructorModel) string {
 		t.Helper()
-		_, s := screen(m)
+		_, s := screenText(m)
 		for l := range strings.SplitSeq(s, "\n") {
 			if strings.HasPrefix(l, "▸") {
 				return strings.Fields(l)[2]
@@ -162,7 +162,7 @@ func TestThePickerOpensOnTheLearnersLessonAndFilters(t *testing.T) {
 	}
 	// L asks before it sends, naming the lesson and how many.
 	m = press(t, m, "L", "enter")
-	_, s := screen(m)
+	_, s := screenText(m)
 	if !strings.Contains(s, "Send all 1 connected learners to lesson") || len(sent()) != 1 {
 		t.Errorf("L sent at once or asked nothing:\n%s", s)
 	}
@@ -210,8 +210,8 @@ func TestHandsWatchRemoveAndTheReport(t *testing.T) {
 	r.learners["cid"] = cid
 	r.RaiseHand(cid, "stuck on step 2")
 	clock.add(90 * time.Second)
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 100, height: 30}
-	m, s := screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 100, height: 30}
+	m, s := screenText(m)
 	if m.views[0].ID != "cid" || !strings.Contains(line(t, s, "cid"), "✋ 1m30s ago: stuck on step 2") {
 		t.Fatalf("cid's raised hand is not first, with its time and line:\n%s", s)
 	}
@@ -224,10 +224,10 @@ func TestHandsWatchRemoveAndTheReport(t *testing.T) {
 	}
 
 	r.drawn(ana, "ana's screen, line one\nline two")
-	m, _ = screen(m)
+	m, _ = screenText(m)
 	m = selectLearner(t, m, "ana")
 	m = press(t, m, "w")
-	_, s = screen(m)
+	_, s = screenText(m)
 	if !strings.Contains(s, "ana's screen (read-only)") || !strings.Contains(s, "ana's screen, line one") || !r.isWatched(ana) {
 		t.Errorf("w shows no look at ana's screen:\n%s", s)
 	}
@@ -299,8 +299,8 @@ func TestAPasteGoesWithTheHand(t *testing.T) {
 func TestTheListSaysTheDoor(t *testing.T) {
 	r, _, _ := roomOnClock(t, "en")
 	r.learners["ana"].door = "web"
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	_, s := screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	_, s := screenText(m)
 	if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), " · web") || strings.Contains(line(t, s, "bea"), "web") {
 		t.Errorf("ana, in a browser: %q", l)
 	}
@@ -311,8 +311,8 @@ func TestTheListSaysTheDoor(t *testing.T) {
 func TestTheRosterAndSayingALine(t *testing.T) {
 	r, _, sent := roomOnClock(t, "en")
 	r.roster = []string{"Ana", "Zoë"}
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	m, s := screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, s := screenText(m)
 	if l := line(t, s, "zoe"); !strings.Contains(l, "not joined") {
 		t.Errorf("zoe, expected, has not joined: %q", l)
 	}
@@ -341,11 +341,11 @@ func TestEndingALearner(t *testing.T) {
 	p := tea.NewProgram(inbox{new(sync.Mutex), new([]tea.Msg)}, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
 	go func() { _, _ = p.Run(); close(ended) }()
 	r.learners["cid"] = &learner{id: "cid", user: "cid", dir: t.TempDir(), program: p, joined: r.now(), lastInput: r.now()}
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	m, _ = screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, _ = screenText(m)
 	m = selectLearner(t, m, "cid")
 	m = press(t, m, "e")
-	if _, s := screen(m); !strings.Contains(s, "End cid's session?") {
+	if _, s := screenText(m); !strings.Contains(s, "End cid's session?") {
 		t.Fatalf("e asked nothing:\n%s", s)
 	}
 	press(t, m, "y")
@@ -385,8 +385,8 @@ func TestAnInstructorAt80ColumnsReadsAHandWhole(t *testing.T) {
 	long := "stuck on step 2: the relay never marks the row published"
 	r.RaiseHand(cid, long)
 	clock.add(30 * time.Second)
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
-	m, s := screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: "127.0.0.1:2222", width: 80, height: 24}
+	m, s := screenText(m)
 	if m.views[0].ID != "cid" || m.sel != 0 {
 		t.Fatalf("cid's hand is not first and selected:\n%s", s)
 	}

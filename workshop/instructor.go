@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/screen"
 )
 
 // instructorMode is what the instructor's screen is asking.
@@ -42,6 +43,7 @@ const closeGrace = 10 * time.Second
 type instructorModel struct {
 	room          *Room
 	w             words
+	st            *screen.Styles // the look every screen shares: Room is this one's
 	cancel        context.CancelFunc
 	sshAddr, http string
 	hostKey       string   // the room's host key, as ssh prints it
@@ -421,13 +423,6 @@ func (m *instructorModel) send(ids []string, who string) {
 	m.notice = fmt.Sprintf("→ %s: %d %s", who, m.pick+1, name)
 }
 
-var (
-	bold   = lipgloss.NewStyle().Bold(true)
-	faint  = lipgloss.NewStyle().Faint(true)
-	warn   = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9"))
-	chosen = lipgloss.NewStyle().Reverse(true)
-)
-
 func (m instructorModel) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
@@ -463,7 +458,7 @@ func (m instructorModel) header() []string {
 	if m.sshAddr == "" {
 		first = m.w.title // the web door alone: its line follows
 	}
-	lines := m.wrap(bold, first)
+	lines := m.wrap(m.st.Room.Heading, first)
 	second := fmt.Sprintf(m.w.learners, m.connected(), m.room.cfg.MaxLearners)
 	if m.hostKey != "" {
 		second += " · " + fmt.Sprintf(m.w.hostKey, m.hostKey)
@@ -476,11 +471,11 @@ func (m instructorModel) header() []string {
 		lines = append(lines, m.wrap(lipgloss.NewStyle(), m.web)...)
 	}
 	if p := m.room.Paused(); p != "" {
-		lines = append(lines, m.wrap(warn, fmt.Sprintf(m.w.pausedNow, p))...)
+		lines = append(lines, m.wrap(m.st.Room.Warn, fmt.Sprintf(m.w.pausedNow, p))...)
 	}
 	if !m.closeAt.IsZero() {
 		left := max(0, int(time.Until(m.closeAt).Round(time.Second).Seconds()))
-		lines = append(lines, m.wrap(warn, fmt.Sprintf(m.w.closingNow, left))...)
+		lines = append(lines, m.wrap(m.st.Room.Warn, fmt.Sprintf(m.w.closingNow, left))...)
 	}
 	return append(lines, "")
 }
@@ -500,7 +495,7 @@ func (m instructorModel) footer(keys string) []string {
 	if m.notice != "" {
 		lines = append(lines, m.wrap(lipgloss.NewStyle(), m.notice)...)
 	}
-	return append(lines, m.wrap(faint, keys)...)
+	return append(lines, m.wrap(m.st.Room.Faint, keys)...)
 }
 
 // tableFooter is the list's foot: the selected learner's raised hand in
@@ -508,7 +503,7 @@ func (m instructorModel) footer(keys string) []string {
 func (m instructorModel) tableFooter() []string {
 	foot := m.footer(m.tableKeys())
 	if h := m.handLine(); h != "" {
-		foot = append(append([]string{""}, m.wrap(warn, h)...), foot[1:]...)
+		foot = append(append([]string{""}, m.wrap(m.st.Room.Warn, h)...), foot[1:]...)
 	}
 	return foot
 }
@@ -552,14 +547,14 @@ func (m instructorModel) render() string {
 		lines = append(lines, m.w.sayAsk, m.input.View())
 		return strings.Join(append(lines, m.footer(m.w.keysSay)...), "\n")
 	case modeConfirmStop:
-		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.stopAsk, m.connected(), int(closeGrace.Seconds())))...)
+		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.stopAsk, m.connected(), int(closeGrace.Seconds())))...)
 		return strings.Join(append(lines, m.footer(m.w.stopKeys)...), "\n")
 	case modeConfirmAll:
-		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.sendAllAsk, m.connected(), m.pick+1, m.room.course[m.pick].Name))...)
+		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.sendAllAsk, m.connected(), m.pick+1, m.room.course[m.pick].Name))...)
 		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
 	case modeConfirmEnd:
 		v, _ := m.selected()
-		lines = append(lines, m.wrap(bold, fmt.Sprintf(m.w.endAsk, v.ID))...)
+		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.endAsk, v.ID))...)
 		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
 	case modeWatch:
 		return m.watchView()
@@ -575,7 +570,7 @@ func (m instructorModel) picker() []string {
 	}
 	lines := []string{fmt.Sprintf(m.w.sendTo, who)}
 	if m.filter != "" {
-		lines = append(lines, faint.Render(fmt.Sprintf(m.w.filter, m.filter)))
+		lines = append(lines, m.st.Room.Faint.Render(fmt.Sprintf(m.w.filter, m.filter)))
 	}
 	choices := m.choices()
 	room := max(1, m.rows()-len(lines))
@@ -586,7 +581,7 @@ func (m instructorModel) picker() []string {
 		line := ansi.Truncate(fmt.Sprintf("  %2d %-14s %s", i+1, c.Name, c.Title), m.screenWidth(), "…")
 		if i == m.pick {
 			// The mark reads without colours too.
-			line = chosen.Render("▸" + line[1:])
+			line = m.st.Room.Chosen.Render("▸" + line[1:])
 		}
 		lines = append(lines, line)
 	}
@@ -600,9 +595,9 @@ const rowFormat = "%-14s %-12s %-6s %-7s %-6s %-6s %-6s %s"
 // table is the learners' list, scrolled so the selected one shows.
 func (m instructorModel) table() []string {
 	c := m.w.cols
-	lines := []string{bold.Render(ansi.Truncate(fmt.Sprintf(rowFormat, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]), m.screenWidth(), ""))}
+	lines := []string{m.st.Room.Heading.Render(ansi.Truncate(fmt.Sprintf(rowFormat, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]), m.screenWidth(), ""))}
 	if len(m.views) == 0 {
-		lines = append(lines, faint.Render(m.w.none))
+		lines = append(lines, m.st.Room.Faint.Render(m.w.none))
 	}
 	rows := m.rows()
 	first := 0
@@ -614,11 +609,11 @@ func (m instructorModel) table() []string {
 	for i := first; i < last; i++ {
 		v := m.views[i]
 		if i == first && first > 0 && rows >= 3 {
-			lines = append(lines, faint.Render(fmt.Sprintf(m.w.more, first)+" ↑"))
+			lines = append(lines, m.st.Room.Faint.Render(fmt.Sprintf(m.w.more, first)+" ↑"))
 			continue
 		}
 		if i == last-1 && last < len(m.views) && rows >= 3 {
-			lines = append(lines, faint.Render(fmt.Sprintf(m.w.more, len(m.views)-last+1)+" ↓"))
+			lines = append(lines, m.st.Room.Faint.Render(fmt.Sprintf(m.w.more, len(m.views)-last+1)+" ↓"))
 			continue
 		}
 		state := m.w.connected
@@ -654,11 +649,11 @@ func (m instructorModel) table() []string {
 		line = ansi.Truncate(line, m.screenWidth(), "…")
 		switch {
 		case i == m.sel:
-			line = chosen.Render(line)
+			line = m.st.Room.Chosen.Render(line)
 		case !v.Hand.IsZero() || v.Stuck:
-			line = warn.Render(line)
+			line = m.st.Room.Warn.Render(line)
 		case !v.Connected:
-			line = faint.Render(line)
+			line = m.st.Room.Faint.Render(line)
 		}
 		lines = append(lines, line)
 	}
@@ -668,13 +663,13 @@ func (m instructorModel) table() []string {
 // watchView is the learner's screen as they last saw it, read-only,
 // cropped to the instructor's terminal under one line that says whose.
 func (m instructorModel) watchView() string {
-	title := bold.Render(fmt.Sprintf(m.w.watchTitle, m.watching))
+	title := m.st.Room.Heading.Render(fmt.Sprintf(m.w.watchTitle, m.watching))
 	for _, v := range m.views {
 		if v.ID == m.watching && !v.Hand.IsZero() {
-			title += "  " + warn.Render(fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand)))+" "+v.HandText)
+			title += "  " + m.st.Room.Warn.Render(fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand)))+" "+v.HandText)
 		}
 	}
-	foot := faint.Render(m.w.watchKeys)
+	foot := m.st.Room.Faint.Render(m.w.watchKeys)
 	h := m.height
 	if h <= 0 {
 		h = 24
@@ -716,7 +711,8 @@ func round(d time.Duration) string {
 // instructorScreen runs the instructor's screen on the terminal until q
 // (which stops the room) or ctx ends.
 func (r *Room) instructorScreen(ctx context.Context, cancel context.CancelFunc, httpAddr string) error {
-	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), cancel: cancel, sshAddr: r.SSHAddr(), http: httpAddr, views: r.Learners(),
+	st := screen.Default(true)
+	m := instructorModel{room: r, w: wordsFor(r.cfg.Lang), st: &st, cancel: cancel, sshAddr: r.SSHAddr(), http: httpAddr, views: r.Learners(),
 		addrs: reachableAddrs()}
 	if r.ssh != nil {
 		m.hostKey = r.hostKeyFingerprint()

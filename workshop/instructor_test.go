@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
@@ -96,8 +97,8 @@ func press(t *testing.T, m instructorModel, keys ...string) instructorModel {
 	return m
 }
 
-// screen is the instructor's screen as text, its views taken now.
-func screen(m instructorModel) (instructorModel, string) {
+// screenText is the instructor's screen as text, its views taken now.
+func screenText(m instructorModel) (instructorModel, string) {
 	next, _ := m.Update(tickMsg{})
 	m = next.(instructorModel)
 	return m, escapes.ReplaceAllString(m.render(), "")
@@ -130,9 +131,9 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 			ana := r.learners["ana"]
 			step := ui.LearnerState{Lesson: "trace", Step: 0, Steps: 2, Place: lessons.PlaceStep, Running: true, ChecksTotal: 3}
 			r.report(ana, step, true)
-			m := instructorModel{room: r, w: wordsFor(c.lang), sshAddr: "127.0.0.1:2222"}
+			m := instructorModel{room: r, st: roomStyles(), w: wordsFor(c.lang), sshAddr: "127.0.0.1:2222"}
 
-			m, s := screen(m)
+			m, s := screenText(m)
 			if !strings.Contains(s, c.header) {
 				t.Errorf("the columns are not in %s:\n%s", c.lang, s)
 			}
@@ -144,13 +145,13 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 			}
 
 			clock.add(3 * time.Minute)
-			m, s = screen(m)
+			m, s = screenText(m)
 			if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), c.idle) || !strings.Contains(l, "3m00s") {
 				t.Errorf("ana three minutes without a key: %q; want %s, 3m00s on the step", l, c.idle)
 			}
 
 			clock.add(7*time.Minute + time.Second)
-			m, s = screen(m)
+			m, s = screenText(m)
 			if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), c.stuck) || !strings.Contains(l, "10m01s") {
 				t.Errorf("ana 10m01s on a step (--stuck 10m): %q; want %s", l, c.stuck)
 			}
@@ -159,7 +160,7 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 			}
 
 			r.report(ana, step, true) // a key: still on the step
-			m, s = screen(m)
+			m, s = screenText(m)
 			if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), c.stuck) {
 				t.Errorf("a key does not unstick a step: %q", l)
 			}
@@ -170,7 +171,7 @@ func TestInstructorSeesStuckAndIdleOnItsClock(t *testing.T) {
 			step.Step = 1
 			r.report(ana, step, true)
 			clock.add(30 * time.Second)
-			_, s = screen(m)
+			_, s = screenText(m)
 			if l := line(t, s, "ana"); !strings.HasSuffix(strings.TrimSpace(l), c.working) || !strings.Contains(l, "2/2") || !strings.Contains(l, "30s") {
 				t.Errorf("ana on the next step for 30s: %q", l)
 			}
@@ -189,17 +190,17 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			r, _, sent := roomOnClock(t, c.lang)
-			m := instructorModel{room: r, w: wordsFor(c.lang), sshAddr: "127.0.0.1:2222"}
-			m, _ = screen(m)
+			m := instructorModel{room: r, st: roomStyles(), w: wordsFor(c.lang), sshAddr: "127.0.0.1:2222"}
+			m, _ = screenText(m)
 			second := r.course[1].Name
 
 			m = press(t, m, "l")
-			_, s := screen(m)
+			_, s := screenText(m)
 			if !strings.Contains(s, c.sendTo) || !strings.Contains(s, "▸") {
 				t.Errorf("l shows no lesson picker for ana:\n%s", s)
 			}
 			m = press(t, m, "down", "enter")
-			m, s = screen(m)
+			m, s = screenText(m)
 			if !strings.Contains(s, "→ ana: 2 "+second) {
 				t.Errorf("no notice of ana sent to %s:\n%s", second, s)
 			}
@@ -207,12 +208,12 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 			// yet: the first), not where the last picker was left.
 			m = press(t, m, "L", "down", "enter", "y")
 			m = press(t, m, "p")
-			_, s = screen(m)
+			_, s = screenText(m)
 			if !strings.Contains(s, c.pauseAsk) {
 				t.Errorf("p asks for no message:\n%s", s)
 			}
 			m = press(t, m, "b", "r", "e", "a", "k", "enter")
-			m, s = screen(m)
+			m, s = screenText(m)
 			if r.Paused() != "break" || !strings.Contains(s, c.paused) {
 				t.Errorf("the room paused with %q; the screen:\n%s", r.Paused(), s)
 			}
@@ -236,4 +237,11 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// roomStyles are the instructor's screen's styles, as instructorScreen
+// gives them.
+func roomStyles() *screen.Styles {
+	st := screen.Default(true)
+	return &st
 }

@@ -67,8 +67,8 @@ func TestAPublicPlayground(t *testing.T) {
 	if _, err := r.WriteReport(filepath.Join(t.TempDir(), "class")); !errors.Is(err, errNoReport) {
 		t.Errorf("a report in a room with --no-report: %v", err)
 	}
-	m := instructorModel{room: r, w: wordsFor("en"), width: 120, height: 30}
-	if _, s := screen(m); strings.Contains(s, "E report") {
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), width: 120, height: 30}
+	if _, s := screenText(m); strings.Contains(s, "E report") {
 		t.Errorf("the room's keys offer E:\n%s", s)
 	}
 	select {

@@ -154,7 +154,7 @@ func watchDelays(tb testing.TB, r *Room, id string, frames, screens *delays) (pr
 	go func() { _, _ = io.Copy(io.Discard, emu) }() // what the terminal answers
 	scr := &screenWatch{emu: emu}
 	in, keys := io.Pipe()
-	m := instructorModel{room: r, w: wordsFor("en"), cancel: func() {}, selID: id, width: w, height: h}
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), cancel: func() {}, selID: id, width: w, height: h}
 	m = m.refresh()
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(scr), tea.WithWindowSize(w, h), tea.WithoutSignalHandler(),
 		tea.WithEnvironment([]string{"TERM=xterm-256color"}))

@@ -314,8 +314,8 @@ func TestAWebOnlyRoom(t *testing.T) {
 	}
 	joinWeb(t, r, "ana", "", 120, 40)
 	waitLearner(t, r, "ana", "ready", func(v LearnerView) bool { return v.Ready })
-	m := instructorModel{room: r, w: wordsFor("en"), sshAddr: r.SSHAddr(), width: 80, height: 24}
-	_, s := screen(m)
+	m := instructorModel{room: r, st: roomStyles(), w: wordsFor("en"), sshAddr: r.SSHAddr(), width: 80, height: 24}
+	_, s := screenText(m)
 	if strings.Contains(s, "ssh -p") || !strings.Contains(s, "ana ") {
 		t.Errorf("the web-only room's screen:\n%s", s)
 	}

@@ -8,10 +8,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // Golden compares a view, ANSI stripped and trailing spaces trimmed, with
@@ -51,9 +52,16 @@ func Plain(view string) string {
 }
 
 // Styles are the dark background's styles, as the goldens are drawn.
-func Styles() *style.Styles {
-	st := style.Default(true)
+func Styles() *screen.Styles {
+	st := screen.Default(true)
 	return &st
+}
+
+// StylesIn are Styles with the words of language lang.
+func StylesIn(lang string) *screen.Styles {
+	st := Styles()
+	st.Words = catalog.For(lang)
+	return st
 }
 
 // t0 is the fixtures' first instant.

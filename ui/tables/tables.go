@@ -8,7 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -23,20 +23,18 @@ type Source interface {
 
 // keyMap are the tables pane's own keys.
 type keyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
+	screen.ScrollKeys
+	Top, Bottom, NextTable, PrevTable, Pipeline key.Binding
 }
 
 func defaultKeyMap(w *catalog.Printer) keyMap {
 	return keyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", w.T("scroll up"))),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", w.T("scroll down"))),
-		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", w.T("page up"))),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", w.T("page down"))),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", w.T("first row"))),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
-		NextTable: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
-		PrevTable: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
-		Pipeline:  key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("the other pipeline's tables")), key.WithDisabled()),
+		ScrollKeys: screen.NewScrollKeys(w),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", w.T("first row"))),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", w.T("last row"))),
+		NextTable:  key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→", w.T("next table"))),
+		PrevTable:  key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", w.T("prev table"))),
+		Pipeline:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", w.T("the other pipeline's tables")), key.WithDisabled()),
 	}
 }
 
@@ -52,7 +50,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 // only the rows that fit are fetched and drawn. Rows whose key was not seen
 // before the last change of the simulation are highlighted.
 type Pane struct {
-	st      *style.Styles
+	st      *screen.Styles
 	keys    keyMap
 	w, h    int
 	focused bool
@@ -94,7 +92,7 @@ type Request struct {
 }
 
 // New is an empty tables pane drawn with st.
-func New(st *style.Styles) Pane {
+func New(st *screen.Styles) Pane {
 	return Pane{st: st, keys: defaultKeyMap(st.Words), follow: true, seen: map[string]bool{}, changed: map[string]bool{}}
 }
 
@@ -304,7 +302,7 @@ func (t Pane) View() string {
 		}
 	}
 	tabs := t.tabs()
-	lines := []string{style.PaneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
+	lines := []string{screen.PaneTitle(t.st, t.focused, t.st.Words.T("Tables")+" "+tabs, detail, t.w)}
 	switch {
 	case t.err != nil:
 		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))
@@ -313,7 +311,7 @@ func (t Pane) View() string {
 	default:
 		lines = append(lines, t.grid(name)...)
 	}
-	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
+	return screen.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // tabs names the tables with the current one marked.
@@ -479,12 +477,12 @@ func idColumn(rows [][]string, i int) bool {
 // fitCell draws a cell in w cells: whole, or an id by its last digits.
 func fitCell(c string, w int) string {
 	if ansi.StringWidth(c) <= w {
-		return style.FitLine(c, w)
+		return screen.FitLine(c, w)
 	}
 	if w >= 2 && strings.Trim(c, "0123456789abcdef-") == "" {
 		return "…" + c[len(c)-(w-1):]
 	}
-	return style.FitLine(c, w)
+	return screen.FitLine(c, w)
 }
 
 func sum(xs []int) int {
@@ -544,7 +542,7 @@ func (t Pane) grid(name string) []string {
 			}
 		}
 		for _, s := range physical {
-			s = style.FitLine(s, t.w)
+			s = screen.FitLine(s, t.w)
 			if i < len(t.data.Keys) && t.changed[t.data.Keys[i]] {
 				lines = append(lines, t.st.Table.Changed.Render(s))
 			} else {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/outboxlab/outboxlab/catalog"
-	"github.com/outboxlab/outboxlab/ui/style"
+	"github.com/outboxlab/outboxlab/screen"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -67,7 +67,7 @@ type OtherFutureMsg struct{}
 // which named statement ran, and why it matters. Enter shows the selected
 // entry's SQL and full explanation.
 type Pane struct {
-	st      *style.Styles
+	st      *screen.Styles
 	keys    keyMap
 	w, h    int
 	focused bool
@@ -88,7 +88,7 @@ type Pane struct {
 }
 
 // New is an empty timeline drawn with st.
-func New(st *style.Styles) Pane {
+func New(st *screen.Styles) Pane {
 	return Pane{st: st, keys: defaultKeyMap(st.Words), sel: -1, forkAt: -1}
 }
 
@@ -222,7 +222,7 @@ func (t Pane) View() string {
 	if t.sel >= 0 {
 		detail += " · " + w.T("scrolled (G: newest)")
 	}
-	lines := []string{style.PaneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
+	lines := []string{screen.PaneTitle(t.st, t.focused, w.T("Timeline"), detail, t.w)}
 	body := t.h - 1
 	var sqlLines []string
 	if t.showSQL && len(t.entries) > 0 {
@@ -236,7 +236,7 @@ func (t Pane) View() string {
 			// first, wrapped, never cut ("/ opens the…").
 			empty = w.T("new here? / opens the course at lesson 1. Or: p sends a payment, n steps, space runs")
 		}
-		for _, l := range style.WrapWhole(empty, t.w-2, 0) {
+		for _, l := range screen.WrapWhole(empty, t.w-2, 0) {
 			lines = append(lines, t.st.Pane.Empty.Render("  "+l))
 		}
 	}
@@ -255,7 +255,7 @@ func (t Pane) View() string {
 		el := t.entryLines(t.entries[i], entryMaxLines)
 		if i == sel && (t.sel >= 0 || t.showSQL) {
 			for j, l := range el {
-				el[j] = t.st.Timeline.Selected.Render(style.FitLine(ansi.Strip(l), t.w))
+				el[j] = t.st.Timeline.Selected.Render(screen.FitLine(ansi.Strip(l), t.w))
 			}
 		}
 		rows = append(el, rows...)
@@ -272,9 +272,9 @@ func (t Pane) View() string {
 	}
 	rows = rows[:min(len(rows), body)]
 	lines = append(lines, rows...)
-	lines = style.FitLines(lines, t.w, t.h-len(sqlLines))
+	lines = screen.FitLines(lines, t.w, t.h-len(sqlLines))
 	lines = append(lines, sqlLines...)
-	return style.Block(strings.Join(lines, "\n"), t.w, t.h)
+	return screen.Block(strings.Join(lines, "\n"), t.w, t.h)
 }
 
 // forkLine is drawn between the last entry from before a fork and the
@@ -299,14 +299,14 @@ func (t Pane) entryLine(e sim.Entry) string {
 		who = e.Pipeline[:1] + ":" + who
 	}
 	w := t.st.Words
-	what := w.State(style.ShortCheckpoint(e.Checkpoint))
+	what := w.State(screen.ShortCheckpoint(e.Checkpoint))
 	whatStyle := ts.Checkpoint
 	switch e.Kind {
 	case sim.KindCheckpoint:
 	case sim.KindCrash:
 		what, whatStyle = w.State("CRASH"), ts.Crash
 		if e.Checkpoint != "" {
-			what += "@" + style.ShortCheckpoint(e.Checkpoint)
+			what += "@" + screen.ShortCheckpoint(e.Checkpoint)
 		}
 	case sim.KindFault, sim.KindError, sim.KindBlocked:
 		what, whatStyle = w.State(string(e.Kind)), ts.Fault
@@ -320,9 +320,9 @@ func (t Pane) entryLine(e sim.Entry) string {
 		sb.WriteString(ts.Time.Render(e.At.Format("15:04:05.000")))
 		sb.WriteByte(' ')
 	}
-	sb.WriteString(ts.Actor.Render(style.Pad(who, 13)))
+	sb.WriteString(ts.Actor.Render(screen.Pad(who, 13)))
 	sb.WriteByte(' ')
-	sb.WriteString(whatStyle.Render(style.Pad(what, 15)))
+	sb.WriteString(whatStyle.Render(screen.Pad(what, 15)))
 	sb.WriteByte(' ')
 	if e.Statement != "" {
 		sb.WriteString(ts.Statement.Render("[" + e.Statement + "]"))
@@ -403,7 +403,7 @@ func (t Pane) entryLines(e sim.Entry, n int) []string {
 	lines := make([]string, len(out))
 	for i, l := range out {
 		if i == 0 {
-			lines[i] = head + style.NonEmpty(ts.Explain, l)
+			lines[i] = head + screen.NonEmpty(ts.Explain, l)
 			continue
 		}
 		lines[i] = strings.Repeat(" ", indent) + ts.Explain.Render(l)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/internal/testrun"
+	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
-	"github.com/outboxlab/outboxlab/ui/style"
 )
 
 // TestMain draws in colour whatever the shell says: the goldens are drawn
@@ -113,7 +113,7 @@ func TestTimelineKeepsTheConsequence(t *testing.T) {
 	p, _ = p.Update(EntriesMsg{From: 0, Entries: []sim.Entry{e}})
 	for _, w := range []int{120, 80} {
 		p.SetSize(w, 6)
-		if v := style.OneLine(panetest.Plain(p.View())); !strings.Contains(v, "it is lost") {
+		if v := screen.OneLine(panetest.Plain(p.View())); !strings.Contains(v, "it is lost") {
 			t.Errorf("at %d columns the consequence is cut:\n%s", w, panetest.Plain(p.View()))
 		}
 	}
