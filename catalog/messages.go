@@ -130,6 +130,9 @@ var messages = []struct{ en, es string }{
 	{"scrolled (G: newest)", "desplazada (G: lo último)"},
 	{"nothing has happened yet: p sends a payment, n steps, space runs", "aún no ha pasado nada: p envía un pago, n avanza un paso, espacio ejecuta"},
 	{"waiting for the oracle…", "esperando al oráculo…"},
+	{"waiting for the simulator…", "esperando al simulador…"},
+	{"no rows yet", "aún no hay filas"},
+	{"(no SQL ran at this entry)", "(en esta entrada no se ejecutó SQL)"},
 
 	// The pipeline.
 	{"○ idle  ● paused at  ‖ stalled  ◷ blocked  ✗ crashed/down  ⚑ armed", "○ libre  ● parado en  ‖ congelado  ◷ bloqueado  ✗ caído  ⚑ armado"},

@@ -108,7 +108,7 @@ func (p Pane) View() string {
 	// Never drawn focused: the pane has no keys, so tab never lands on it.
 	lines := []string{screen.PaneTitle(p.st, false, p.st.Words.T("Pipeline"), p.legend(), p.w)}
 	if len(p.kinds) == 0 {
-		lines = append(lines, p.st.Pane.Empty.Render("  waiting for the simulator…"))
+		lines = append(lines, p.st.Pane.Empty.Render("  "+p.st.Words.Word("waiting for the simulator…")))
 		return screen.Block(strings.Join(lines, "\n"), p.w, p.h)
 	}
 	room := p.h - 1

@@ -307,7 +307,7 @@ func (t Pane) View() string {
 	case t.err != nil:
 		lines = append(lines, t.st.App.Error.Render("  "+t.err.Error()))
 	case t.src == nil && len(t.data.Columns) == 0:
-		lines = append(lines, t.st.Pane.Empty.Render("  waiting for the simulator…"))
+		lines = append(lines, t.st.Pane.Empty.Render("  "+t.st.Words.Word("waiting for the simulator…")))
 	default:
 		lines = append(lines, t.grid(name)...)
 	}
@@ -498,7 +498,7 @@ func sum(xs []int) int {
 func (t Pane) grid(name string) []string {
 	cols, rows, widths := t.columnLayout()
 	if len(cols) == 0 {
-		return []string{t.st.Pane.Empty.Render("  no rows yet")}
+		return []string{t.st.Pane.Empty.Render("  " + t.st.Words.Word("no rows yet"))}
 	}
 	row := func(cells []string) string {
 		var sb strings.Builder

@@ -442,7 +442,7 @@ func (t Pane) detail(e sim.Entry, n int) []string {
 			lines = append(lines, "    "+ts.SQL.Render(strings.TrimRight(l, " \t")))
 		}
 	} else {
-		lines = append(lines, "  "+t.st.App.Muted.Render("(no SQL ran at this entry)"))
+		lines = append(lines, "  "+t.st.App.Muted.Render(t.st.Words.Word("(no SQL ran at this entry)")))
 	}
 	if len(lines) > n {
 		lines = lines[:n]
