@@ -53,7 +53,7 @@ func (m *Model) startChaos() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.chaos = chaosrun.New(m.st, id, st.Chaos, string(st.Settings.Mode), cancel)
 	m.overlays.push(overlayChaos)
-	m.stopAutoplay()
+	m.run.stopAutoplay()
 	run := chaosRun(m.ctx, ctx, m.res, m.srv, st, pg.NamespaceOf(m.opts.DBPrefix).Sub("chaos").Prefix(), id, m.chaos.Events())
 	return tea.Batch(run, m.chaos.Wait(), m.resize())
 }

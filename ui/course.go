@@ -59,7 +59,7 @@ func (m *Model) learnCourse(course []*lessons.Lesson) {
 	if own {
 		progress, err := lessons.LoadProgress(m.opts.ProgressPath)
 		if err != nil {
-			m.notice = m.st.Words.T("progress will not be saved: %s", err.Error())
+			m.run.say(m.st.Words.T("progress will not be saved: %s", err.Error()))
 		}
 		lp.course.progress = progress
 	}

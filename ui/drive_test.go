@@ -112,7 +112,7 @@ func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) b
 // quiet says the model has nothing under way: no operation, none queued, no
 // read of the simulation.
 func quiet(m Model) bool {
-	return !m.busy && len(m.queue) == 0 && !m.refreshing && !m.dirty && !m.tables.Reading()
+	return m.run.idle() && !m.run.reading() && !m.tables.Reading()
 }
 
 // settle handles messages until the model is idle and nothing arrives for a
@@ -262,7 +262,7 @@ func stepUntilQuiet(d *driver) {
 			d.t.Fatalf("still moving after 300 steps:\n%s", d.screen())
 		}
 		d.press("n")
-		if d.m.saysStuck() { // nothing moved: the notice says what would
+		if d.m.run.saysStuck() { // nothing moved: the notice says what would
 			return
 		}
 		if d.m.err != nil {
@@ -281,7 +281,7 @@ func TestDriveComparePlay(t *testing.T) {
 	}
 	d.handle(panetest.KeyPress("space"))
 	d.waitFor("the scene to play out", func(m Model) bool {
-		return !m.playing && !m.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
+		return !m.run.playing && !m.run.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
 	})
 	d.settle()
 	if d.m.err != nil {

@@ -369,11 +369,11 @@ func (m Model) statusView(W int) string {
 	play, label := m.page.status(m.pageCtx())
 	if play == "" {
 		play = w.T("‖ paused")
-		if m.playing {
+		if m.run.playing {
 			play = w.T("▶ running")
 		}
 	}
-	if m.busy {
+	if m.run.busy {
 		play += "…"
 	}
 	seed := m.opts.Seed
@@ -386,7 +386,7 @@ func (m Model) statusView(W int) string {
 		st.StatusValue.Render(play),
 		kv("time", clock(m.now)),
 		kv("mode", w.Word(string(m.settings.Mode))),
-		kv("speed", fmt.Sprintf("%g/s", speeds[m.speed])),
+		kv("speed", fmt.Sprintf("%g/s", m.run.perSecond())),
 		st.StatusKey.Render(w.T("seed")+" ") + st.StatusValue.Render(fmt.Sprint(seed)),
 	}
 	if label != "" {
@@ -407,8 +407,8 @@ func (m Model) statusView(W int) string {
 		msg = st.Error.Render(screen.OneLine(sayError(m.simErr, m.st.Words)))
 	case m.err != nil:
 		msg = st.Error.Render(screen.OneLine(sayError(m.err, m.st.Words)))
-	case m.notice != "" && len(m.noticeBand(W)) == 0:
-		msg = st.Notice.Render(m.notice)
+	case m.run.notice != "" && len(m.noticeBand(W)) == 0:
+		msg = st.Notice.Render(m.run.notice)
 	}
 	if msg != "" {
 		parts = slices.Insert(parts, 1, msg)
@@ -435,10 +435,10 @@ func (m Model) statusView(W int) string {
 // fits is read whole): none when it fits, or when an error takes the line.
 func (m Model) noticeBand(W int) []string {
 	room := W - ansi.StringWidth("outboxlab │ ")
-	if m.notice == "" || m.err != nil || m.simErr != nil || ansi.StringWidth(m.notice) <= room {
+	if m.run.notice == "" || m.err != nil || m.simErr != nil || ansi.StringWidth(m.run.notice) <= room {
 		return nil
 	}
-	return screen.WrapWhole(m.notice, W-2, 2)
+	return screen.WrapWhole(m.run.notice, W-2, 2)
 }
 
 // sayError is an error as the learner reads it: one the simulator can say

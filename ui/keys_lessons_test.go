@@ -190,7 +190,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				}
 				press(keys...)
 				if keys[0] == "space" {
-					d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+					d.waitFor("the run to end", func(m Model) bool { return !m.run.playing && m.run.idle() })
 					d.settle()
 				}
 				if d.m.err != nil {
@@ -203,7 +203,7 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 				}
 			}
 			d.waitFor("the step to pass", func(m Model) bool {
-				return m.lesson.Place() == lessons.PlacePassed || m.lesson.Place() == lessons.PlaceStep && m.lesson.Checked() && !m.busy
+				return m.lesson.Place() == lessons.PlacePassed || m.lesson.Place() == lessons.PlaceStep && m.lesson.Checked() && !m.run.busy
 			})
 			d.settle()
 			if d.m.lesson.Place() != lessons.PlacePassed {

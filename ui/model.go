@@ -45,11 +45,6 @@ const (
 	focusCount
 )
 
-// speeds are the autoplay rates, steps per second.
-var speeds = []float64{0.5, 1, 2, 4, 8, 16}
-
-const defaultSpeed = 2
-
 // Model is the root of the TUI: it owns the window, the boot screen, the
 // status line and the help, and routes every message: the simulation's to
 // its simView, the rest to the page of the mode it runs in (page.go). It is
@@ -89,7 +84,7 @@ func newModel(ctx context.Context, opts Options, all []*scenes.Scene, sc *scenes
 		ctx: ctx, st: &st, hasDark: true, keys: DefaultKeyMap(st.Words), help: help.New(),
 		opts: opts, all: all, scene: sc, res: res, page: newPage(opts),
 	}
-	m.speed = defaultSpeed
+	m.run = newRunState()
 	m.help.Styles = st.Help
 	m.boot = boot.New(m.st)
 	m.pipeline = pipeline.New(m.st)
@@ -171,7 +166,7 @@ func (m *Model) buildSim() tea.Cmd {
 	// connections: only one no action is running on (an action in flight
 	// would apply to the renewed run); such a session is closed instead.
 	var renew *sim.Session
-	if !m.busy {
+	if !m.run.busy {
 		renew = m.session
 	}
 	if m.http != nil {
@@ -180,13 +175,11 @@ func (m *Model) buildSim() tea.Cmd {
 		m.http.Abandon()
 	}
 	m.sim, m.simDone, m.session, m.pos = nil, nil, nil, sim.Position{Forked: -1}
-	m.playing, m.tickPending, m.busy, m.queue = false, false, false, nil
-	m.tickTag++
+	m.run.clear()
 	m.requests, m.brokerDown = 0, false
-	m.refreshing, m.dirty, m.changeGen = false, false, 0
 	m.actors = nil
 	m.err, m.simErr = nil, nil
-	m.notice = m.st.Words.T("building the scene's databases…")
+	m.run.say(m.st.Words.T("building the scene's databases…"))
 	m.pipeline = pipeline.New(m.st)
 	m.timeline = timeline.New(m.st)
 	m.guarantees = guarantees.New(m.st)
@@ -261,13 +254,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, storyCmd(m.sim, m.tracing, m.st.Words, msg.Entry)
 	case storyMsg:
 		if msg.err != nil {
-			m.notice = m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error()))
+			m.run.say(m.st.Words.T("no story: %s", m.st.Words.Word(msg.err.Error())))
 			return m, nil
 		}
 		m.story = storyview.New(m.st, msg.story, msg.trace)
 		m.overlays.push(overlayStory)
-		m.playing = false // the story is read still; space pages it
-		m.tickTag++
+		m.run.pause() // the story is read still; space pages it
 		return m, m.resize()
 	case chaosrun.ProgressMsg:
 		var cmd tea.Cmd
@@ -310,10 +302,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if to == m.pos.At {
 			// Points are actions: a drain or a scripted command records
 			// many entries, and its end is where the session stands.
-			m.notice = m.st.Words.T("that entry is part of the action the session stands after: [ goes back before it")
+			m.run.say(m.st.Words.T("that entry is part of the action the session stands after: [ goes back before it"))
 			return m, nil
 		}
-		m.stopAutoplay()
+		m.run.stopAutoplay()
 		return m, m.enqueue(action{kind: actSeek, to: to, user: true})
 
 	case simReadyMsg:
@@ -324,16 +316,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.err != nil {
-			m.simErr, m.notice = msg.err, ""
+			m.simErr = msg.err
+			m.run.say("")
 			cmd, _ := m.page.message(m.pageCtx(), buildFailedMsg{msg.err})
 			return m, cmd
 		}
-		m.sim, m.session, m.simDone, m.notice, m.pos = msg.sim, msg.session, msg.done, "", msg.pos
+		m.sim, m.session, m.simDone, m.pos = msg.sim, msg.session, msg.done, msg.pos
+		m.run.say("")
 		if m.http != nil {
 			m.http.Simulating(msg.sim, m.srv, m.opts.DBPrefix)
 			if !m.http.Said {
 				m.http.Said = true
-				m.notice = m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.Addr)
+				m.run.say(m.st.Words.T("HTTP API at http://%s (? shows a curl command)", m.http.Addr))
 			}
 		}
 		m.tables.Reset(msg.sim, msg.id, m.settings.Pipelines())
@@ -346,14 +340,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.id != m.simID || m.sim == nil {
 			return m, nil
 		}
-		m.changeGen++
+		m.run.changeGen++
 		return m, tea.Batch(waitChangedCmd(m.ctx, m.sim, m.simDone, m.simID), m.refresh())
 
 	case snapshotMsg:
 		if msg.id != m.simID {
 			return m, nil
 		}
-		m.refreshing = false
+		again := m.run.readDone()
 		m.pgDown = ""
 		if down := (*sim.PostgresDownError)(nil); errors.As(msg.err, &down) {
 			// The figures on screen are the last ones read: say so, and how
@@ -383,8 +377,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tables, cmd = m.tables.Update(msg.table)
 			cmds = append(cmds, cmd)
 		}
-		if m.dirty {
-			m.dirty = false
+		if again {
 			cmds = append(cmds, m.refresh())
 		}
 		cmds = append(cmds, m.resize())
@@ -405,10 +398,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.actionDone(msg)
 
 	case tickMsg:
-		if msg.tag != m.tickTag || !m.playing {
+		if !m.run.ticked(msg.tag) {
 			return m, nil // stale: paused or reset since
 		}
-		m.tickPending = false
 		return m, m.enqueue(action{kind: actUnit})
 
 	case picker.ChooseSceneMsg:

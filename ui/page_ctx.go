@@ -104,16 +104,16 @@ func (r rootRunner) setSettings(set scenes.Settings) { r.m.settings = set }
 func (r rootRunner) booted() bool                    { return r.m.phase == phaseRunning }
 func (r rootRunner) up() bool                        { return r.m.phase == phaseRunning && r.m.sim != nil }
 func (r rootRunner) pos() sim.Position               { return r.m.pos }
-func (r rootRunner) busy() bool                      { return r.m.busy }
-func (r rootRunner) queued() int                     { return len(r.m.queue) }
+func (r rootRunner) busy() bool                      { return r.m.run.busy }
+func (r rootRunner) queued() int                     { return len(r.m.run.queue) }
 func (r rootRunner) actors() []sim.ActorView         { return r.m.actors }
 func (r rootRunner) err() error                      { return r.m.err }
 func (r rootRunner) script() []scenes.Step           { return r.m.page.script(r.m.pageCtx()) }
-func (r rootRunner) say(notice string)               { r.m.notice = notice }
+func (r rootRunner) say(notice string)               { r.m.run.say(notice) }
 func (r rootRunner) enqueue(a action) tea.Cmd        { return r.m.enqueue(a) }
-func (r rootRunner) queueFirst(a action)             { r.m.queue = append([]action{a}, r.m.queue...) }
-func (r rootRunner) queueLast(a action)              { r.m.queue = append(r.m.queue, a) }
-func (r rootRunner) stopAutoplay()                   { r.m.stopAutoplay() }
+func (r rootRunner) queueFirst(a action)             { r.m.run.pushFirst(a) }
+func (r rootRunner) queueLast(a action)              { r.m.run.push(a) }
+func (r rootRunner) stopAutoplay()                   { r.m.run.stopAutoplay() }
 func (r rootRunner) reset() tea.Cmd                  { return r.m.reset() }
 func (r rootRunner) resize() tea.Cmd                 { return r.m.resize() }
 func (r rootRunner) updateKeys()                     { r.m.updateKeys() }
@@ -126,7 +126,7 @@ func (r rootRunner) chaos() (open, running bool) {
 }
 
 func (r rootRunner) autoplay() tea.Cmd {
-	r.m.playing = true
+	r.m.run.playing = true
 	return r.m.enqueue(action{kind: actUnit})
 }
 
@@ -138,7 +138,7 @@ func (r rootRunner) setFocus(f focus) {
 func (r rootRunner) leaveLesson(back *simulatorPage) tea.Cmd {
 	r.m.page = back
 	r.m.focus = focusTables
-	r.m.notice = r.m.st.Words.T("back in the free simulator: / opens a lesson")
+	r.m.run.say(r.m.st.Words.T("back in the free simulator: / opens a lesson"))
 	return r.m.reset()
 }
 

@@ -5,9 +5,7 @@ package ui
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/lessons"
@@ -20,11 +18,7 @@ import (
 // reset rebuilds the simulation for the current scene, once the operation
 // in flight (if any) has returned.
 func (m *Model) reset() tea.Cmd {
-	m.playing = false
-	m.tickTag++
-	m.queue = nil
-	if m.busy {
-		m.resetting = true
+	if !m.run.reset() {
 		return nil
 	}
 	return tea.Batch(m.buildSim(), m.resize())
@@ -35,27 +29,29 @@ func (m *Model) enqueue(a action) tea.Cmd {
 	if m.sim == nil {
 		return nil
 	}
-	m.queue = append(m.queue, a)
+	m.run.push(a)
 	return m.startNext()
 }
 
 // startNext starts the next queued action unless one is running.
 func (m *Model) startNext() tea.Cmd {
-	if m.busy || m.sim == nil || len(m.queue) == 0 {
+	if m.sim == nil {
 		return nil
 	}
-	a := m.queue[0]
-	m.queue = m.queue[1:]
+	a, ok := m.run.next()
+	if !ok {
+		return nil
+	}
 	if a.kind == actEval && (a.check != m.lesson.Current() || m.lesson.Place() != lessons.PlaceStep) {
 		// The step moved on since: nothing to check.
 		return m.startNext()
 	}
-	m.busy = true
+	m.run.busy = true
 	return actionCmd(m.ctx, m.session, m.simID, a)
 }
 
 func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
-	m.busy = false
+	resetting := m.run.finished()
 	if m.http != nil {
 		m.http.Answer(msg.answers...)
 		if msg.act.ticket != 0 && msg.err != nil {
@@ -70,8 +66,7 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 	m.moved(msg)
 	if msg.err != nil {
 		m.err = msg.err
-		m.playing = false
-		m.tickTag++
+		m.run.pause()
 	} else {
 		if a.user {
 			m.err = nil // the learner's action went through: an old refusal is history
@@ -79,29 +74,22 @@ func (m Model) actionDone(msg actionDoneMsg) (tea.Model, tea.Cmd) {
 		// A scripted run or drain moves on in the session (sim.Session.Play);
 		// a step of the learner's that moved nothing is said.
 		if !a.inRun && !a.script && a.kind == actStep && !msg.moved {
-			if m.playing {
-				m.playing = false
-				m.tickTag++
+			if m.run.playing {
+				m.run.pause()
 			}
-			m.notice = m.stuckNotice()
-			m.stuckSaid = m.notice
-		} else if a.kind != actEval && m.saysStuck() {
+			m.run.sayStuck(m.stuckNotice())
+		} else if a.kind != actEval && m.run.saysStuck() {
 			// What was stuck is history after any other action: kept, it
 			// said "p sends a payment" while the relay crashed since held
 			// the payments sent after it.
-			m.notice = ""
+			m.run.say("")
 		}
 	}
 	cmds = append(cmds, m.page.done(m.pageCtx(), msg))
-	if m.resetting {
-		m.resetting = false
+	if resetting {
 		return m, tea.Batch(append(cmds, m.buildSim(), m.resize())...)
 	}
-	if m.playing && !m.tickPending && len(m.queue) == 0 {
-		m.tickPending = true
-		cmds = append(cmds, tickCmd(m.interval(), m.tickTag))
-	}
-	cmds = append(cmds, m.startNext(), m.resize())
+	cmds = append(cmds, m.run.nextTick(), m.startNext(), m.resize())
 	return m, tea.Batch(cmds...)
 }
 
@@ -112,8 +100,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 	m.pos = msg.pos
 	switch msg.act.kind {
 	case actBack, actForward, actSeek, actOther:
-		m.playing = false
-		m.tickTag++
+		m.run.pause()
 		if m.http != nil {
 			// The replay has no client waiting: those queued are reset.
 			m.http.Abandon()
@@ -122,9 +109,9 @@ func (m *Model) moved(msg actionDoneMsg) {
 		// rewind the next p is the one that came next then.
 		m.requests = m.pos.Keys
 		if msg.err == nil {
-			m.notice = positionNotice(m.st, m.pos)
+			m.run.say(positionNotice(m.st, m.pos))
 			if msg.act.kind == actOther {
-				m.notice = m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked)
+				m.run.say(m.st.Words.T("the other future: %d commands after the fork; u swaps back", m.pos.Len-m.pos.Forked))
 				// The marker names the future now on screen.
 				m.timeline, _ = m.timeline.Update(timeline.OtherFutureMsg{})
 			}
@@ -134,7 +121,7 @@ func (m *Model) moved(msg actionDoneMsg) {
 		if msg.err == nil {
 			dir := filepath.Dir(msg.saved)
 			name := strings.TrimSuffix(filepath.Base(msg.saved), scenes.Ext)
-			m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", msg.saved, dir, name)
+			m.run.say(m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", msg.saved, dir, name))
 		}
 		return
 	case actEval, actScript:
@@ -142,20 +129,13 @@ func (m *Model) moved(msg actionDoneMsg) {
 	}
 	if m.pos.Forked >= 0 && m.pos.Forked != was.Forked || m.pos.Forked >= 0 && was.Len > was.At && m.pos.Len == m.pos.At {
 		dropped := was.Len - was.At
-		m.notice = m.st.Words.T("forked: %d later commands discarded; the timeline marks where", dropped)
+		m.run.say(m.st.Words.T("forked: %d later commands discarded; the timeline marks where", dropped))
 		at := 0
 		if m.pos.Forked > 0 && m.pos.Forked <= len(m.pos.Entries) {
 			at = m.pos.Entries[m.pos.Forked-1]
 		}
 		m.timeline, _ = m.timeline.Update(timeline.ForkMsg{At: at})
 	}
-}
-
-// stopAutoplay stops autoplay before a rewind: the steps it queued go,
-// what the learner already pressed still runs.
-func (m *Model) stopAutoplay() {
-	m.playing, m.queue = false, slices.DeleteFunc(m.queue, func(a action) bool { return !a.user })
-	m.tickTag++
 }
 
 // positionNotice says where a rewound session stands, and what acting now
@@ -165,10 +145,6 @@ func positionNotice(st *Styles, pos sim.Position) string {
 		return st.Words.T("at the end of the session (%d commands)", pos.Len)
 	}
 	return st.Words.T("rewound: %d of %d · [ ] back/forward · acting now discards %d (a fork)", pos.At, pos.Len, pos.Len-pos.At)
-}
-
-func (m Model) interval() time.Duration {
-	return time.Duration(float64(time.Second) / speeds[m.speed])
 }
 
 func (m *Model) setActors(actors []sim.ActorView) {
@@ -190,11 +166,9 @@ func (m *Model) refresh() tea.Cmd {
 	if m.sim == nil {
 		return nil
 	}
-	if m.refreshing {
-		m.dirty = true
+	if !m.run.read() {
 		return nil
 	}
-	m.refreshing = true
 	epoch, from := m.timeline.Next()
-	return snapshotCmd(m.ctx, m.sim, m.simID, m.changeGen, epoch, from, m.tables.Request())
+	return snapshotCmd(m.ctx, m.sim, m.simID, m.run.changeGen, epoch, from, m.tables.Request())
 }

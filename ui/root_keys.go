@@ -76,22 +76,19 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Reset):
 		return m, m.reset()
 	case key.Matches(msg, k.Play):
-		m.playing = !m.playing
-		m.tickTag++
-		m.tickPending = false
-		m.notice = ""
-		if m.playing {
+		m.run.say("")
+		if m.run.toggle() {
 			return m, m.enqueue(action{kind: actUnit})
 		}
 		return m, nil
 	case key.Matches(msg, k.Step):
-		m.notice = ""
+		m.run.say("")
 		return m, m.enqueue(action{kind: actUnit, user: true})
 	case key.Matches(msg, k.Faster):
-		m.speed = min(len(speeds)-1, m.speed+1)
+		m.run.faster()
 		return m, nil
 	case key.Matches(msg, k.Slower):
-		m.speed = max(0, m.speed-1)
+		m.run.slower()
 		return m, nil
 	case key.Matches(msg, k.Crash), key.Matches(msg, k.Stall), key.Matches(msg, k.Move), key.Matches(msg, k.AdvanceBy):
 		dialog := string(fault.Crash)
@@ -108,7 +105,7 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.sizeChooser()
 		return m, nil
 	case key.Matches(msg, k.Drain):
-		m.notice = ""
+		m.run.say("")
 		return m, m.enqueue(action{kind: actDo, step: scenes.Drain, user: true})
 	case key.Matches(msg, k.Requeue):
 		return m, m.enqueue(action{kind: actDo, step: scenes.Requeue, user: true})
@@ -122,7 +119,7 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.enqueue(action{kind: actDo, step: scenes.Broker(m.brokerDown), user: true})
 	case key.Matches(msg, k.RestartPG):
 		if m.opts.NoRestartPG != "" {
-			m.notice = m.opts.NoRestartPG
+			m.run.say(m.opts.NoRestartPG)
 			return m, nil
 		}
 		return m, m.enqueue(action{kind: actDo, step: scenes.RestartPostgres, user: true})
@@ -144,7 +141,7 @@ func (m Model) simulatorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.updateKeys()
 		return m, m.enqueue(action{kind: actDo, step: st, user: true})
 	case (key.Matches(msg, k.Resend) || key.Matches(msg, k.Reuse)) && m.requests == 0:
-		m.notice = m.st.Words.T("no payment to send again yet: p sends one")
+		m.run.say(m.st.Words.T("no payment to send again yet: p sends one"))
 		return m, nil
 	case key.Matches(msg, k.Resend):
 		// The learner's own last payment, by its key: not a request the
@@ -217,14 +214,14 @@ func (m *Model) updateKeys() {
 	} else {
 		k.RestartPG.SetHelp("R", m.st.Words.T("restart PostgreSQL"))
 	}
-	k.Faster.SetEnabled(running && m.speed < len(speeds)-1)
-	k.Slower.SetEnabled(running && m.speed > 0)
+	k.Faster.SetEnabled(running && !m.run.atFastest())
+	k.Slower.SetEnabled(running && !m.run.atSlowest())
 	if m.brokerDown {
 		k.Broker.SetHelp("b", m.st.Words.T("broker up"))
 	} else {
 		k.Broker.SetHelp("b", m.st.Words.T("broker down"))
 	}
-	if m.playing {
+	if m.run.playing {
 		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("pause"))
 	} else {
 		k.Play.SetHelp(m.st.Words.Word("space"), m.st.Words.T("run"))

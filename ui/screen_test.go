@@ -132,10 +132,10 @@ func TestTooSmall(t *testing.T) {
 
 func TestStaleTickDropped(t *testing.T) {
 	m := fixtureModel(t, 120, 40, "", 3)
-	m.playing = true
-	m.tickTag = 5
+	m.run.playing = true
+	m.run.tickTag = 5
 	next, cmd := m.Update(tickMsg{tag: 4})
-	if cmd != nil || len(next.(Model).queue) != 0 || next.(Model).busy {
+	if cmd != nil || !next.(Model).run.idle() {
 		t.Error("a stale tick started work")
 	}
 }

@@ -83,7 +83,7 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if q.Forked != p.Len-2 || q.Len != p.Len-1 {
 		t.Fatalf("after the fork the session is %+v, want forked at %d", q, p.Len-2)
 	}
-	if !strings.Contains(d.m.notice, "forked") || !strings.Contains(d.screen(), "before the fork") {
+	if !strings.Contains(d.m.run.notice, "forked") || !strings.Contains(d.screen(), "before the fork") {
 		t.Fatalf("the fork is not said or not marked:\n%s", d.screen())
 	}
 	for range 6 {
@@ -93,8 +93,8 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	// Save: the file is in the scenes folder and replays byte-identically.
 	d.press("w")
 	files, _ := filepath.Glob(filepath.Join(dir, "crash-after-publish-session-*.scene"))
-	if len(files) != 1 || !strings.Contains(d.m.notice, files[0]) {
-		t.Fatalf("saved files %v; notice %q", files, d.m.notice)
+	if len(files) != 1 || !strings.Contains(d.m.run.notice, files[0]) {
+		t.Fatalf("saved files %v; notice %q", files, d.m.run.notice)
 	}
 	raw, err := os.ReadFile(files[0])
 	if err != nil {
@@ -248,8 +248,8 @@ func TestRewindKeysPressedFast(t *testing.T) {
 	}
 	// i is in the help before any payment: there it says there is none.
 	d.press("i")
-	if !strings.Contains(d.m.notice, "no payment to send again yet") {
-		t.Fatalf("i before any payment says %q", d.m.notice)
+	if !strings.Contains(d.m.run.notice, "no payment to send again yet") {
+		t.Fatalf("i before any payment says %q", d.m.run.notice)
 	}
 	d.press("]") // the learner's payment again: k-1
 	d.press("p") // a fork: the next payment is k-2, as it would have been
@@ -274,8 +274,8 @@ func TestOtherFutureByKeys(t *testing.T) {
 		t.Fatalf("after a fork: u enabled %v, diverged %v", d.m.keys.Other.Enabled(), fork != straight)
 	}
 	d.press("u")
-	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight || !strings.Contains(d.m.notice, "the other future") {
-		t.Fatalf("u did not go to the original (notice %q)", d.m.notice)
+	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight || !strings.Contains(d.m.run.notice, "the other future") {
+		t.Fatalf("u did not go to the original (notice %q)", d.m.run.notice)
 	}
 	if !strings.Contains(d.screen(), "before the fork · ▼ the original future") {
 		t.Fatalf("the fork marker does not name the original future now on screen:\n%s", d.screen())

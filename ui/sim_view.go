@@ -18,8 +18,9 @@ import (
 )
 
 // simView is the simulation on screen, whatever the mode: the simulator and
-// its session, the queue of actions that run on it one at a time, the
-// panes that draw it and the overlays opened over them. Model embeds it.
+// its session, how its run stands (runState: the queue of actions that run
+// on it one at a time, autoplay, the notice), the panes that draw it and
+// the overlays opened over them. Model embeds it.
 type simView struct {
 	sim      *sim.Sim
 	session  *sim.Session // logs what is done to sim: rewind, fork, save
@@ -39,26 +40,13 @@ type simView struct {
 	compareView bool
 	focus       focus
 
-	// The run: one simulator operation at a time, in queue order.
-	playing     bool
-	tickTag     int
-	tickPending bool
-	speed       int
-	busy        bool
-	queue       []action
-	resetting   bool // a reset waits for the running operation
-	requests    int
-	brokerDown  bool
-	pgDown      string // PostgreSQL stopped under the simulation: why
-	inFlight    bool   // something waits in an outbox or the broker (the last snapshot)
-	stuckSaid   string // the notice that nothing moves, as said: cleared by the next action
-	actors      []sim.ActorView
-
-	refreshing bool
-	dirty      bool
-	changeGen  int
+	run        runState // the queue, autoplay, the reads in flight, the notice
+	requests   int
+	brokerDown bool
+	pgDown     string // PostgreSQL stopped under the simulation: why
+	inFlight   bool   // something waits in an outbox or the broker (the last snapshot)
+	actors     []sim.ActorView
 	now        time.Time
-	notice     string
 }
 
 // panes are the panes that draw the simulation, the ones a page lays out

@@ -48,12 +48,12 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 	for _, st := range []sim.ActorState{sim.Crashed, sim.Stalled} {
 		mm := m
 		mm.setActors(with(panetest.Actors(), "relay-1", st))
-		mm.notice = mm.stuckNotice()
+		mm.run.notice = mm.stuckNotice()
 		views = append(views, mm.statusView(160))
 	}
 	mm := m
 	mm.setActors(idle(panetest.Actors()))
-	mm.notice = mm.stuckNotice()
+	mm.run.notice = mm.stuckNotice()
 	views = append(views, mm.statusView(160))
 	mm = m
 	mm.err = &sim.PostgresDownError{Reason: "postmaster pid 28979 is gone (killed, or crashed)",

@@ -21,11 +21,6 @@ func (m Model) stuckNotice() string {
 	return m.st.Words.Word(stuckPrefix) + m.stuckCause()
 }
 
-// saysStuck says the notice on screen is one that nothing moves.
-func (m Model) saysStuck() bool {
-	return m.notice != "" && m.notice == m.stuckSaid
-}
-
 // stuckPrefix begins every notice that nothing can move.
 const stuckPrefix = "nothing moves: "
 

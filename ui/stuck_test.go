@@ -37,7 +37,7 @@ func TestStatusLineWhenStuck(t *testing.T) {
 			m := fixtureModel(t, 80, 24, "outbox", 2)
 			m.setActors(c.actors(panetest.Actors()))
 			m.pgDown, m.inFlight = c.pgDown, c.inFlight
-			m.notice = m.stuckNotice()
+			m.run.notice = m.stuckNotice()
 			line := ansi.Strip(m.statusView(80))
 			if !strings.Contains(line, c.want) {
 				t.Errorf("status line at 80 columns:\n%s\nwant it to show %q whole", line, c.want)
@@ -192,12 +192,12 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 func TestStuckNoticeGoesWithTheNextAction(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "relay", Lang: "en", ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("n")
-	if !strings.Contains(d.m.notice, "p sends a payment") {
-		t.Fatalf("a step with nothing to do: notice %q", d.m.notice)
+	if !strings.Contains(d.m.run.notice, "p sends a payment") {
+		t.Fatalf("a step with nothing to do: notice %q", d.m.run.notice)
 	}
 	d.press("p")
-	if strings.Contains(d.m.notice, "nothing moves") {
-		t.Errorf("after a payment the status line still says %q", d.m.notice)
+	if strings.Contains(d.m.run.notice, "nothing moves") {
+		t.Errorf("after a payment the status line still says %q", d.m.run.notice)
 	}
 }
 
@@ -248,7 +248,7 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	// The fastest autoplay (16 steps a second), as the lessons by keys
 	// play: the default 2 a second spent seconds waiting.
 	d.press("+", "+", "+", "p", "space")
-	d.waitFor("the run to end", func(m Model) bool { return !m.playing && !m.busy && len(m.queue) == 0 })
+	d.waitFor("the run to end", func(m Model) bool { return !m.run.playing && m.run.idle() })
 	d.settle()
 	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.DeadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
@@ -261,7 +261,7 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 		}
 	}
 	d.press("r")
-	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.busy })
+	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.run.busy })
 	d.settle()
 	if d.m.lesson.Dead() != nil {
 		t.Errorf("%s: after r the step is still said unpassable", lang)

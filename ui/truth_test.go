@@ -34,7 +34,7 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 	}
 	d.m.picker.Select(0) // the cursor on the course's first lesson
 	d.press("enter")
-	d.waitFor("the lesson", func(m Model) bool { return m.lesson.Lesson() != nil && m.sim != nil && !m.busy })
+	d.waitFor("the lesson", func(m Model) bool { return m.lesson.Lesson() != nil && m.sim != nil && !m.run.busy })
 	d.settle()
 	if d.m.lesson.Lesson().Name != first || d.m.lessonPage() == nil {
 		t.Errorf("choosing %s opened %v", first, d.m.lesson.Lesson())
@@ -44,7 +44,7 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Errorf("the lesson opened from / does not show %q:\n%s", want, d.screen())
 	}
 	d.press("esc")
-	d.waitFor("the free simulator", func(m Model) bool { return m.lessonPage() == nil && m.sim != nil && !m.busy })
+	d.waitFor("the free simulator", func(m Model) bool { return m.lessonPage() == nil && m.sim != nil && !m.run.busy })
 	if strings.Contains(d.screen(), "Lesson ") {
 		t.Errorf("after esc the lesson is still on screen:\n%s", d.screen())
 	}
@@ -54,7 +54,7 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 // for the status line, it is drawn whole, wrapped, over the foot of the body.
 func TestALongNoticeIsReadWhole(t *testing.T) {
 	m := fixtureModel(t, 80, 24, "outbox", 2)
-	m.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
+	m.run.notice = m.st.Words.T("saved %s (outboxlab run --scenes %s %s replays it)", "/home/learner/.local/share/outboxlab/sessions/crash-after-publish-1.scene", "/home/learner/.local/share/outboxlab/sessions", "crash-after-publish-1")
 	shown := screen.OneLine(panetest.Plain(m.render()))
 	if !strings.Contains(shown, "outboxlab run --scenes /home/learner/.local/share/outboxlab/sessions crash-after-publish-1 replays it") {
 		t.Errorf("the replay command is not on screen whole:\n%s", panetest.Plain(m.render()))

@@ -35,7 +35,7 @@ type LearnerState struct {
 func (m Model) LearnerState() LearnerState {
 	// A reset waiting for the action in flight leaves the old simulation
 	// on screen: a key pressed then would be lost with it.
-	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil && !m.resetting}
+	s := LearnerState{Running: m.phase == phaseRunning && m.sim != nil && !m.run.resetting}
 	l := m.lesson
 	if m.lessonPage() == nil || l.Lesson() == nil {
 		return s
@@ -78,7 +78,7 @@ func (m Model) OpenLesson(name string) (Model, tea.Cmd) {
 	}
 	l, err := lessons.Find(p.course.all, name)
 	if err != nil {
-		m.notice = err.Error()
+		m.run.say(err.Error())
 		return m, nil
 	}
 	for _, o := range []overlay{overlayPicker, overlayStory, overlayChaos} {
