@@ -69,7 +69,7 @@ func (p *lessonPage) checkAction(c pageCtx, mark bool) action {
 func (p *lessonPage) startChecks(c pageCtx) tea.Cmd {
 	// The session plays this step's script next (a played lesson's
 	// solution; none for a learner), then the step's checks begin.
-	c.run.queueLast(action{kind: actScript, steps: c.run.script()})
+	c.state.push(action{kind: actScript, steps: c.run.script()})
 	p.found = lessons.Findings{}
 	return c.run.enqueue(p.checkAction(c, true))
 }
@@ -392,7 +392,7 @@ func (p *lessonPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			run.setCompareView(!run.compareView())
 			return run.resize(), true
 		}
-		run.say(c.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons"))
+		c.state.say(c.st.Words.T("a lesson keeps its own mode: compare mode is for scenes, outside lessons"))
 		return nil, true
 	case key.Matches(msg, k.Reset):
 		p.restartStep(c)
@@ -420,7 +420,7 @@ func (p *lessonPage) message(c pageCtx, msg tea.Msg) (tea.Cmd, bool) {
 	}
 	if msg, ok := msg.(progressSavedMsg); ok {
 		if msg.err != nil {
-			c.run.say(c.st.Words.T("progress not saved: %s", screen.OneLine(msg.err.Error())))
+			c.state.say(c.st.Words.T("progress not saved: %s", screen.OneLine(msg.err.Error())))
 		}
 		return nil, true
 	}
@@ -435,7 +435,7 @@ func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 		return p.checked(c, a, *msg.eval)
 	}
 	if a.kind != actEval && a.kind != actScript && c.panes.lesson.Place() == lessons.PlaceStep {
-		c.run.queueFirst(p.checkAction(c, false))
+		c.state.pushFirst(p.checkAction(c, false))
 	}
 	return nil
 }

@@ -8,15 +8,18 @@ import (
 
 // pageCtx is what a page is given of the root, as soft-serve's pages are
 // given a common.Common rather than the root model: the look and the words,
-// the keys, what was asked for, the panes it lays out, and the simulation
-// as a runner. A page writes no field of the root; what the root must do it
-// asks of the runner, or returns as a command.
+// the keys, what was asked for, the panes it lays out, how the run stands,
+// and the simulation as a runner. A page writes no field of the root but
+// the run's state, through its methods (a notice, an action queued,
+// autoplay stopped); what the root must do it asks of the runner, or
+// returns as a command.
 type pageCtx struct {
-	st    *Styles // the styles and the screen's words (st.Words)
-	keys  *KeyMap // the keys: a page matches them, and enables its own in enable
-	opts  Options // what the command line asked for
-	panes *panes  // the panes a page lays out and draws; it fills the lesson pane
-	run   runner  // the simulation and its queue
+	st    *Styles   // the styles and the screen's words (st.Words)
+	keys  *KeyMap   // the keys: a page matches them, and enables its own in enable
+	opts  Options   // what the command line asked for
+	panes *panes    // the panes a page lays out and draws; it fills the lesson pane
+	state *runState // the queue, autoplay and the notice on the status line
+	run   runner    // the simulation, and what only the root can do to it
 }
 
 // runner is the simulation as a page drives it. Its asks are done at once,
@@ -34,11 +37,9 @@ type runner interface {
 	// booted says PostgreSQL is up; up that a simulation is built on it.
 	booted() bool
 	up() bool
-	// pos is where the session stands; busy says an action runs; queued
-	// how many wait; actors are the actors' states after the last one.
+	// pos is where the session stands; actors are the actors' states
+	// after the last action.
 	pos() sim.Position
-	busy() bool
-	queued() int
 	actors() []sim.ActorView
 	// err is the error on the status line (nil: none).
 	err() error
@@ -46,18 +47,9 @@ type runner interface {
 	// played by another asks for the outer one's).
 	script() []scenes.Step
 
-	// say puts a notice on the status line ("" clears it).
-	say(notice string)
-	// enqueue adds an action and starts it if nothing runs; queueFirst
-	// puts one before those waiting, queueLast after them, neither
-	// starting it.
+	// enqueue adds an action and starts it if nothing runs (the run's
+	// state queues one without starting it).
 	enqueue(a action) tea.Cmd
-	queueFirst(a action)
-	queueLast(a action)
-	// autoplay starts the run playing by itself.
-	autoplay() tea.Cmd
-	// stopAutoplay stops it and drops the steps it queued.
-	stopAutoplay()
 	// reset builds a fresh simulation (once the running action returns).
 	reset() tea.Cmd
 	// resize lays the screen out again; updateKeys enables the keys that
@@ -85,7 +77,7 @@ type runner interface {
 
 // pageCtx is the page's context on this model.
 func (m *Model) pageCtx() pageCtx {
-	return pageCtx{st: m.st, keys: &m.keys, opts: m.opts, panes: &m.panes, run: rootRunner{m}}
+	return pageCtx{st: m.st, keys: &m.keys, opts: m.opts, panes: &m.panes, state: &m.run, run: rootRunner{m}}
 }
 
 // rootRunner is the root's side of runner.
@@ -104,16 +96,10 @@ func (r rootRunner) setSettings(set scenes.Settings) { r.m.settings = set }
 func (r rootRunner) booted() bool                    { return r.m.phase == phaseRunning }
 func (r rootRunner) up() bool                        { return r.m.phase == phaseRunning && r.m.sim != nil }
 func (r rootRunner) pos() sim.Position               { return r.m.pos }
-func (r rootRunner) busy() bool                      { return r.m.run.busy }
-func (r rootRunner) queued() int                     { return len(r.m.run.queue) }
 func (r rootRunner) actors() []sim.ActorView         { return r.m.actors }
 func (r rootRunner) err() error                      { return r.m.err }
 func (r rootRunner) script() []scenes.Step           { return r.m.page.script(r.m.pageCtx()) }
-func (r rootRunner) say(notice string)               { r.m.run.say(notice) }
 func (r rootRunner) enqueue(a action) tea.Cmd        { return r.m.enqueue(a) }
-func (r rootRunner) queueFirst(a action)             { r.m.run.pushFirst(a) }
-func (r rootRunner) queueLast(a action)              { r.m.run.push(a) }
-func (r rootRunner) stopAutoplay()                   { r.m.run.stopAutoplay() }
 func (r rootRunner) reset() tea.Cmd                  { return r.m.reset() }
 func (r rootRunner) resize() tea.Cmd                 { return r.m.resize() }
 func (r rootRunner) updateKeys()                     { r.m.updateKeys() }
@@ -123,11 +109,6 @@ func (r rootRunner) startChaos() tea.Cmd             { return r.m.startChaos() }
 func (r rootRunner) closeChaos()                     { r.m.overlays.pop(overlayChaos) }
 func (r rootRunner) chaos() (open, running bool) {
 	return r.m.overlays.has(overlayChaos), r.m.chaos.Running()
-}
-
-func (r rootRunner) autoplay() tea.Cmd {
-	r.m.run.playing = true
-	return r.m.enqueue(action{kind: actUnit})
 }
 
 func (r rootRunner) setFocus(f focus) {

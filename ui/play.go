@@ -137,11 +137,11 @@ func (p *playPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		p.play.paused = !p.play.paused
 		if p.play.paused {
-			c.run.say(c.st.Words.T("paused: space resumes"))
+			c.state.say(c.st.Words.T("paused: space resumes"))
 			c.run.updateKeys()
 			return nil, true
 		}
-		c.run.say("")
+		c.state.say("")
 		p.play.delay = 0
 		c.run.updateKeys()
 		return p.schedule(), true
@@ -187,7 +187,7 @@ func (p *playPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	if a := msg.act; msg.eval == nil && a.kind != actEval && a.kind != actScript {
 		p.captionFor(c, a, msg.entries)
 	}
-	if c.run.queued() == 0 {
+	if len(c.state.queue) == 0 {
 		cmd = tea.Batch(cmd, p.schedule())
 	}
 	return cmd
@@ -198,7 +198,7 @@ func (p *playPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 // answered question by question, and at the end, quit.
 func (p *playPage) next(c pageCtx) tea.Cmd {
 	run := c.run
-	if !run.up() || run.busy() || run.queued() > 0 {
+	if !run.up() || !c.state.idle() {
 		return nil // what runs now schedules the next move when it returns
 	}
 	if p.play.ending {

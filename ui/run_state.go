@@ -89,6 +89,10 @@ func (r *runState) pause() {
 	r.tickTag++
 }
 
+// autoplay starts autoplay: the first step is the caller's to enqueue,
+// each after it a tick's.
+func (r *runState) autoplay() { r.playing = true }
+
 // toggle starts autoplay or pauses it (space), and says which.
 func (r *runState) toggle() (playing bool) {
 	r.playing = !r.playing

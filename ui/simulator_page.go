@@ -40,7 +40,8 @@ func (p *simulatorPage) ready(c pageCtx) tea.Cmd {
 	if !c.opts.Autoplay {
 		return nil
 	}
-	return c.run.autoplay()
+	c.state.autoplay()
+	return c.run.enqueue(action{kind: actUnit})
 }
 
 func (p *simulatorPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
@@ -72,19 +73,19 @@ func (p *simulatorPage) key(c pageCtx, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			kind, end = actForward, pos.At == pos.Len
 		}
 		if end {
-			run.say(positionNotice(c.st, pos))
+			c.state.say(positionNotice(c.st, pos))
 			if kind == actBack {
-				run.say(c.st.Words.T("at the start of the session: nothing to go back to"))
+				c.state.say(c.st.Words.T("at the start of the session: nothing to go back to"))
 			}
 			return nil, true
 		}
-		run.stopAutoplay()
+		c.state.stopAutoplay()
 		return run.enqueue(action{kind: kind, user: true}), true
 	case key.Matches(msg, k.Other) && run.pos().Other == 0:
-		run.say(c.st.Words.T("no other future here: [ goes back, and what you do then is another one"))
+		c.state.say(c.st.Words.T("no other future here: [ goes back, and what you do then is another one"))
 		return nil, true
 	case key.Matches(msg, k.Other):
-		run.stopAutoplay()
+		c.state.stopAutoplay()
 		return run.enqueue(action{kind: actOther, user: true}), true
 	case key.Matches(msg, k.Save):
 		return run.enqueue(action{kind: actSave, user: true, save: saveTo{dir: c.opts.ScenesDir, base: run.scene()}}), true
@@ -97,7 +98,7 @@ func (p *simulatorPage) message(pageCtx, tea.Msg) (tea.Cmd, bool) { return nil, 
 func (p *simulatorPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 	a, pos := msg.act, c.run.pos()
 	if msg.err == nil && a.script && !a.inRun && pos.Script >= pos.ScriptLen && pos.Run == "" {
-		c.run.say(c.st.Words.T("the scene's script is done; keep stepping or break something"))
+		c.state.say(c.st.Words.T("the scene's script is done; keep stepping or break something"))
 	}
 	return nil
 }
