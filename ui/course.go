@@ -46,7 +46,7 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 	p := m.lessonPage()
 	if p == nil {
 		p = &lessonPage{}
-		m.page, _ = m.page.learn(p)
+		m.learn(p)
 	}
 	p.open(m.pageCtx(), l)
 }
@@ -55,16 +55,42 @@ func (m *Model) openLesson(l *lessons.Lesson) {
 // a lesson of the learner's own keeps their saved progress.
 func (m *Model) learnCourse(course []*lessons.Lesson) {
 	lp := &lessonPage{course: courseState{all: course}}
-	next, own := m.page.learn(lp)
-	if own {
+	if m.learn(lp) {
 		progress, err := lessons.LoadProgress(m.opts.ProgressPath)
 		if err != nil {
 			m.run.say(m.st.Words.T("progress will not be saved: %s", err.Error()))
 		}
 		lp.course.progress = progress
 	}
-	m.page = next
 }
 
-// lessonPage is the page's lesson, nil outside lessons.
-func (m Model) lessonPage() *lessonPage { return m.page.shownLesson() }
+// learn shows lesson page lp: in place of the free simulator (or of the
+// lesson page before it), or in play, which plays it. own says the lesson
+// is the learner's, its progress saved: a played lesson's is not.
+func (m *Model) learn(lp *lessonPage) (own bool) {
+	if pp := m.playPage(); pp != nil {
+		pp.lesson = lp
+		return false
+	}
+	m.page = lp
+	return true
+}
+
+// lessonPage is the lesson on screen, shown or played; nil outside lessons.
+func (m Model) lessonPage() *lessonPage {
+	switch p := m.page.(type) {
+	case *lessonPage:
+		return p
+	case *playPage:
+		return p.lesson
+	}
+	return nil
+}
+
+// playPage is play's page while the screen plays by itself, else nil:
+// play takes every key itself, before any overlay, and the help shows no
+// pane's keys (space and q, over the chaos run it plays too).
+func (m Model) playPage() *playPage {
+	pp, _ := m.page.(*playPage)
+	return pp
+}

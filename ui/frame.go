@@ -50,7 +50,7 @@ func (m Model) helpView() string {
 		}
 		return m.help.View(keys)
 	}
-	if m.page.ownsKeys() {
+	if m.playPage() != nil {
 		// play's keys are its own: no pane takes keys there.
 		return m.help.View(combinedHelp{global: m.keys, width: m.help.Width()})
 	}
@@ -247,8 +247,10 @@ func (m Model) render() string {
 		}
 		return m.page.body(m.pageCtx(), l)
 	}, l.body.w, l.body.h)
-	if c := m.page.caption(m.pageCtx(), l); c != "" {
-		body += "\n" + c // under an overlay too: play captions the chaos run it plays
+	if pp := m.playPage(); pp != nil {
+		if c := pp.caption(m.pageCtx(), l); c != "" {
+			body += "\n" + c // under an overlay too: play captions the chaos run it plays
+		}
 	}
 	if band := m.noticeBand(W); len(band) > 0 {
 		// A notice too long for the status line (w's saved file and the

@@ -442,16 +442,6 @@ func (p *lessonPage) done(c pageCtx, msg actionDoneMsg) tea.Cmd {
 
 func (p *lessonPage) status(c pageCtx) (string, string) { return "", c.panes.lesson.Lesson().Name }
 
-func (p *lessonPage) caption(pageCtx, regions) string { return "" }
-
-func (p *lessonPage) ownsKeys() bool { return false }
-
-func (p *lessonPage) shownLesson() *lessonPage { return p }
-
-func (p *lessonPage) learn(lp *lessonPage) (page, bool) { return lp, true }
-
-func (p *lessonPage) failed() error { return nil }
-
 // chaosStep is the current step when its task is a chaos run.
 func (p *lessonPage) chaosStep(c pageCtx) *lessons.Step {
 	if st := c.panes.lesson.Current(); st != nil && st.Chaos > 0 && c.panes.lesson.Place() == lessons.PlaceStep {

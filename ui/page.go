@@ -16,6 +16,12 @@ import (
 // settings and script a fresh simulation gets, and where the panes go.
 // Pages keep their own state behind a pointer and are given a pageCtx, not
 // the root; only Update (on bubbletea's goroutine) calls them.
+//
+// The interface holds what each mode does its own way. What sets one page
+// apart from the others is asked of the page itself (Model.playPage,
+// Model.lessonPage): play is the one page that takes every key, draws a
+// caption and can fail, and a lesson is shown by a lessonPage or played by
+// play; methods that two pages of three answered with nothing said less.
 type page interface {
 	// prepare readies the page for a fresh simulation: the settings it
 	// runs on and the script n plays first.
@@ -41,27 +47,10 @@ type page interface {
 	status(c pageCtx) (run, label string)
 	// chaosStep is the chaos run X starts now (nil: none here).
 	chaosStep(c pageCtx) *lessons.Step
-	// caption is drawn under the body and any overlay over it, in the
-	// room layout left for it ("" for none).
-	caption(c pageCtx, l regions) string
-	// ownsKeys says the page takes every key itself, before any overlay,
-	// and the help shows no pane's keys (play: space and q, over the
-	// chaos run it plays too).
-	ownsKeys() bool
-	// shownLesson is the lesson page the page shows, nil outside lessons.
-	shownLesson() *lessonPage
-	// learn is the page that shows lesson page lp in this mode, and
-	// whether the lesson is the learner's own (its progress is saved):
-	// lp in place of the free simulator, or play playing it (not the
-	// learner's).
-	learn(lp *lessonPage) (next page, own bool)
-	// failed is why the page could not finish what it plays (nil: it
-	// did, or plays nothing).
-	failed() error
 }
 
 // newPage is the page opts ask for: play, or the free simulator (a lesson
-// opened later turns it into a lesson page: openLesson).
+// opened later turns it into a lesson page: Model.learn).
 func newPage(opts Options) page {
 	if opts.Play {
 		return &playPage{}

@@ -353,17 +353,7 @@ func (p *playPage) caption(c pageCtx, l regions) string {
 	return p.captionView(c.st, l.caption.w, l.caption.h)
 }
 
-// ownsKeys: play needs no keys but its own two, over its chaos run too.
-func (p *playPage) ownsKeys() bool { return true }
-
-func (p *playPage) shownLesson() *lessonPage { return p.lesson }
-
-// learn plays the lesson: a played lesson saves no progress.
-func (p *playPage) learn(lp *lessonPage) (page, bool) {
-	p.lesson = lp
-	return p, false
-}
-
+// failed is why play could not finish what it plays (nil: it did).
 func (p *playPage) failed() error { return p.play.err }
 
 // script is the scene's, or in a played lesson the current step's

@@ -24,7 +24,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if o := m.overlays.top(); o != 0 && !m.page.ownsKeys() {
+	if o := m.overlays.top(); o != 0 && m.playPage() == nil {
 		// play keeps its own two keys over the run it plays.
 		cmd := m.updateOverlay(o, msg)
 		if cmd != nil && (o == overlayChooser || o == overlayStory) {
@@ -35,7 +35,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	}
-	if m.help.ShowAll && !m.page.ownsKeys() {
+	if m.help.ShowAll && m.playPage() == nil {
 		// The full help is read, not typed under: ? or esc closes it, q
 		// still quits, and no other key reaches what it covers (an enter
 		// pressed there moved a lesson on to its next step).

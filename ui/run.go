@@ -265,8 +265,8 @@ func Run(ctx context.Context, opts Options) (runErr error) {
 
 	if fm, ok := final.(Model); ok && fm.phase == phaseBootFailed && fm.err != nil {
 		return fm.err
-	} else if ok && fm.page.failed() != nil {
-		return fm.page.failed()
+	} else if pp := fm.playPage(); ok && pp != nil && pp.failed() != nil {
+		return pp.failed()
 	}
 	if runErr != nil && (errors.Is(runErr, tea.ErrProgramPanic) || !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, tea.ErrInterrupted)) {
 		return runErr
@@ -337,8 +337,8 @@ const (
 // terminal and the recording: after the full screen is gone, the result
 // stays in the scrollback, and a recording ends on it too.
 func printSummary(m *Model, rec *cast.Recorder, profile colorprofile.Profile) {
-	pp, ok := m.page.(*playPage)
-	if !ok {
+	pp := m.playPage()
+	if pp == nil {
 		return
 	}
 	w, _ := m.size()

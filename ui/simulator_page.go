@@ -131,13 +131,3 @@ func (p *simulatorPage) script(c pageCtx) []scenes.Step { return c.run.scene().S
 func (p *simulatorPage) status(pageCtx) (string, string) { return "", "" }
 
 func (p *simulatorPage) chaosStep(c pageCtx) *lessons.Step { return freeChaosStep(c) }
-
-func (p *simulatorPage) caption(pageCtx, regions) string { return "" }
-
-func (p *simulatorPage) ownsKeys() bool { return false }
-
-func (p *simulatorPage) shownLesson() *lessonPage { return nil }
-
-func (p *simulatorPage) learn(lp *lessonPage) (page, bool) { return lp, true }
-
-func (p *simulatorPage) failed() error { return nil }
