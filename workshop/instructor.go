@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -140,7 +141,8 @@ func (m instructorModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	if k.String() == "ctrl+c" {
+	keys := m.keys()
+	if key.Matches(k, keys.Quit) {
 		m.cancel()
 		return m, tea.Quit
 	}
@@ -148,11 +150,11 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case modePicker:
 		return m.pickerKey(k)
 	case modeSay:
-		switch k.String() {
-		case "esc":
+		switch {
+		case key.Matches(k, keys.SayCancel):
 			m.mode = modeTable
 			return m, nil
-		case "enter":
+		case key.Matches(k, keys.SayDone):
 			if text := strings.TrimSpace(m.input.Value()); text != "" {
 				m.room.Say(text)
 				m.notice = "» " + text
@@ -164,11 +166,11 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.input, cmd = m.input.Update(k)
 		return m, cmd
 	case modePause:
-		switch k.String() {
-		case "esc":
+		switch {
+		case key.Matches(k, keys.PauseCancel):
 			m.mode = modeTable
 			return m, nil
-		case "enter":
+		case key.Matches(k, keys.PauseDone):
 			if text := strings.TrimSpace(m.input.Value()); text != "" {
 				m.room.Pause(text)
 			} else {
@@ -181,8 +183,8 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.input, cmd = m.input.Update(k)
 		return m, cmd
 	case modeConfirmStop:
-		switch k.String() {
-		case "y":
+		switch {
+		case key.Matches(k, keys.StopYes):
 			m.mode = modeTable
 			if m.connected() == 0 {
 				m.cancel()
@@ -190,10 +192,10 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			m.closeAt = time.Now().Add(closeGrace)
 			m.room.CloseIn(closeGrace)
-		case "Y":
+		case key.Matches(k, keys.StopNow):
 			m.cancel()
 			return m, tea.Quit
-		case "esc", "n":
+		case key.Matches(k, keys.StopNo):
 			m.mode = modeTable
 		}
 		return m, nil
@@ -210,47 +212,47 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 		}), nil
 	case modeWatch:
-		switch k.String() {
-		case "esc", "q", "w":
+		switch {
+		case key.Matches(k, keys.Back):
 			m.room.Watch(m.watching, false)
 			m.mode, m.watching = modeTable, ""
-		case "a":
+		case key.Matches(k, keys.AnswerHand):
 			m.room.AnswerHand(m.watching)
 		}
 		return m, nil
 	}
 	if !m.closeAt.IsZero() {
-		switch k.String() {
-		case "q":
+		switch {
+		case key.Matches(k, keys.CloseNow):
 			m.cancel()
 			return m, tea.Quit
-		case "esc":
+		case key.Matches(k, keys.KeepOpen):
 			m.closeAt = time.Time{}
 			m.room.CloseIn(0)
 			return m, nil
 		}
 	}
 	v, has := m.selected()
-	switch k.String() {
-	case "q":
+	switch {
+	case key.Matches(k, keys.Stop):
 		m.mode = modeConfirmStop
-	case "up", "k":
+	case key.Matches(k, keys.Up):
 		m.sel = max(0, m.sel-1)
-	case "down", "j":
+	case key.Matches(k, keys.Down):
 		m.sel = min(max(0, len(m.views)-1), m.sel+1)
-	case "home", "g":
+	case key.Matches(k, keys.Top):
 		m.sel = 0
-	case "end", "G":
+	case key.Matches(k, keys.Bottom):
 		m.sel = max(0, len(m.views)-1)
-	case "pgup":
+	case key.Matches(k, keys.PageUp):
 		m.sel = max(0, m.sel-m.rows())
-	case "pgdown":
+	case key.Matches(k, keys.PageDown):
 		m.sel = min(max(0, len(m.views)-1), m.sel+m.rows())
-	case "l", "L":
-		if k.String() == "l" && !has {
+	case key.Matches(k, keys.Lesson, keys.Everyone):
+		if key.Matches(k, keys.Lesson) && !has {
 			return m, nil
 		}
-		m.mode, m.pickAll, m.notice, m.filter = modePicker, k.String() == "L", "", ""
+		m.mode, m.pickAll, m.notice, m.filter = modePicker, key.Matches(k, keys.Everyone), "", ""
 		// The picker opens on the lesson the selected learner is on.
 		m.pick = 0
 		if has {
@@ -258,39 +260,39 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				m.pick = i
 			}
 		}
-	case "w":
+	case key.Matches(k, keys.Watch):
 		if has && v.Connected {
 			m.mode, m.watching = modeWatch, v.ID
 			m.room.Watch(v.ID, true)
 			return m, m.watchTick()
 		}
-	case "a":
+	case key.Matches(k, keys.Answer):
 		if has {
 			m.room.AnswerHand(v.ID)
 		}
-	case "e":
+	case key.Matches(k, keys.End):
 		if has && v.Connected {
 			m.mode = modeConfirmEnd
 		}
-	case "x":
+	case key.Matches(k, keys.Remove):
 		if has && !v.Connected {
 			if err := m.room.Remove(v.ID); err == nil {
 				m.notice = fmt.Sprintf(m.w.removed, v.ID)
 				m = m.refresh()
 			}
 		}
-	case "E":
+	case key.Matches(k, keys.Report):
 		if path, err := m.room.WriteReport(""); err != nil {
 			m.notice = err.Error()
 		} else {
 			m.notice = fmt.Sprintf(m.w.reportSaid, path)
 		}
-	case "s":
+	case key.Matches(k, keys.Say):
 		m.mode = modeSay
 		m.input = textinput.New()
 		m.input.SetWidth(min(60, max(10, m.width-4)))
 		return m, m.input.Focus()
-	case "p":
+	case key.Matches(k, keys.Pause):
 		if m.room.Paused() != "" {
 			m.room.Pause("")
 			return m, nil
@@ -310,11 +312,12 @@ func (m instructorModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // confirm answers a question: y or enter does yes, esc or n does nothing;
 // either way the list is back.
 func (m instructorModel) confirm(k tea.KeyPressMsg, yes func(*instructorModel)) instructorModel {
-	switch k.String() {
-	case "y", "enter":
+	keys := m.keys()
+	switch {
+	case key.Matches(k, keys.Yes):
 		yes(&m)
 		m.mode = modeTable
-	case "esc", "n":
+	case key.Matches(k, keys.No):
 		m.mode = modeTable
 	}
 	return m
@@ -357,25 +360,26 @@ func (m instructorModel) choices() []int {
 func (m instructorModel) pickerKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	choices := m.choices()
 	at := slices.Index(choices, m.pick)
-	switch k.String() {
-	case "up":
+	keys := m.keys()
+	switch {
+	case key.Matches(k, keys.PickUp):
 		if at > 0 {
 			m.pick = choices[at-1]
 		}
-	case "down":
+	case key.Matches(k, keys.PickDown):
 		if at >= 0 && at+1 < len(choices) {
 			m.pick = choices[at+1]
 		} else if at < 0 && len(choices) > 0 {
 			m.pick = choices[0]
 		}
-	case "esc":
+	case key.Matches(k, keys.PickCancel):
 		m.mode = modeTable
-	case "backspace":
+	case key.Matches(k, keys.Erase):
 		if m.filter != "" {
 			m.filter = string([]rune(m.filter)[:len([]rune(m.filter))-1])
 			m = m.pickFirst()
 		}
-	case "enter":
+	case key.Matches(k, keys.Send):
 		if at < 0 {
 			return m, nil
 		}
@@ -480,28 +484,22 @@ func (m instructorModel) header() []string {
 	return append(lines, "")
 }
 
-// footer is the notice and the keys, wrapped to the width.
-// tableKeys is the list's key line: without E in a room that keeps no
-// report.
-func (m instructorModel) tableKeys() string {
-	if m.room.cfg.NoReport {
-		return strings.Replace(m.w.keys, m.w.reportKey, "", 1)
-	}
-	return m.w.keys
-}
+// keys are the screen's keys, their help in its language.
+func (m instructorModel) keys() instructorKeys { return newInstructorKeys(m.w) }
 
-func (m instructorModel) footer(keys string) []string {
+// footer is the notice and the keys, wrapped to the width.
+func (m instructorModel) footer(keys []key.Binding) []string {
 	lines := []string{""}
 	if m.notice != "" {
 		lines = append(lines, m.wrap(lipgloss.NewStyle(), m.notice)...)
 	}
-	return append(lines, m.wrap(m.st.Room.Faint, keys)...)
+	return append(lines, m.wrap(m.st.Room.Faint, keyLine(keys))...)
 }
 
 // tableFooter is the list's foot: the selected learner's raised hand in
 // full when their row cuts it, then the notice and the keys.
 func (m instructorModel) tableFooter() []string {
-	foot := m.footer(m.tableKeys())
+	foot := m.footer(m.keys().list(!m.room.cfg.NoReport))
 	if h := m.handLine(); h != "" {
 		foot = append(append([]string{""}, m.wrap(m.st.Room.Warn, h)...), foot[1:]...)
 	}
@@ -542,20 +540,20 @@ func (m instructorModel) render() string {
 		return strings.Join(append(lines, m.picker()...), "\n")
 	case modePause:
 		lines = append(lines, m.w.pauseAsk, m.input.View())
-		return strings.Join(append(lines, m.footer(m.w.keysPause)...), "\n")
+		return strings.Join(append(lines, m.footer(m.keys().pausing())...), "\n")
 	case modeSay:
 		lines = append(lines, m.w.sayAsk, m.input.View())
-		return strings.Join(append(lines, m.footer(m.w.keysSay)...), "\n")
+		return strings.Join(append(lines, m.footer(m.keys().saying())...), "\n")
 	case modeConfirmStop:
 		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.stopAsk, m.connected(), int(closeGrace.Seconds())))...)
-		return strings.Join(append(lines, m.footer(m.w.stopKeys)...), "\n")
+		return strings.Join(append(lines, m.footer(m.keys().stopping())...), "\n")
 	case modeConfirmAll:
 		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.sendAllAsk, m.connected(), m.pick+1, m.room.course[m.pick].Name))...)
-		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
+		return strings.Join(append(lines, m.footer(m.keys().confirming())...), "\n")
 	case modeConfirmEnd:
 		v, _ := m.selected()
 		lines = append(lines, m.wrap(m.st.Room.Heading, fmt.Sprintf(m.w.endAsk, v.ID))...)
-		return strings.Join(append(lines, m.footer(m.w.confirmKeys)...), "\n")
+		return strings.Join(append(lines, m.footer(m.keys().confirming())...), "\n")
 	case modeWatch:
 		return m.watchView()
 	}
@@ -585,7 +583,7 @@ func (m instructorModel) picker() []string {
 		}
 		lines = append(lines, line)
 	}
-	return append(lines, m.footer(m.w.keysPicker)...)
+	return append(lines, m.footer(m.keys().picker())...)
 }
 
 // rowFormat lays out a learner's line: 64 columns before the state, so at
@@ -669,7 +667,7 @@ func (m instructorModel) watchView() string {
 			title += "  " + m.st.Room.Warn.Render(fmt.Sprintf(m.w.handCol, round(m.room.now().Sub(v.Hand)))+" "+v.HandText)
 		}
 	}
-	foot := m.st.Room.Faint.Render(m.w.watchKeys)
+	foot := m.st.Room.Faint.Render(keyLine(m.keys().watching()))
 	h := m.height
 	if h <= 0 {
 		h = 24

@@ -5,19 +5,29 @@ package workshop
 type words struct {
 	noPty, full, closing, noRestart, paused, pausedWait, overBudget string
 	// the instructor's screen
-	title, access, learners, http, keys, keysPicker, keysPause, pauseAsk, pausedNow string
-	cols                                                                            [9]string
-	accessOpen, accessKeys, accessPassword, accessBoth                              string
-	starting, connected, disconnected, idle, stuck, none, everyone, sendTo          string
+	title, access, learners, http, pauseAsk, pausedNow                     string
+	cols                                                                   [9]string
+	accessOpen, accessKeys, accessPassword, accessBoth                     string
+	starting, connected, disconnected, idle, stuck, none, everyone, sendTo string
 
 	// what a learner is told
 	renamed, moved, pausedShort, closingIn, closingWhat, closedBye   string
 	handAsk, handPrompt, handUp, handSeen, watching, watched, joined string
 	// the instructor's dialogs and board
-	stopAsk, stopKeys, closingNow, sendAllAsk, endAsk, confirmKeys, filter    string
-	more, hostKey, watchTitle, watchKeys, handCol, removed, ended, reportSaid string
-	webBoard, notJoined, sayAsk, keysSay                                      string
-	reportKey                                                                 string // E's part of keys
+	stopAsk, closingNow, sendAllAsk, endAsk, filter                string
+	more, hostKey, watchTitle, handCol, removed, ended, reportSaid string
+	webBoard, notJoined, sayAsk                                    string
+	// what the instructor's keys do: their bindings' help (instructorKeys)
+	keyHelp keyWords
+}
+
+// keyWords say what each of the instructor's keys does, as its footer
+// says it after the key; typing is the word for what is typed, not a key.
+type keyWords struct {
+	choose, lesson, everyone, watch, answer, end, remove, say, pause, report, stop string
+	orNumber, typing, toFilter, send, cancel                                       string
+	theMessage, pauseIt, theLine, saysIt, cancelSay                                string
+	stopIt, stopNow, yes, no, back, answerHand                                     string
 }
 
 var wordsByLang = map[string]words{
@@ -33,9 +43,6 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NAME@%s · access: %s",
 		learners:       "%d of %d learners connected",
 		http:           "metrics: http://%s/metrics",
-		keys:           "↑/↓ select · l lesson · L everyone's · w watch · a answer ✋ · e end · x remove · s say · p pause · E report · q stop",
-		keysPicker:     "↑/↓ or a number · type to filter · enter send · esc cancel",
-		keysPause:      "type the message · enter pause · esc cancel",
 		pauseAsk:       "Pause the room with a message:",
 		pausedNow:      "‖ paused: %q · p resumes",
 		cols:           [9]string{"learner", "lesson", "step", "on step", "checks", "hints", "passed", "state", ""},
@@ -65,25 +72,26 @@ var wordsByLang = map[string]words{
 		watched:        "◉ instructor watching",
 		joined:         "you are %s · ! raises your hand",
 		stopAsk:        "Stop the room? %d learners connected: they see a %d s countdown, then their sessions end as their own q would.",
-		stopKeys:       "y stop · Y stop now · esc cancel",
 		closingNow:     "closing in %d s · q closes now · esc cancels",
 		sendAllAsk:     "Send all %d connected learners to lesson %d: %s?",
 		endAsk:         "End %s's session? Their screen closes as their own q would; their progress is kept.",
-		confirmKeys:    "y yes · esc no",
 		filter:         "filter: %s",
 		more:           "… %d more",
 		hostKey:        "host key %s",
 		watchTitle:     "%s's screen (read-only)",
-		watchKeys:      "esc back to the room · a answer their hand",
 		handCol:        "✋ %s ago",
 		removed:        "%s taken off the list",
 		ended:          "%s's session ended",
 		reportSaid:     "report written: %s",
-		reportKey:      " · E report",
 		webBoard:       "in a browser: %s · projector: %s",
 		notJoined:      "not joined",
 		sayAsk:         "Say to every learner (shown for 10 s, the room keeps going):",
-		keysSay:        "type the line · enter says it · esc cancel",
+		keyHelp: keyWords{
+			choose: "select", lesson: "lesson", everyone: "everyone's", watch: "watch", answer: "answer ✋", end: "end", remove: "remove", say: "say", pause: "pause", report: "report", stop: "stop",
+			orNumber: "or a number", typing: "type", toFilter: "to filter", send: "send", cancel: "cancel",
+			theMessage: "the message", pauseIt: "pause", theLine: "the line", saysIt: "says it", cancelSay: "cancel",
+			stopIt: "stop", stopNow: "stop now", yes: "yes", no: "no", back: "back to the room", answerHand: "answer their hand",
+		},
 	},
 	"es": {
 		noPty:          "outboxlab workshop: es una aplicación de terminal y tu ssh no pidió terminal.\nConéctate con un simple `ssh -p PUERTO NOMBRE@HOST` (sin comando detrás; añade -t si diste uno).\n",
@@ -97,9 +105,6 @@ var wordsByLang = map[string]words{
 		access:         "ssh -p %s NOMBRE@%s · acceso: %s",
 		learners:       "%d de %d participantes conectados",
 		http:           "métricas: http://%s/metrics",
-		keys:           "↑/↓ elegir · l lección · L la de todos · w mirar · a responder ✋ · e terminar · x quitar · s decir · p pausa · E informe · q cerrar",
-		keysPicker:     "↑/↓ o un número · escribe para filtrar · enter enviar · esc cancelar",
-		keysPause:      "escribe el mensaje · enter pausar · esc cancelar",
 		pauseAsk:       "Pausar la sala con un mensaje:",
 		pausedNow:      "‖ en pausa: %q · p reanuda",
 		cols:           [9]string{"participante", "lección", "paso", "en paso", "compr.", "pistas", "pasos", "estado", ""},
@@ -129,25 +134,26 @@ var wordsByLang = map[string]words{
 		watched:        "◉ el instructor mira",
 		joined:         "eres %s · ! levanta la mano",
 		stopAsk:        "¿Cerrar la sala? %d participantes conectados: verán una cuenta atrás de %d s y luego sus sesiones terminarán como con su propia q.",
-		stopKeys:       "y cerrar · Y cerrar ya · esc cancelar",
 		closingNow:     "se cierra en %d s · q cierra ya · esc cancela",
 		sendAllAsk:     "¿Enviar a los %d participantes conectados a la lección %d: %s?",
 		endAsk:         "¿Terminar la sesión de %s? Su pantalla se cierra como con su propia q; su progreso se guarda.",
-		confirmKeys:    "y sí · esc no",
 		filter:         "filtro: %s",
 		more:           "… %d más",
 		hostKey:        "clave del servidor %s",
 		watchTitle:     "pantalla de %s (solo lectura)",
-		watchKeys:      "esc vuelve a la sala · a responde a su mano",
 		handCol:        "✋ hace %s",
 		removed:        "%s fuera de la lista",
 		ended:          "sesión de %s terminada",
 		reportSaid:     "informe escrito: %s",
-		reportKey:      " · E informe",
 		webBoard:       "en un navegador: %s · proyector: %s",
 		notJoined:      "sin llegar",
 		sayAsk:         "Decir a todos (se ve 10 s, la sala sigue):",
-		keysSay:        "escribe la línea · enter la dice · esc cancela",
+		keyHelp: keyWords{
+			choose: "elegir", lesson: "lección", everyone: "la de todos", watch: "mirar", answer: "responder ✋", end: "terminar", remove: "quitar", say: "decir", pause: "pausa", report: "informe", stop: "cerrar",
+			orNumber: "o un número", typing: "escribe", toFilter: "para filtrar", send: "enviar", cancel: "cancelar",
+			theMessage: "el mensaje", pauseIt: "pausar", theLine: "la línea", saysIt: "la dice", cancelSay: "cancela",
+			stopIt: "cerrar", stopNow: "cerrar ya", yes: "sí", no: "no", back: "vuelve a la sala", answerHand: "responde a su mano",
+		},
 	},
 }
 
