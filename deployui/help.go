@@ -12,20 +12,11 @@ import (
 func (m Model) helpLines(h int) []string {
 	st, w := m.st, m.st.Words
 	lines := []string{st.Pane.Title.Render(w.Word("Help"))}
-	keys := []struct{ key, says string }{
-		{"p", w.Word("post a payment: the payment and its outbox row in one transaction")},
-		{"P", w.Word("post 10 payments")},
-		{"c", w.Word("crash an actor at its next checkpoint; its supervisor starts a new one a second later")},
-		{"s", w.Word("stall an actor past AckWait: JetStream delivers its message again, and the inbox ignores the duplicate")},
-		{"b", w.Word("stop or start the embedded JetStream: the outbox keeps what waits meanwhile")},
-		{"?", w.Word("this help (? or esc closes it)")},
-		{"q", w.Word("quit")},
-	}
-	for _, k := range keys {
+	for _, k := range m.keys.explained(w) {
 		for i, l := range wrapStyled(st.App.Notice, k.says, m.w-4) {
 			head := "    "
 			if i == 0 {
-				head = st.Help.ShortKey.Render(fmt.Sprintf("%-2s", k.key)) + "  "
+				head = st.Help.ShortKey.Render(fmt.Sprintf("%-2s", k.b.Help().Key)) + "  "
 			}
 			lines = append(lines, head+l)
 		}

@@ -79,3 +79,24 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp is every key.
 func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// explainedKey is a key as the help (?) lists it: the binding's key, and
+// what it does at more length than the footer has room for.
+type explainedKey struct {
+	b    key.Binding
+	says string
+}
+
+// explained is every key the help lists, in w's language: those that act
+// on the deployment, then the help's own and quit.
+func (k KeyMap) explained(w *catalog.Printer) []explainedKey {
+	return []explainedKey{
+		{k.Post, w.Word("post a payment: the payment and its outbox row in one transaction")},
+		{k.PostTen, w.Word("post 10 payments")},
+		{k.Crash, w.Word("crash an actor at its next checkpoint; its supervisor starts a new one a second later")},
+		{k.Stall, w.Word("stall an actor past AckWait: JetStream delivers its message again, and the inbox ignores the duplicate")},
+		{k.Broker, w.Word("stop or start the embedded JetStream: the outbox keeps what waits meanwhile")},
+		{k.Help, w.Word("this help (? or esc closes it)")},
+		{k.Quit, w.Word("quit")},
+	}
+}
