@@ -753,6 +753,7 @@ var messages = []struct{ en, es string }{
 	{"stopped: b starts it", "detenido: b lo arranca"},
 	{"stopping JetStream…", "deteniendo JetStream…"},
 	{"terminal too small: the live screen needs %d×%d", "terminal demasiado pequeña: la pantalla en vivo necesita %d×%d"},
+	{"terminal too small: need %d×%d", "terminal demasiado pequeña: se necesitan %d×%d"},
 	{"the broker runs at %s, not in this process: stop it there", "el broker corre en %s, no en este proceso: congélalo allí"},
 	{"the engine runs for real, in real time: relays woken by LISTEN/NOTIFY, consumers pulling, acks after commit", "el motor corre de verdad, en tiempo real: relays despertados por LISTEN/NOTIFY, consumidores que hacen pull, ACK tras el COMMIT"},
 	{"the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock", "el simulador paso a paso mantiene el broker en proceso: solo él espera a un reloj virtual"},

@@ -235,7 +235,8 @@ func (m Model) View() tea.View {
 func (m Model) render() string {
 	W, H := m.size()
 	if W < minWidth || H < minHeight {
-		return tooSmall
+		// All it shows, in the screen's language.
+		return m.st.Words.T("terminal too small: need %d×%d", minWidth, minHeight)
 	}
 	if m.phase != phaseRunning {
 		return m.boot.View()

@@ -9,6 +9,3 @@ const (
 // minBodyUnderHelp is the fewest rows the panes keep above the full help;
 // a taller help is drawn over the foot of the body instead.
 const minBodyUnderHelp = 10
-
-// tooSmall is what a terminal below the minimum shows, exactly.
-const tooSmall = "terminal too small: need 80×24"
