@@ -3,8 +3,9 @@
 // pause and break them while the tables, the timeline and the oracle's
 // guarantees update on screen.
 //
-// This package is the root: it owns the window, the run queue, the pages
-// and the overlays, and routes every message. Panes that draw the
+// This package is the root: it owns the window, the run (runState: the
+// queue of actions, autoplay, the notice), the pages and the overlays, and
+// routes every message. Panes that draw the
 // simulation and need nothing of the root live in packages of their own,
 // each one Pane with Update, View, SetSize and its help: ui/pipeline,
 // ui/tables, ui/timeline, ui/guarantees, ui/metrics, ui/lesson and the

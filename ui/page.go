@@ -17,11 +17,10 @@ import (
 // Pages keep their own state behind a pointer and are given a pageCtx, not
 // the root; only Update (on bubbletea's goroutine) calls them.
 //
-// The interface holds what each mode does its own way. What sets one page
-// apart from the others is asked of the page itself (Model.playPage,
-// Model.lessonPage): play is the one page that takes every key, draws a
-// caption and can fail, and a lesson is shown by a lessonPage or played by
-// play; methods that two pages of three answered with nothing said less.
+// The interface holds what each mode does its own way. What only one mode
+// has is asked of the page's type (Model.playPage, Model.lessonPage,
+// Model.learn): play is the one page that takes every key, draws a caption
+// and can fail; a lesson is shown by a lessonPage, or played by play.
 type page interface {
 	// prepare readies the page for a fresh simulation: the settings it
 	// runs on and the script n plays first.
