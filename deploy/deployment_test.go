@@ -11,6 +11,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -19,8 +20,8 @@ import (
 // ended with the test.
 type launched struct {
 	*Deployment
-	base  string     // its HTTP API, when served
-	clock *testClock // every actor's
+	base  string        // its HTTP API, when served
+	clock *vclock.Clock // every actor's: the wall plus a skew the test moves
 }
 
 func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launched {
@@ -40,7 +41,7 @@ func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := launched{clock: newTestClock()}
+	l := launched{clock: vclock.OnWall()}
 	o := Options{DatabaseURL: url, Broker: j.Broker, Server: j.Server, Clock: l.clock,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
 		OnError: func(err error) { t.Logf("actor: %v", err) }, Workers: workers}
@@ -131,7 +132,7 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 	}
 	l.pay(t, 1)
 	// Its supervisor waits a second on the clock, which the test moves.
-	l.clock.advanceWaited(t, restartAfter)
+	advanceWaited(t, l.clock, restartAfter)
 	if a := l.Actors()[0]; a.Restarts == 0 {
 		t.Fatalf("relay-1 was not restarted: %+v", a)
 	}

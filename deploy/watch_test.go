@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -93,7 +94,7 @@ func TestTheLogSaysAnOutageOnceWhateverItsCausesSay(t *testing.T) {
 func TestAPublishInFlightThroughAnOutageSaysNothingNew(t *testing.T) {
 	t.Parallel()
 	var log logBuffer
-	clock := newTestClock()
+	clock := vclock.OnWall()
 	l := newLink(nil, nil, nil, slog.New(slog.NewTextHandler(&log, nil)), clock)
 	down := fmt.Errorf("publish: %w (no answer from JetStream in time)", engine.ErrBrokerDown)
 	began := clock.Now()

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/enginetest"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 type bundle struct {
 	pool    *pgxpool.Pool
 	connect engine.Connect
-	clock   *enginetest.Clock
+	clock   *vclock.Clock
 	server  *Server
 	nc      *nats.Conn
 	broker  *Broker
