@@ -14,6 +14,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/httpapi"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // launched is a deployment on embedded JetStream and its own database,
@@ -225,7 +226,7 @@ func TestMetricsOfADeployment(t *testing.T) {
 	l := launch(t, jetstream.Config{}, true, 1)
 	l.pay(t, 4)
 	l.until(t, "4 carried", allCarried(4))
-	scrapeUntil(t, l.base, "4 carried",
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "4 carried",
 		"outboxlab_up 1",
 		`outboxlab_outbox_pending_messages{pipeline="outbox"} 0`,
 		`outboxlab_outbox_oldest_pending_age_seconds{pipeline="outbox"} 0`,
@@ -242,7 +243,7 @@ func TestMetricsOfADeployment(t *testing.T) {
 	}
 	l.pay(t, 2)
 	l.clock.Advance(200 * time.Millisecond) // the payments wait
-	body := scrapeUntil(t, l.base, "the broker down", `outboxlab_outbox_pending_messages{pipeline="outbox"} 2`, "outboxlab_broker_up 0")
+	body := telemetrytest.ScrapeUntil(t, l.base+"/metrics", "the broker down", `outboxlab_outbox_pending_messages{pipeline="outbox"} 2`, "outboxlab_broker_up 0")
 	if strings.Contains(body, fmt.Sprintf("outboxlab_outbox_oldest_pending_age_seconds{pipeline=%q} 0\n", "outbox")) {
 		t.Errorf("broker down: oldest pending age 0:\n%s", body)
 	}

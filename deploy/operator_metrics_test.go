@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // gaugeOf reads one sample's value from a /metrics body; -1 when absent.
@@ -47,11 +48,11 @@ func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	accounting := `outboxlab_consumer_unapplied_messages{consumer="accounting",pipeline="outbox"}`
 	notifications := `outboxlab_consumer_unapplied_messages{consumer="notifications",pipeline="outbox"}`
 	oldest := `outboxlab_consumer_oldest_unapplied_age_seconds{consumer="accounting",pipeline="outbox"}`
-	scrapeUntil(t, l.base, "accounting stalled", accounting+" 3", notifications+" 0")
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "accounting stalled", accounting+" 3", notifications+" 0")
 	l.clock.Advance(30 * time.Second) // the stall (a minute) goes on
 	var body string
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		body, _ = scrape(t, l.base)
+		body, _ = telemetrytest.Scrape(t, l.base+"/metrics")
 		if gaugeOf(body, oldest) >= 30 {
 			break
 		}
@@ -73,7 +74,7 @@ func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	if resp, err := http.Get(l.base + "/nowhere"); err == nil {
 		resp.Body.Close()
 	}
-	scrapeUntil(t, l.base, "a request to no route of the API", `outboxlab_http_requests_total{code="404",method="get",route="/"} 1`)
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "a request to no route of the API", `outboxlab_http_requests_total{code="404",method="get",route="/"} 1`)
 	l.clock.Advance(time.Minute) // the stall ends
-	scrapeUntil(t, l.base, "accounting resumed", accounting+" 0", oldest+" 0")
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "accounting resumed", accounting+" 0", oldest+" 0")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -101,13 +101,7 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if m := string(body); err != nil || !strings.Contains(m, `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`) {
+	if m, _ := telemetrytest.Scrape(t, base+"/metrics"); !strings.Contains(m, `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`) {
 		t.Errorf("/metrics: want no pending row:\n%s", m)
 	}
 	cancel()
