@@ -11,6 +11,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/internal/teadrive"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
@@ -34,9 +35,12 @@ func newLiveScreenDriver(t *testing.T, w, h int) *teadrive.Driver[deployui.Model
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An actor's unexpected end fails the test; relay-1's crash is the
+	// test's own (c 1).
+	onError := testrun.BackgroundErrors(t, `^relay-1: relay-1 died at relay\.claimed: .*actor crashed; starting it again in 1s$`)
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := deploy.Launch(ctx, deploy.Options{DatabaseURL: srv.DatabaseURL(db), Broker: j.Broker, Server: j.Server,
-		Relay: engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second}})
+		Relay: engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second}, OnError: onError})
 	if err != nil {
 		cancel()
 		j.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -110,7 +111,7 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 	d, err := Launch(runCtx, Options{DatabaseURL: url, Broker: j.Broker, Relays: 2, Workers: 2,
 		Logger:  slog.New(slog.NewTextHandler(&log, nil)),
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond},
-		OnError: func(err error) { t.Logf("actor: %v", err) }})
+		OnError: testrun.BackgroundErrors(t)})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

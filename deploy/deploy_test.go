@@ -50,10 +50,11 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	t.Cleanup(j.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	onError := testrun.BackgroundErrors(t, relayCrashed)
 	go func() {
 		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-			OnError: func(err error) { t.Logf("actor: %v", err) }})
+			OnError: onError})
 	}()
 	base := "http://" + e.Addr
 

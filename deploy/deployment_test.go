@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
@@ -25,13 +26,20 @@ type launched struct {
 	clock *vclock.Clock // every actor's: the wall plus a skew the test moves
 }
 
-func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launched {
+// relayCrashed is what relay-1's supervisor says when a test crashes it
+// on purpose at its claim (its OnError: the actor is started again).
+const relayCrashed = `^relay-1: relay-1 died at relay\.claimed: .*actor crashed; starting it again in 1s$`
+
+// launch launches a deployment for the test: an actor's unexpected end or
+// a failed read fails the test, but for the errors allow matches, those
+// the test causes on purpose (testrun.BackgroundErrors).
+func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int, allow ...string) launched {
 	t.Helper()
-	return launchWith(t, js, withHTTP, workers, func(*Options) {})
+	return launchWith(t, js, withHTTP, workers, func(*Options) {}, allow...)
 }
 
 // launchWith is launch with the options changed by edit before Launch.
-func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, edit func(*Options)) launched {
+func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, edit func(*Options), allow ...string) launched {
 	t.Helper()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
@@ -45,7 +53,7 @@ func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, e
 	l := launched{clock: vclock.OnWall()}
 	o := Options{DatabaseURL: url, Broker: j.Broker, Server: j.Server, Clock: l.clock,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-		OnError: func(err error) { t.Logf("actor: %v", err) }, Workers: workers}
+		OnError: testrun.BackgroundErrors(t, allow...), Workers: workers}
 	if withHTTP {
 		if o.HTTP, err = httpapi.Listen("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
@@ -114,7 +122,7 @@ func (l launched) pay(t *testing.T, n int) {
 // it is started again.
 func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 	t.Parallel()
-	l := launch(t, jetstream.Config{}, false, 1)
+	l := launch(t, jetstream.Config{}, false, 1, relayCrashed)
 	if got := l.Actors(); len(got) != 3 || got[0].Name != "relay-1" || got[0].State != ActorRunning {
 		t.Fatalf("actors: %+v", got)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/telemetry"
 	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
@@ -37,8 +38,10 @@ type served struct {
 // that down freezes (bytes stop flowing both ways, the connections stay
 // open): a NATS node that went away without a word, as in a cluster whose
 // stream's node is cut off. The deployment can only ask, and the answer is
-// the broker's timeout. Otherwise down stops the embedded server.
-func serveDeployment(t *testing.T, unreachable bool) served {
+// the broker's timeout. Otherwise down stops the embedded server. An
+// actor's unexpected end or a failed read fails the test, but for the
+// errors allow matches (testrun.BackgroundErrors).
+func serveDeployment(t *testing.T, unreachable bool, allow ...string) served {
 	t.Helper()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
@@ -76,7 +79,7 @@ func serveDeployment(t *testing.T, unreachable bool) served {
 	}
 	o := Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-		OnError: func(err error) { t.Logf("deployment: %v", err) }}
+		OnError: testrun.BackgroundErrors(t, allow...)}
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := Launch(ctx, o)
 	if err != nil {
@@ -163,7 +166,7 @@ var alwaysThere = []*regexp.Regexp{
 // is 1 again. Before: each scrape waited 5 s on the lock and then said
 // only outboxlab_up 0.
 func TestMetricsAnswerWithATableLocked(t *testing.T) {
-	d := serveDeployment(t, false)
+	d := serveDeployment(t, false, `^snapshot: ERROR: canceling statement due to statement timeout \(SQLSTATE 57014\)$`)
 	for range 3 {
 		if _, err := d.PostPayment(context.Background(), 1250); err != nil {
 			t.Fatal(err)

@@ -73,7 +73,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	var log logBuffer
 	d, err := Launch(ctx, Options{DatabaseURL: url, Broker: j.Broker, Workers: 2,
 		Relay:  engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: 2 * time.Second},
-		Logger: slog.New(slog.NewTextHandler(&log, nil)), OnError: func(err error) { t.Logf("actor: %v", err) }})
+		Logger: slog.New(slog.NewTextHandler(&log, nil)), OnError: testrun.BackgroundErrors(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -32,7 +33,7 @@ func startOn(t *testing.T, db, url, stream string) (*Deployed, error) {
 		Relays: 1, Workers: 2, AckWait: 2 * time.Second,
 		Relay: engine.RelayConfig{Lease: 2 * time.Second, PollInterval: 100 * time.Millisecond},
 		Who:   "deployed test " + db, database: db,
-		OnError: func(err error) { t.Logf("%s: %v", db, err) }})
+		OnError: testrun.BackgroundErrors(t)})
 }
 
 // Two deployments at once on one NATS cluster, each on a database of its
