@@ -80,20 +80,13 @@ func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, e
 // until reads Snapshot until cond holds, or fails after 20 s.
 func (l launched) until(t *testing.T, what string, cond func(Snapshot) bool) Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	return testrun.Awaited(t, 20*time.Second, what, func() Snapshot {
 		s, err := l.Snapshot(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 20s: %+v", what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return s
+	}, cond)
 }
 
 // allCarried: every payment published and applied once by both consumers.
@@ -206,13 +199,9 @@ func TestStallPastAckWaitIsAbsorbedByTheInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.pay(t, 1)
-	deadline := time.Now().Add(10 * time.Second)
-	for l.Actors()[1].State != ActorStalled && l.Actors()[2].State != ActorStalled {
-		if time.Now().After(deadline) {
-			t.Fatalf("accounting not stalled: %+v", l.Actors())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testrun.Awaited(t, 10*time.Second, "accounting stalled", l.Actors, func(a []Actor) bool {
+		return a[1].State == ActorStalled || a[2].State == ActorStalled
+	})
 	s := l.until(t, "the redelivery absorbed", func(s Snapshot) bool {
 		return allCarried(1)(s) && s.Consumer("accounting").DuplicatesIgnored == 1
 	})

@@ -117,7 +117,7 @@ func freezingProxy(t *testing.T, srv *jetstream.Server) *proxy {
 		for {
 			n, err := src.Read(buf)
 			for p.frozen.Load() {
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // pacing: a frozen pipe asks again until it thaws, for as long as the test keeps it down
 			}
 			if n > 0 {
 				if _, err := dst.Write(buf[:n]); err != nil {
@@ -217,7 +217,8 @@ func TestMetricsAnswerWithATableLocked(t *testing.T) {
 			t.Errorf("%d reads wait on the lock at once", waiting)
 		}
 		telemetrytest.Scrape(t, d.base+"/metrics")
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // pacing: ten looks, two seconds of scrapes, for reads that would pile up
+
 	}
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
@@ -50,16 +51,10 @@ func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	oldest := `outboxlab_consumer_oldest_unapplied_age_seconds{consumer="accounting",pipeline="outbox"}`
 	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "accounting stalled", accounting+" 3", notifications+" 0")
 	l.clock.Advance(30 * time.Second) // the stall (a minute) goes on
-	var body string
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		body, _ = telemetrytest.Scrape(t, l.base+"/metrics")
-		if gaugeOf(body, oldest) >= 30 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never reached 30 s with the clock moved 30 s:\n%s", oldest, body)
-		}
-	}
+	body := testrun.Awaited(t, 15*time.Second, oldest+" at 30 s with the clock moved 30 s", func() string {
+		body, _ := telemetrytest.Scrape(t, l.base+"/metrics")
+		return body
+	}, func(body string) bool { return gaugeOf(body, oldest) >= 30 })
 	for _, rx := range []string{
 		`(?m)^go_goroutines \d+$`,
 		`(?m)^process_cpu_seconds_total [0-9.e+-]+$`,

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/vclock"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -74,11 +75,7 @@ func TestTheLogSaysAnOutageOnceWhateverItsCausesSay(t *testing.T) {
 		cancel()
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(20 * time.Second); tries.Load() < 8; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d tries to open in 20s", tries.Load())
-		}
-	}
+	testrun.Awaited(t, 20*time.Second, "8 tries to open", tries.Load, func(n int64) bool { return n >= 8 })
 	cancel()
 	d.Wait()
 	lines := log.lines("broker not opened yet")

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,16 +104,14 @@ func twoDeployments(t *testing.T, prefix, url string) {
 	}
 	for _, d := range []*Deployed{a, b} {
 		want := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
-		deadline := time.Now().Add(30 * time.Second)
-		for pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") < want ||
-			pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") < want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d payments not all applied by both consumers in 30s", d.JS.Stream(), want)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testrun.Eventually(t, 30*time.Second, fmt.Sprintf("%s: %d payments applied by both consumers", d.JS.Stream(), want), func() bool {
+			return pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") >= want &&
+				pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") >= want
+		})
 	}
-	time.Sleep(500 * time.Millisecond) // an effect of the other's payment, if any, would land now
+	// A window for a wrong effect: one of the other deployment's payments,
+	// if either took it, would land now, and the counts below would see it.
+	time.Sleep(500 * time.Millisecond)
 	for _, d := range []*Deployed{a, b} {
 		payments := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
 		for what, sql := range map[string]string{
