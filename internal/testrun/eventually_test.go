@@ -13,7 +13,7 @@ import (
 func TestEventually(t *testing.T) {
 	var n atomic.Int32
 	go func() {
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond) // deliberate: a condition that holds only a moment later
 		n.Store(1)
 	}()
 	Eventually(t, 5*time.Second, "n set", func() bool { return n.Load() == 1 })
