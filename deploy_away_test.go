@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // get GETs path on the deployment's API and returns its status and body.
@@ -62,14 +63,10 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for c := s.counts(t); c["published"] < n || c["accounting"] < n || c["notifications inbox"] < n; c = s.counts(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not carried 30s after NATS started: %v", c)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // a second effect, if any, would land now
+	testrun.Awaited(t, 30*time.Second, "carried after NATS started", func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+		return c["published"] >= n && c["accounting"] >= n && c["notifications inbox"] >= n
+	})
+	time.Sleep(500 * time.Millisecond) // a window for a wrong effect: a second one, if any, would land now
 	c := s.counts(t)
 	for name, got := range c {
 		want := int64(n)
