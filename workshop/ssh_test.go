@@ -211,7 +211,7 @@ func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bo
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never %s: %+v", id, what, r.Learners())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // this loop's pace (see above)
 	}
 }
 
