@@ -134,13 +134,14 @@ func TestCrashAroundAckRedeliveredAfterAckWait(t *testing.T) {
 			crashing := b.consumer(t, "accounting", faultAt(tc.at, engine.ErrCrash))
 			var err error
 			var pulled time.Time // before the pull that took the delivery: its AckWait runs from later
-			for deadline := time.Now().Add(2 * time.Second); err == nil && time.Now().Before(deadline); {
+			testrun.Eventually(t, 2*time.Second, fmt.Sprintf("the consumer stopped at %s", tc.at), func() bool {
 				var res engine.ConsumeResult
 				pulled = time.Now()
 				if res, err = crashing.Step(ctx); err == nil && res.Outcome != engine.OutcomeIdle {
 					t.Fatalf("handled without reaching %s: %+v", tc.at, res)
 				}
-			}
+				return err != nil
+			})
 			if !errors.Is(err, engine.ErrCrash) {
 				t.Fatalf("consumer: %v, want a crash", err)
 			}
@@ -396,9 +397,10 @@ func TestBatchPublishAndBatchAck(t *testing.T) {
 	c := engine.NewConsumer(engine.ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: b.clock, BatchSize: 10})
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	var results []engine.ConsumeResult
-	for deadline := time.Now().Add(2 * time.Second); len(results) < 5 && time.Now().Before(deadline); {
+	testrun.Eventually(t, 2*time.Second, "5 results", func() bool {
 		results = append(results, must[[]engine.ConsumeResult](t)(c.StepBatch(ctx))...)
-	}
+		return len(results) >= 5
+	})
 	if len(results) != 5 {
 		t.Fatalf("%d results, want 5", len(results))
 	}
