@@ -21,6 +21,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // servedDeployment is `outboxlab serve --broker nats` running as a child
@@ -141,16 +142,8 @@ func (s *servedDeployment) fault(t *testing.T, path string) {
 // JetStream server says the stream holds, -1 before a read.
 func (s *servedDeployment) streamMessages(t *testing.T) int64 {
 	t.Helper()
-	resp, err := http.Get(s.api + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for l := range strings.Lines(string(body)) {
+	body, _ := telemetrytest.Scrape(t, s.api+"/metrics")
+	for l := range strings.Lines(body) {
 		if strings.HasPrefix(l, "outboxlab_broker_stream_messages{") {
 			var n float64
 			if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &n); err == nil {
