@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 )
@@ -37,7 +38,8 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots PostgreSQL and a NATS server")
 	}
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	s := startServe(t, "--broker", nats.URL(), "--data-dir", seededDataDir(t), "--log-format", "json")
 	if !strings.Contains(s.out, "NOBODY ANSWERS at "+nats.URL()) {
 		t.Errorf("serve does not say that nobody answers at the broker's URL:\n%s", s.out)

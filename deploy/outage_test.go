@@ -60,7 +60,8 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	t.Cleanup(cancel)
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}

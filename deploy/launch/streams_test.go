@@ -148,7 +148,8 @@ func twoDeployments(t *testing.T, prefix, url string) {
 // of its own and leaves OUTBOXLAB_LIVE alone.
 func TestADeploymentOfAnOlderBuildKeepsItsStream(t *testing.T) {
 	t.Parallel()
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}
