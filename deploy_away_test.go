@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // get GETs path on the deployment's API and returns its status and body.
@@ -36,7 +38,8 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("boots PostgreSQL and a NATS server")
 	}
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	s := startServe(t, "--broker", nats.URL(), "--data-dir", seededDataDir(t), "--log-format", "json")
 	if !strings.Contains(s.out, "NOBODY ANSWERS at "+nats.URL()) {
 		t.Errorf("serve does not say that nobody answers at the broker's URL:\n%s", s.out)
@@ -62,14 +65,10 @@ func TestServeTakesPaymentsBeforeTheBrokerEverAnswered(t *testing.T) {
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for c := s.counts(t); c["published"] < n || c["accounting"] < n || c["notifications inbox"] < n; c = s.counts(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not carried 30s after NATS started: %v", c)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // a second effect, if any, would land now
+	testrun.Awaited(t, 30*time.Second, "carried after NATS started", func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+		return c["published"] >= n && c["accounting"] >= n && c["notifications inbox"] >= n
+	})
+	time.Sleep(500 * time.Millisecond) // a window for a wrong effect: a second one, if any, would land now
 	c := s.counts(t)
 	for name, got := range c {
 		want := int64(n)

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // A 3-node cluster of Debian's nats-server (three processes) loses two of
@@ -69,17 +70,9 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 	}
 	carried := func(within time.Duration) map[string]int64 {
 		t.Helper()
-		deadline := time.Now().Add(within)
-		for {
-			c := s.counts(t)
-			if c["published"] == int64(paid) && c["accounting"] == int64(paid) && c["notifications inbox"] == int64(paid) {
-				return c
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d payments not carried in %s: %v", paid, within, c)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		return testrun.Awaited(t, within, fmt.Sprintf("%d payments carried", paid), func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+			return c["published"] == int64(paid) && c["accounting"] == int64(paid) && c["notifications inbox"] == int64(paid)
+		})
 	}
 	pay(10)
 	carried(30 * time.Second)
@@ -87,17 +80,9 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 	// the stream, unapplied, through the outage and both restarts.
 	s.fault(t, "/faults/stall/notifications?for=10m")
 	pay(10)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		c := s.counts(t)
-		if c["published"] == int64(paid) && c["accounting"] == int64(paid) {
-			if c["notifications inbox"] >= int64(paid) {
-				t.Fatalf("notifications applied all %d with a stall armed: %v", paid, c)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d payments not published and applied by accounting in 30s: %v", paid, c)
-		}
+	if c := testrun.Awaited(t, 30*time.Second, fmt.Sprintf("%d payments published and applied by accounting", paid), func() map[string]int64 { return s.counts(t) },
+		func(c map[string]int64) bool { return c["published"] == int64(paid) && c["accounting"] == int64(paid) }); c["notifications inbox"] >= int64(paid) {
+		t.Fatalf("notifications applied all %d with a stall armed: %v", paid, c)
 	}
 
 	// The majority goes: the stream's leader and one other.
@@ -111,14 +96,10 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lostAt := time.Now()
 	pay(10)
-	for !strings.Contains(s.metrics(t), "\noutboxlab_broker_up 0\n") {
-		if time.Since(lostAt) > 30*time.Second {
-			t.Fatalf("30s after the majority went, /metrics does not say the broker is down")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testrun.Eventually(t, 30*time.Second, "/metrics saying the broker is down after the majority went", func() bool {
+		return strings.Contains(s.metrics(t), "\noutboxlab_broker_up 0\n")
+	})
 	if c := s.counts(t); c["payments"] != int64(paid) || c["pending"] == 0 {
 		t.Fatalf("with the majority down: %v, want %d payments, some pending", c, paid)
 	}
@@ -185,7 +166,7 @@ func TestServeKeepsThePromiseThroughMajorityLossAndRestarts(t *testing.T) {
 	drained := time.Since(backAt)
 	// A delivery acked in the outage and not counted comes again after
 	// AckWait (2 s): the inbox recognises it, and a second effect, if any,
-	// would land by now.
+	// would land by now: a window for a wrong effect.
 	time.Sleep(2500 * time.Millisecond)
 	after := s.counts(t)
 	for name, n := range after {
@@ -247,21 +228,18 @@ func streamInfo(t *testing.T, url, stream string) *natsjs.StreamInfo {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for {
+	var info *natsjs.StreamInfo
+	testrun.Awaited(t, 30*time.Second, "stream info "+stream+" with a leader", func() error {
 		st, err := js.Stream(ctx, stream)
-		if err == nil {
-			var info *natsjs.StreamInfo
-			if info, err = st.Info(ctx); err == nil && led(info) {
-				return info
-			} else if err == nil {
-				err = fmt.Errorf("no leader: %+v", info.Cluster)
-			}
+		if err != nil {
+			return err
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("stream info %s: %v", stream, err)
+		if info, err = st.Info(ctx); err == nil && !led(info) {
+			err = fmt.Errorf("no leader: %+v", info.Cluster)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err
+	}, func(err error) bool { return err == nil })
+	return info
 }
 
 // led says a stream has a leader.
@@ -273,20 +251,18 @@ func led(info *natsjs.StreamInfo) bool {
 // that holds every one of want.
 func (s *servedDeployment) waitLog(t *testing.T, want ...string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		for line := range strings.Lines(s.stderr.String()) {
+	testrun.Awaited(t, 20*time.Second, fmt.Sprintf("a log line with %q", want), s.stderr.String, func(log string) bool {
+		for line := range strings.Lines(log) {
 			all := true
 			for _, w := range want {
 				all = all && strings.Contains(line, w)
 			}
 			if all {
-				return
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line with %q in 20s; the log:\n%s", want, s.stderr.String())
-		}
-	}
+		return false
+	})
 }
 
 // retried counts, by last_error (” once published), the outbox rows that

@@ -19,7 +19,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // servedDeployment is `outboxlab serve --broker nats` running as a child
@@ -140,16 +142,8 @@ func (s *servedDeployment) fault(t *testing.T, path string) {
 // JetStream server says the stream holds, -1 before a read.
 func (s *servedDeployment) streamMessages(t *testing.T) int64 {
 	t.Helper()
-	resp, err := http.Get(s.api + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for l := range strings.Lines(string(body)) {
+	body, _ := telemetrytest.Scrape(t, s.api+"/metrics")
+	for l := range strings.Lines(body) {
 		if strings.HasPrefix(l, "outboxlab_broker_stream_messages{") {
 			var n float64
 			if _, err := fmt.Sscan(l[strings.LastIndexByte(l, ' ')+1:], &n); err == nil {
@@ -230,13 +224,9 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	for i := range 5 {
 		ids[i], _ = s.pay(t, i)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for c := s.counts(t); c["published"] < 5 || c["accounting"] < 5; c = s.counts(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the first 5 not carried in 30s: %v", c)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testrun.Awaited(t, 30*time.Second, "the first 5 carried", func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+		return c["published"] >= 5 && c["accounting"] >= 5
+	})
 	s.fault(t, "/faults/crash/relay-1")
 	s.fault(t, "/faults/broker/stop")
 	for i := 5; i < 12; i++ {
@@ -255,16 +245,11 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	if !strings.Contains(s.out, "carrying on from the last run: 12 payments, 7 outbox rows to publish") {
 		t.Errorf("the restart does not say what it kept:\n%s", s.out)
 	}
-	var after map[string]int64
-	deadline = time.Now().Add(60 * time.Second)
-	for after = s.counts(t); after["published"] < 12 || after["accounting"] < 12 || after["notifications inbox"] < 12; after = s.counts(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not carried 60s after the restart: %v", after)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // a second effect, if any, would land now
-	after = s.counts(t)
+	testrun.Awaited(t, 60*time.Second, "carried after the restart", func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+		return c["published"] >= 12 && c["accounting"] >= 12 && c["notifications inbox"] >= 12
+	})
+	time.Sleep(500 * time.Millisecond) // a window for a wrong effect: a second one, if any, would land now
+	after := s.counts(t)
 	for name, n := range after {
 		want := int64(12)
 		if name == "pending" {
@@ -281,16 +266,10 @@ func TestServeDeploymentSurvivesKill9(t *testing.T) {
 	if !strings.Contains(s.out, "a message purged once every consumer acked it") {
 		t.Errorf("the start does not say how a message leaves the stream:\n%s", s.out)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		n := s.streamMessages(t)
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("every message acked by both consumers, and 10s later the stream holds %d", n)
-			break
-		}
-	}
+	t.Run("the stream empties", func(t *testing.T) { // a failure here leaves the replays below to be checked
+		testrun.Awaited(t, 10*time.Second, "every message acked by both consumers: the stream holding none", func() int64 { return s.streamMessages(t) },
+			func(n int64) bool { return n == 0 })
+	})
 	for _, i := range []int{2, 9} { // one carried before the kill, one pending at it
 		id, replayed := s.pay(t, i)
 		if id != ids[i] || !replayed {
@@ -350,13 +329,9 @@ func TestServeDeploymentOnTheUsersServerKeepsItsDatabase(t *testing.T) {
 	for i := range 3 {
 		ids[i], _ = s.pay(t, i)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for c := s.counts(t); c["accounting"] < 3 || c["notifications inbox"] < 3; c = s.counts(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not carried in 30s: %v", c)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testrun.Awaited(t, 30*time.Second, "3 carried", func() map[string]int64 { return s.counts(t) }, func(c map[string]int64) bool {
+		return c["accounting"] >= 3 && c["notifications inbox"] >= 3
+	})
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	_ = s.cmd.Wait()
 

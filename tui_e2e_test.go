@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // tmuxTerm drives the built outboxlab in a real terminal, as a person would:
@@ -30,7 +32,7 @@ func (m tmuxTerm) keys(keys ...string) {
 		if out, err := m.tmux("send-keys", "-t", "e2e", k); err != nil {
 			m.t.Fatalf("send-keys %q: %v %s", k, err, out)
 		}
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond) // pacing: keys at a typist's pace
 	}
 }
 
@@ -51,27 +53,33 @@ func (m tmuxTerm) screen() string {
 // with it why the program had ended.
 func (m tmuxTerm) waitFor(what string, re *regexp.Regexp, timeout time.Duration, press ...string) string {
 	m.t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for {
-		s := m.screen()
+	var s, last string
+	seen := false
+	defer func() {
+		if !seen {
+			m.t.Logf("the last screen read:\n%s", last)
+		}
+	}()
+	testrun.Eventually(m.t, timeout, what+" on screen", func() bool {
+		s = m.screen()
 		if re.MatchString(s) {
-			return s
+			return true
 		}
 		if strings.TrimSpace(s) != "" {
 			last = s
 		}
 		if exited.MatchString(s) {
+			seen = true // this failure shows the screen itself
 			m.t.Fatalf("waiting for %s: the program ended first:\n%s", what, s)
-		}
-		if time.Now().After(deadline) {
-			m.t.Fatalf("waiting for %s: not on screen after %v; the last screen read:\n%s", what, timeout, last)
 		}
 		if len(press) > 0 {
 			m.keys(press...)
+			time.Sleep(250 * time.Millisecond) // pacing: each press drawn before the screen is read again
 		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return false
+	})
+	seen = true
+	return s
 }
 
 // downTo presses Down until re matches the screen, at most max times. Each
@@ -86,10 +94,7 @@ func (m tmuxTerm) downTo(re *regexp.Regexp, max int) {
 			return
 		}
 		m.keys("Down")
-		// The last entry does not move: a few seconds, then read again.
-		for deadline := time.Now().Add(3 * time.Second); m.screen() == before && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testrun.Eventually(m.t, 10*time.Second, "the screen moved by Down", func() bool { return m.screen() != before })
 	}
 }
 
@@ -230,7 +235,7 @@ func TestRaceLessonByKeysInTmux(t *testing.T) {
 	// accounting-2 · D drain
 	for _, k := range []string{"p", "m", "1", "2", "m", "2", "2", "d", "m", "3", "4", "m", "4", "4", "D"} {
 		term.keys(k)
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond) // pacing: each key's dialog drawn before the next key
 	}
 	// The step's checks (both workers at the inbox insert, two ledger
 	// entries, one duplicate effect) passed on the real database.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // The issue's check through the openssh client, in Spanish: the room in one
@@ -50,18 +52,12 @@ func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
 			if out, err := ana.tmux("send-keys", "-t", "e2e:ana", k); err != nil {
 				t.Fatalf("send-keys: %v %s", err, out)
 			}
-			time.Sleep(400 * time.Millisecond)
+			time.Sleep(400 * time.Millisecond) // pacing: keys at a person's pace, the program's answer to one before the next
 		}
 	}
 	anaWait := func(what string, re *regexp.Regexp) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !re.MatchString(anaScreen()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("ana's screen never showed %s:\n%s", what, anaScreen())
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
+		testrun.Awaited(t, 60*time.Second, "ana's screen showing "+what, anaScreen, re.MatchString)
 	}
 	open()
 	room.waitFor("ana in the room", regexp.MustCompile(`ana +dual-write +1/2 .*trabajando`), 60*time.Second)
@@ -107,19 +103,18 @@ func TestWorkshopThroughOpenSSHInTmux(t *testing.T) {
 	room.keys("y")
 	anaWait("the countdown", regexp.MustCompile(`La sala se cierra en [0-9]+ s`))
 	room.waitFor("the room stopped", regexp.MustCompile(`EXITED 0`), 60*time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	state := ""
-	for {
+	left := false
+	defer func() {
+		if !left {
+			t.Logf("ana's screen:\n%s", anaScreen())
+		}
+	}()
+	testrun.Awaited(t, 10*time.Second, "ana's terminal after the room closed: alternate screen, mouse, cursor 0 0 1 (as her own q leaves it)", func() string {
 		out, err := ana.tmux("display", "-p", "-t", "e2e:ana", "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")
 		if err != nil {
 			t.Fatalf("ana's terminal: %v %s", err, out)
 		}
-		if state = strings.TrimSpace(out); state == "0 0 1" || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if state != "0 0 1" {
-		t.Errorf("ana's terminal after the room closed: alternate screen, mouse, cursor = %s; want 0 0 1 (as her own q leaves it):\n%s", state, anaScreen())
-	}
+		return strings.TrimSpace(out)
+	}, func(state string) bool { return state == "0 0 1" })
+	left = true
 }

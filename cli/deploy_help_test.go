@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -99,15 +100,8 @@ func TestLiveHelpInAnEightyColumnTerminal(t *testing.T) {
 		}
 		return string(out)
 	}
-	var pane string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if pane = capture(false); strings.Contains(pane, "HELP-END") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("live --help did not end in 10s:\n%s", pane)
-		}
-	}
+	pane := testrun.Awaited(t, 10*time.Second, "live --help ended", func() string { return capture(false) },
+		func(pane string) bool { return strings.Contains(pane, "HELP-END") })
 	live, _, err := newRoot(nil, nil).Find([]string{"live"})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -93,15 +94,14 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 		if _, err := j.Conn.Request("$JS.API.STREAM.LEADER.STEPDOWN."+st.Name, req, 5*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if s, err := j.Broker.StreamInfo(ctx); err == nil && s.Leader != "" && s.Leader != st.Leader {
+		testrun.Eventually(t, 20*time.Second, "the stream's leader "+st.Leader+" stepped down", func() bool {
+			s, err := j.Broker.StreamInfo(ctx)
+			if err == nil && s.Leader != "" && s.Leader != st.Leader {
 				st = s
-				break
+				return true
 			}
-			if time.Now().After(end) {
-				t.Fatalf("the stream's leader %s did not step down", st.Leader)
-			}
-		}
+			return false
+		})
 	}
 	t.Logf("stream %s: replicas %d, leader %s, peers %v; client at %s", st.Name, st.Replicas, st.Leader, st.Peers, j.Conn.ConnectedServerName())
 
@@ -110,7 +110,7 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 	d, err := Launch(runCtx, Options{DatabaseURL: url, Broker: j.Broker, Relays: 2, Workers: 2,
 		Logger:  slog.New(slog.NewTextHandler(&log, nil)),
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond},
-		OnError: func(err error) { t.Logf("actor: %v", err) }})
+		OnError: testrun.BackgroundErrors(t)})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -145,13 +145,9 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 		})
 	}
 	// Mid-load: a third of them published, the stream's leader goes.
-	deadline := time.Now().Add(60 * time.Second)
-	for count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") < payments/3 {
-		if time.Now().After(deadline) {
-			t.Fatal("a third not published in 60s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testrun.Eventually(t, 60*time.Second, "a third published", func() bool {
+		return count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") >= payments/3
+	})
 	info, err := j.Broker.StreamInfo(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -161,16 +157,12 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 		t.Fatal(err)
 	}
 	var leader string
-	for {
+	testrun.Eventually(t, 60*time.Second, "a new stream leader after the old one was killed", func() bool {
 		if s, err := j.Broker.StreamInfo(ctx); err == nil && s.Leader != "" && s.Leader != info.Leader {
 			leader = s.Leader
-			break
 		}
-		if time.Since(killedAt) > 60*time.Second {
-			t.Fatal("no new stream leader 60s after the old one was killed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return leader != ""
+	})
 	elected := time.Since(killedAt)
 	// The log says the change, a line per change of state: changed from
 	// the killed one, or lost and then elected when a poll fell between.
@@ -179,43 +171,34 @@ func leaderKilledMidLoad(t *testing.T, c cluster) {
 		t.Errorf("the log's leader lines do not name %s as the one before, or there are more than 3:\n%s", info.Leader, log.String())
 	}
 	wg.Wait()
-	deadline = time.Now().Add(120 * time.Second)
-	for {
-		done := count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") == payments &&
-			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") == payments &&
-			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") == payments
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
+	carried := false
+	defer func() {
+		if !carried {
 			in, err := j.Broker.Info(ctx)
-			t.Fatalf("not all carried 120s after the load: published %d, accounting %d, notifications %d of %d; the stream: %+v (%v)",
-				count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"),
-				count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'"),
-				count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'"), payments, in, err)
+			t.Logf("the stream: %+v (%v)", in, err)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	testrun.Awaited(t, 120*time.Second, fmt.Sprintf("all %d carried after the load (published, accounting, notifications)", payments), func() [3]int64 {
+		return [3]int64{count("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL"),
+			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'"),
+			count("SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'")}
+	}, func(n [3]int64) bool { return n == [3]int64{payments, payments, payments} })
+	carried = true
 	drained := time.Since(killedAt)
 
 	// Once both consumers acked everything, the stream holds nothing owed
 	// (the broker purges it). An ack lost in the failover is a delivery the
 	// consumer applied and JetStream still holds: it comes again after
 	// AckWait (5 s) and the inbox recognises it.
-	var left uint64
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		in, err := j.Broker.Info(ctx)
-		if err == nil && in.Messages == 0 {
-			break
-		}
-		if err == nil {
-			left = in.Messages
-		}
-		if time.Now().After(end) {
-			t.Errorf("the stream still holds %d messages 30s after all were applied", left)
-			break
-		}
-	}
+	t.Run("the stream empties", func(t *testing.T) { // a failure here leaves the counts below to be checked
+		testrun.Awaited(t, 30*time.Second, "the stream empty after all were applied", func() string {
+			in, err := j.Broker.Info(ctx)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("%d messages", in.Messages)
+		}, func(s string) bool { return s == "0 messages" })
+	})
 	for sql, want := range map[string]int64{
 		"SELECT count(*) FROM payments":        payments,
 		"SELECT count(*) FROM outbox_messages": payments,

@@ -50,10 +50,11 @@ func TestServeOnEmbeddedJetStreamCarriesEveryPayment(t *testing.T) {
 	t.Cleanup(j.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	onError := testrun.BackgroundErrors(t, relayCrashed)
 	go func() {
 		done <- Run(ctx, Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 			Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-			OnError: func(err error) { t.Logf("actor: %v", err) }})
+			OnError: onError})
 	}()
 	base := "http://" + e.Addr
 
@@ -146,44 +147,31 @@ func carried(t *testing.T, base string, i int, id string) status {
 // poll GETs the payment until its status satisfies ok, for at most 20 s.
 func poll(t *testing.T, base string, i int, id, want string, ok func(status) bool) status {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var decoded error
+	return testrun.Awaited(t, 20*time.Second, fmt.Sprintf("payment %d (%s) %s", i, id, want), func() status {
 		resp, err := http.Get(base + "/payments/" + id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var st status
-		err = json.NewDecoder(resp.Body).Decode(&st)
+		decoded = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		if err == nil && ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("payment %d (%s) not %s: %+v", i, id, want, st)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return st
+	}, func(st status) bool { return decoded == nil && ok(st) })
 }
 
 // awaitReady GETs /readyz until it answers 200 saying want, for at most 20 s.
 func awaitReady(t *testing.T, base, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testrun.Awaited(t, 20*time.Second, fmt.Sprintf("/readyz 200 saying %q", want), func() string {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && strings.Contains(string(body), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz: %s %q, want 200 saying %q", resp.Status, body, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return resp.Status + " " + string(body)
+	}, func(got string) bool { return strings.HasPrefix(got, "200 OK ") && strings.Contains(got, want) })
 }
 
 func postFault(t *testing.T, base, path string, want int) {

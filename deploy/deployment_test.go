@@ -11,25 +11,35 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/fault"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // launched is a deployment on embedded JetStream and its own database,
 // ended with the test.
 type launched struct {
 	*Deployment
-	base  string     // its HTTP API, when served
-	clock *testClock // every actor's
+	base  string        // its HTTP API, when served
+	clock *vclock.Clock // every actor's: the wall plus a skew the test moves
 }
 
-func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int) launched {
+// relayCrashed is what relay-1's supervisor says when a test crashes it
+// on purpose at its claim (its OnError: the actor is started again).
+const relayCrashed = `^relay-1: relay-1 died at relay\.claimed: .*actor crashed; starting it again in 1s$`
+
+// launch launches a deployment for the test: an actor's unexpected end or
+// a failed read fails the test, but for the errors allow matches, those
+// the test causes on purpose (testrun.BackgroundErrors).
+func launch(t *testing.T, js jetstream.Config, withHTTP bool, workers int, allow ...string) launched {
 	t.Helper()
-	return launchWith(t, js, withHTTP, workers, func(*Options) {})
+	return launchWith(t, js, withHTTP, workers, func(*Options) {}, allow...)
 }
 
 // launchWith is launch with the options changed by edit before Launch.
-func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, edit func(*Options)) launched {
+func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, edit func(*Options), allow ...string) launched {
 	t.Helper()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
@@ -40,10 +50,10 @@ func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := launched{clock: newTestClock()}
+	l := launched{clock: vclock.OnWall()}
 	o := Options{DatabaseURL: url, Broker: j.Broker, Server: j.Server, Clock: l.clock,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-		OnError: func(err error) { t.Logf("actor: %v", err) }, Workers: workers}
+		OnError: testrun.BackgroundErrors(t, allow...), Workers: workers}
 	if withHTTP {
 		if o.HTTP, err = httpapi.Listen("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
@@ -70,20 +80,13 @@ func launchWith(t *testing.T, js jetstream.Config, withHTTP bool, workers int, e
 // until reads Snapshot until cond holds, or fails after 20 s.
 func (l launched) until(t *testing.T, what string, cond func(Snapshot) bool) Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	return testrun.Awaited(t, 20*time.Second, what, func() Snapshot {
 		s, err := l.Snapshot(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 20s: %+v", what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return s
+	}, cond)
 }
 
 // allCarried: every payment published and applied once by both consumers.
@@ -112,7 +115,7 @@ func (l launched) pay(t *testing.T, n int) {
 // it is started again.
 func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 	t.Parallel()
-	l := launch(t, jetstream.Config{}, false, 1)
+	l := launch(t, jetstream.Config{}, false, 1, relayCrashed)
 	if got := l.Actors(); len(got) != 3 || got[0].Name != "relay-1" || got[0].State != ActorRunning {
 		t.Fatalf("actors: %+v", got)
 	}
@@ -131,7 +134,7 @@ func TestLaunchCarriesEveryPaymentThroughFaults(t *testing.T) {
 	}
 	l.pay(t, 1)
 	// Its supervisor waits a second on the clock, which the test moves.
-	l.clock.advanceWaited(t, restartAfter)
+	advanceWaited(t, l.clock, restartAfter)
 	if a := l.Actors()[0]; a.Restarts == 0 {
 		t.Fatalf("relay-1 was not restarted: %+v", a)
 	}
@@ -196,13 +199,9 @@ func TestStallPastAckWaitIsAbsorbedByTheInbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.pay(t, 1)
-	deadline := time.Now().Add(10 * time.Second)
-	for l.Actors()[1].State != ActorStalled && l.Actors()[2].State != ActorStalled {
-		if time.Now().After(deadline) {
-			t.Fatalf("accounting not stalled: %+v", l.Actors())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testrun.Awaited(t, 10*time.Second, "accounting stalled", l.Actors, func(a []Actor) bool {
+		return a[1].State == ActorStalled || a[2].State == ActorStalled
+	})
 	s := l.until(t, "the redelivery absorbed", func(s Snapshot) bool {
 		return allCarried(1)(s) && s.Consumer("accounting").DuplicatesIgnored == 1
 	})
@@ -224,7 +223,7 @@ func TestMetricsOfADeployment(t *testing.T) {
 	l := launch(t, jetstream.Config{}, true, 1)
 	l.pay(t, 4)
 	l.until(t, "4 carried", allCarried(4))
-	scrapeUntil(t, l.base, "4 carried",
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "4 carried",
 		"outboxlab_up 1",
 		`outboxlab_outbox_pending_messages{pipeline="outbox"} 0`,
 		`outboxlab_outbox_oldest_pending_age_seconds{pipeline="outbox"} 0`,
@@ -241,7 +240,7 @@ func TestMetricsOfADeployment(t *testing.T) {
 	}
 	l.pay(t, 2)
 	l.clock.Advance(200 * time.Millisecond) // the payments wait
-	body := scrapeUntil(t, l.base, "the broker down", `outboxlab_outbox_pending_messages{pipeline="outbox"} 2`, "outboxlab_broker_up 0")
+	body := telemetrytest.ScrapeUntil(t, l.base+"/metrics", "the broker down", `outboxlab_outbox_pending_messages{pipeline="outbox"} 2`, "outboxlab_broker_up 0")
 	if strings.Contains(body, fmt.Sprintf("outboxlab_outbox_oldest_pending_age_seconds{pipeline=%q} 0\n", "outbox")) {
 		t.Errorf("broker down: oldest pending age 0:\n%s", body)
 	}

@@ -3,9 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,22 +15,15 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/httpapi"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/telemetry"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
-
-// scrapeBudget is what one GET /metrics may take, whatever is down (four
-// times that under the race detector).
-var scrapeBudget = func() time.Duration {
-	if raceDetector {
-		return 400 * time.Millisecond
-	}
-	return 100 * time.Millisecond
-}()
 
 // served is a deployment behind a real listener, its database's URL, and
 // how to take its broker down and bring it back.
@@ -47,8 +38,10 @@ type served struct {
 // that down freezes (bytes stop flowing both ways, the connections stay
 // open): a NATS node that went away without a word, as in a cluster whose
 // stream's node is cut off. The deployment can only ask, and the answer is
-// the broker's timeout. Otherwise down stops the embedded server.
-func serveDeployment(t *testing.T, unreachable bool) served {
+// the broker's timeout. Otherwise down stops the embedded server. An
+// actor's unexpected end or a failed read fails the test, but for the
+// errors allow matches (testrun.BackgroundErrors).
+func serveDeployment(t *testing.T, unreachable bool, allow ...string) served {
 	t.Helper()
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
@@ -86,7 +79,7 @@ func serveDeployment(t *testing.T, unreachable bool) served {
 	}
 	o := Options{DatabaseURL: url, Broker: j.Broker, HTTP: e, Server: j.Server,
 		Relay:   engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: time.Second},
-		OnError: func(err error) { t.Logf("deployment: %v", err) }}
+		OnError: testrun.BackgroundErrors(t, allow...)}
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := Launch(ctx, o)
 	if err != nil {
@@ -124,7 +117,7 @@ func freezingProxy(t *testing.T, srv *jetstream.Server) *proxy {
 		for {
 			n, err := src.Read(buf)
 			for p.frozen.Load() {
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // pacing: a frozen pipe asks again until it thaws, for as long as the test keeps it down
 			}
 			if n > 0 {
 				if _, err := dst.Write(buf[:n]); err != nil {
@@ -154,79 +147,13 @@ func freezingProxy(t *testing.T, srv *jetstream.Server) *proxy {
 	return p
 }
 
-// scrape GETs /metrics and says how long the answer took, body read.
-func scrape(t *testing.T, base string) (string, time.Duration) {
-	t.Helper()
-	began := time.Now()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	took := time.Since(began)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s %v\n%s", resp.Status, err, body)
-	}
-	return string(body), took
-}
-
-// scrapeUntil scrapes until the body has every line of want, or fails
-// after 15 s: a read takes a scrape or two to show.
-func scrapeUntil(t *testing.T, base, what string, want ...string) string {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		body, _ := scrape(t, base)
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(body, w+"\n") {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return body
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: /metrics never had %q:\n%s", what, missing, body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
+// alwaysThere is what the deployment's /metrics says whatever is down:
+// up, broker_up and the figures' ages.
 var alwaysThere = []*regexp.Regexp{
 	regexp.MustCompile(`(?m)^outboxlab_up [01]$`),
 	regexp.MustCompile(`(?m)^outboxlab_broker_up [01]$`),
 	regexp.MustCompile(`(?m)^outboxlab_figures_age_seconds\{source="database"\} [0-9.e+-]+$`),
 	regexp.MustCompile(`(?m)^outboxlab_figures_age_seconds\{source="broker"\} [0-9.e+-]+$`),
-}
-
-// scrapes GETs /metrics n times, 20 ms apart (a Prometheus scraping hard):
-// each must answer within scrapeBudget with up, broker_up and the ages.
-// It returns the p99 (the slowest but none of 50 is past it) and the bodies.
-func scrapes(t *testing.T, base, what string, n int) (time.Duration, []string) {
-	t.Helper()
-	var took []time.Duration
-	var bodies []string
-	for range n {
-		body, d := scrape(t, base)
-		took = append(took, d)
-		bodies = append(bodies, body)
-		if d > scrapeBudget {
-			t.Errorf("%s: a scrape took %s, past %s", what, d, scrapeBudget)
-		}
-		for _, rx := range alwaysThere {
-			if !rx.MatchString(body) {
-				t.Errorf("%s: a scrape lacks %s:\n%s", what, rx, body)
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	slices.Sort(took)
-	p99 := took[(len(took)*99+99)/100-1]
-	t.Logf("%s: %d scrapes, p50 %s, p99 %s, max %s", what, n, took[len(took)/2], p99, took[len(took)-1])
-	return p99, bodies
 }
 
 // /metrics answers within 100 ms whatever is down, from the last good
@@ -239,13 +166,13 @@ func scrapes(t *testing.T, base, what string, n int) (time.Duration, []string) {
 // is 1 again. Before: each scrape waited 5 s on the lock and then said
 // only outboxlab_up 0.
 func TestMetricsAnswerWithATableLocked(t *testing.T) {
-	d := serveDeployment(t, false)
+	d := serveDeployment(t, false, `^snapshot: ERROR: canceling statement due to statement timeout \(SQLSTATE 57014\)$`)
 	for range 3 {
 		if _, err := d.PostPayment(context.Background(), 1250); err != nil {
 			t.Fatal(err)
 		}
 	}
-	scrapeUntil(t, d.base, "3 carried", "outboxlab_up 1", `outboxlab_outbox_published_messages_total{pipeline="outbox"} 3`,
+	telemetrytest.ScrapeUntil(t, d.base+"/metrics", "3 carried", "outboxlab_up 1", `outboxlab_outbox_published_messages_total{pipeline="outbox"} 3`,
 		`outboxlab_inbox_messages{consumer="notifications",pipeline="outbox"} 3`)
 
 	ctx := context.Background()
@@ -262,8 +189,8 @@ func TestMetricsAnswerWithATableLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	locked := time.Now()
-	p99, bodies := scrapes(t, d.base, "outbox_messages locked", 50)
-	if p99 > scrapeBudget {
+	p99, bodies := telemetrytest.Scrapes(t, d.base+"/metrics", "outbox_messages locked", 50, alwaysThere...)
+	if p99 > telemetrytest.Budget {
 		t.Errorf("p99 %s with a table locked", p99)
 	}
 	// The last good read's figures are still served meanwhile.
@@ -273,7 +200,7 @@ func TestMetricsAnswerWithATableLocked(t *testing.T) {
 			break
 		}
 	}
-	body := scrapeUntil(t, d.base, "the read ended by its statement_timeout", "outboxlab_up 0")
+	body := telemetrytest.ScrapeUntil(t, d.base+"/metrics", "the read ended by its statement_timeout", "outboxlab_up 0")
 	if m := regexp.MustCompile(`outboxlab_figures_age_seconds\{source="database"\} ([0-9.e+-]+)`).FindStringSubmatch(body); m == nil {
 		t.Errorf("no database age:\n%s", body)
 	} else if age, _ := time.ParseDuration(m[1] + "s"); age < time.Since(locked)-time.Second {
@@ -289,13 +216,14 @@ func TestMetricsAnswerWithATableLocked(t *testing.T) {
 		if waiting > 1 {
 			t.Errorf("%d reads wait on the lock at once", waiting)
 		}
-		scrape(t, d.base)
-		time.Sleep(200 * time.Millisecond)
+		telemetrytest.Scrape(t, d.base+"/metrics")
+		time.Sleep(200 * time.Millisecond) // pacing: ten looks, two seconds of scrapes, for reads that would pile up
+
 	}
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	scrapeUntil(t, d.base, "the lock released", "outboxlab_up 1")
+	telemetrytest.ScrapeUntil(t, d.base+"/metrics", "the lock released", "outboxlab_up 1")
 }
 
 // The broker down: the embedded server stopped, and a NATS server that
@@ -317,15 +245,15 @@ func TestMetricsAnswerWithTheBrokerDown(t *testing.T) {
 			if _, err := d.PostPayment(context.Background(), 1250); err != nil {
 				t.Fatal(err)
 			}
-			scrapeUntil(t, d.base, "1 carried", "outboxlab_up 1", "outboxlab_broker_up 1",
+			telemetrytest.ScrapeUntil(t, d.base+"/metrics", "1 carried", "outboxlab_up 1", "outboxlab_broker_up 1",
 				`outboxlab_inbox_messages{consumer="notifications",pipeline="outbox"} 1`)
 			d.down()
 			downAt := time.Now()
 			if _, err := d.PostPayment(context.Background(), 1250); err != nil {
 				t.Fatal(err)
 			}
-			p99, bodies := scrapes(t, d.base, c.name, 50)
-			if p99 > scrapeBudget {
+			p99, bodies := telemetrytest.Scrapes(t, d.base+"/metrics", c.name, 50, alwaysThere...)
+			if p99 > telemetrytest.Budget {
 				t.Errorf("p99 %s with the broker down", p99)
 			}
 			pending := false
@@ -339,7 +267,7 @@ func TestMetricsAnswerWithTheBrokerDown(t *testing.T) {
 				t.Errorf("%s after the broker went down, the scrape says:\n%s", time.Since(downAt), bodies[len(bodies)-1])
 			}
 			d.up()
-			scrapeUntil(t, d.base, "the broker back", "outboxlab_broker_up 1", `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`)
+			telemetrytest.ScrapeUntil(t, d.base+"/metrics", "the broker back", "outboxlab_broker_up 1", `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`)
 		})
 	}
 }
@@ -388,7 +316,7 @@ func TestDeploymentServesTheSimulationsFamilies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	body := scrapeUntil(t, d.base, "3 carried", `outboxlab_inbox_messages{consumer="notifications",pipeline="outbox"} 3`,
+	body := telemetrytest.ScrapeUntil(t, d.base+"/metrics", "3 carried", `outboxlab_inbox_messages{consumer="notifications",pipeline="outbox"} 3`,
 		`outboxlab_inbox_messages{consumer="accounting",pipeline="outbox"} 3`)
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(strings.NewReader(body))

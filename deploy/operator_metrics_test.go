@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/internal/testrun"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 // gaugeOf reads one sample's value from a /metrics body; -1 when absent.
@@ -47,18 +49,12 @@ func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	accounting := `outboxlab_consumer_unapplied_messages{consumer="accounting",pipeline="outbox"}`
 	notifications := `outboxlab_consumer_unapplied_messages{consumer="notifications",pipeline="outbox"}`
 	oldest := `outboxlab_consumer_oldest_unapplied_age_seconds{consumer="accounting",pipeline="outbox"}`
-	scrapeUntil(t, l.base, "accounting stalled", accounting+" 3", notifications+" 0")
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "accounting stalled", accounting+" 3", notifications+" 0")
 	l.clock.Advance(30 * time.Second) // the stall (a minute) goes on
-	var body string
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		body, _ = scrape(t, l.base)
-		if gaugeOf(body, oldest) >= 30 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never reached 30 s with the clock moved 30 s:\n%s", oldest, body)
-		}
-	}
+	body := testrun.Awaited(t, 15*time.Second, oldest+" at 30 s with the clock moved 30 s", func() string {
+		body, _ := telemetrytest.Scrape(t, l.base+"/metrics")
+		return body
+	}, func(body string) bool { return gaugeOf(body, oldest) >= 30 })
 	for _, rx := range []string{
 		`(?m)^go_goroutines \d+$`,
 		`(?m)^process_cpu_seconds_total [0-9.e+-]+$`,
@@ -73,7 +69,7 @@ func TestMetricsSayWhatAConsumerHasNotApplied(t *testing.T) {
 	if resp, err := http.Get(l.base + "/nowhere"); err == nil {
 		resp.Body.Close()
 	}
-	scrapeUntil(t, l.base, "a request to no route of the API", `outboxlab_http_requests_total{code="404",method="get",route="/"} 1`)
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "a request to no route of the API", `outboxlab_http_requests_total{code="404",method="get",route="/"} 1`)
 	l.clock.Advance(time.Minute) // the stall ends
-	scrapeUntil(t, l.base, "accounting resumed", accounting+" 0", oldest+" 0")
+	telemetrytest.ScrapeUntil(t, l.base+"/metrics", "accounting resumed", accounting+" 0", oldest+" 0")
 }

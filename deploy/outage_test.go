@@ -60,7 +60,8 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	t.Cleanup(cancel)
 	_, db := pgtest.DB(t)
 	url := pgtest.Server(t).DatabaseURL(db)
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	var log logBuffer
 	d, err := Launch(ctx, Options{DatabaseURL: url, Broker: j.Broker, Workers: 2,
 		Relay:  engine.RelayConfig{PollInterval: 100 * time.Millisecond, Lease: 2 * time.Second},
-		Logger: slog.New(slog.NewTextHandler(&log, nil)), OnError: func(err error) { t.Logf("actor: %v", err) }})
+		Logger: slog.New(slog.NewTextHandler(&log, nil)), OnError: testrun.BackgroundErrors(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
 package deploy
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine/jetstream"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // A consumer stalled through the faults (notifications, for a minute)
@@ -39,7 +41,9 @@ func TestTheLogSaysAConsumerStalledAndResumed(t *testing.T) {
 	l.until(t, "accounting applied 4, notifications owing 3", func(s Snapshot) bool {
 		return s.Consumer("accounting").Inbox == 4 && s.Consumer("notifications").Unapplied == 3
 	})
-	time.Sleep(300 * time.Millisecond) // six checks
+	// A window for a wrong line: the watcher checks every 50 ms, and six
+	// checks in, not one may have said the consumer stalled yet.
+	time.Sleep(300 * time.Millisecond)
 	if lines := log.lines("consumer"); len(lines) != 0 {
 		t.Fatalf("the oldest owed has waited less than %s, and the log says:\n%s", stallAfter, strings.Join(lines, "\n"))
 	}
@@ -48,6 +52,7 @@ func TestTheLogSaysAConsumerStalledAndResumed(t *testing.T) {
 	l.clock.Advance(time.Minute) // the stall ends
 	waitLog(t, &log, "consumer resumed", "consumer=notifications")
 	l.until(t, "all carried", allCarried(4))
+	// A window for a wrong line: six more checks, and no further line.
 	time.Sleep(300 * time.Millisecond)
 	if lines := log.lines("consumer"); len(lines) != 2 || strings.Contains(log.String(), "consumer=accounting") {
 		t.Errorf("want one line stalled and one resumed, for notifications alone; the log:\n%s", log.String())
@@ -58,18 +63,19 @@ func TestTheLogSaysAConsumerStalledAndResumed(t *testing.T) {
 // waitLog waits up to 10 s for a line of log holding every one of want.
 func waitLog(t *testing.T, log *logBuffer, want ...string) string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var found string
+	testrun.Awaited(t, 10*time.Second, fmt.Sprintf("a log line with %q", want), log.String, func(string) bool {
 		for _, line := range log.lines(want[0]) {
 			all := true
 			for _, w := range want[1:] {
 				all = all && strings.Contains(line, w)
 			}
 			if all {
-				return line
+				found = line
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line with %q in 10s; the log:\n%s", want, log.String())
-		}
-	}
+		return false
+	})
+	return found
 }

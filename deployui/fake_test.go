@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/deploy"
 	"github.com/outboxlab/outboxlab/engine"
@@ -136,30 +133,4 @@ func (f *fakeDeployment) Stream() (deploy.StreamSettings, bool) {
 		return deploy.StreamSettings{}, false
 	}
 	return deploy.StreamSettings{Name: "OUTBOXLAB_OUTBOX", Dedup: 2 * time.Minute, Retention: deploy.RetentionPurged, AckWait: 2 * time.Second, Replicas: 1}, true
-}
-
-// plain is a view with its ANSI stripped and trailing spaces trimmed.
-func plain(view string) string {
-	lines := strings.Split(ansi.Strip(view), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// keyPress builds the message a terminal sends for a key, as named by
-// key.Binding (e.g. "up", "esc", "c").
-func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
 }

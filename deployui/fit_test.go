@@ -69,10 +69,10 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 				words := catalog.For(lang)
 				d := newLiveDriver(t, lang, w, h)
 				running := regexp.QuoteMeta(words.Word("● running"))
-				d.waitFor(`1 relay-1[^\n◌●]*(\n +)?` + running)
-				d.press("p")
-				d.waitFor(`(?s)` + regexp.QuoteMeta(words.Word("published")) + ` +1\n.*` + regexp.QuoteMeta(words.Word("effects")) + ` +1 +1\n`)
-				d.waitFor(regexp.QuoteMeta(words.T("JetStream: %d messages not acked by all", 0)))
+				d.WaitFor(`1 relay-1[^\n◌●]*(\n +)?` + running)
+				d.Press("p")
+				d.WaitFor(`(?s)` + regexp.QuoteMeta(words.Word("published")) + ` +1\n.*` + regexp.QuoteMeta(words.Word("effects")) + ` +1 +1\n`)
+				d.WaitFor(regexp.QuoteMeta(words.T("JetStream: %d messages not acked by all", 0)))
 
 				var labels []string
 				for _, l := range []string{"Actors", "Figures", "from the database", "payments", "outbox pending", "oldest pending", "published",
@@ -84,22 +84,22 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 				keys := []string{"p " + words.Word("post a payment"), "P " + words.Word("post 10"), "c " + words.Word("crash"),
 					"s " + words.Word("stall past AckWait"), "b " + words.Word("stop/start the broker"), "? " + words.Word("help, psql"),
 					"q " + words.Word("quit")}
-				fitsWhole(t, "running", d.screen(), w, h, append(labels, keys...))
+				fitsWhole(t, "running", d.Screen(), w, h, append(labels, keys...))
 
 				// The broker stopped: every actor waits on it.
-				d.press("b")
-				d.waitFor(regexp.QuoteMeta(words.Word("stopped: b starts it")))
+				d.Press("b")
+				d.WaitFor(regexp.QuoteMeta(words.Word("stopped: b starts it")))
 				waiting := regexp.QuoteMeta(words.Word("◌ waiting on the broker"))
-				d.waitFor(`(?s)1 relay-1[^\n◌●]*(\n +)?` + waiting + `.*2 accounting[^\n◌●]*(\n +)?` + waiting + `.*3 notifications[^\n◌●]*(\n +)?` + waiting)
-				if strings.Contains(d.screen(), words.Word("● running")) {
-					t.Errorf("an actor runs with the broker stopped:\n%s", d.screen())
+				d.WaitFor(`(?s)1 relay-1[^\n◌●]*(\n +)?` + waiting + `.*2 accounting[^\n◌●]*(\n +)?` + waiting + `.*3 notifications[^\n◌●]*(\n +)?` + waiting)
+				if strings.Contains(d.Screen(), words.Word("● running")) {
+					t.Errorf("an actor runs with the broker stopped:\n%s", d.Screen())
 				}
-				fitsWhole(t, "broker stopped", d.screen(), w, h, keys)
+				fitsWhole(t, "broker stopped", d.Screen(), w, h, keys)
 
 				// ? shows the help and the psql command, whole; esc closes it.
-				d.press("?")
-				psql := "psql '" + d.m.opts.PsqlURL + "'"
-				screen := d.screen()
+				d.Press("?")
+				psql := "psql '" + d.M.opts.PsqlURL + "'"
+				screen := d.Screen()
 				if joined := strings.Join(strings.Fields(screen), ""); !strings.Contains(joined, strings.ReplaceAll(psql, " ", "")) {
 					t.Errorf("the help lacks %q:\n%s", psql, screen)
 				}
@@ -107,41 +107,41 @@ func TestLiveScreenFitsByKeys(t *testing.T) {
 				// ↓ reaches the help's last sentence, whatever the height
 				// (at 80×24 its end was drawn under the footer: cut).
 				for range 40 {
-					d.press("down")
+					d.Press("down")
 				}
 				last := strings.Join(strings.Fields(words.Word("the step-by-step simulator keeps the in-process broker: only it waits on a virtual clock")), " ")
-				if got := strings.Join(strings.Fields(d.screen()), " "); !strings.Contains(got, last) {
-					t.Errorf("↓ does not reach the help's end %q:\n%s", last, d.screen())
+				if got := strings.Join(strings.Fields(d.Screen()), " "); !strings.Contains(got, last) {
+					t.Errorf("↓ does not reach the help's end %q:\n%s", last, d.Screen())
 				}
-				fitsWhole(t, "help scrolled", d.screen(), w, h, []string{"?/esc " + words.Word("close"), "q " + words.Word("quit")})
+				fitsWhole(t, "help scrolled", d.Screen(), w, h, []string{"?/esc " + words.Word("close"), "q " + words.Word("quit")})
 				for range 40 {
-					d.press("up")
+					d.Press("up")
 				}
-				if !strings.Contains(d.screen(), words.Word("Help")) {
-					t.Errorf("↑ does not bring the help's title back:\n%s", d.screen())
+				if !strings.Contains(d.Screen(), words.Word("Help")) {
+					t.Errorf("↑ does not bring the help's title back:\n%s", d.Screen())
 				}
-				d.press("esc")
-				if strings.Contains(d.screen(), words.Word("Help")+"\n") || !strings.Contains(d.screen(), "p "+words.Word("post a payment")) {
-					t.Errorf("esc did not close the help:\n%s", d.screen())
+				d.Press("esc")
+				if strings.Contains(d.Screen(), words.Word("Help")+"\n") || !strings.Contains(d.Screen(), "p "+words.Word("post a payment")) {
+					t.Errorf("esc did not close the help:\n%s", d.Screen())
 				}
-				d.press("b")
-				d.waitFor(`1 relay-1[^\n◌●]*(\n +)?` + running)
+				d.Press("b")
+				d.WaitFor(`1 relay-1[^\n◌●]*(\n +)?` + running)
 
 				// A broker at a URL that does not answer, with a long error:
 				// said whole, wrapped in the figures' pane.
 				long := fmt.Errorf("stream info OUTBOXLAB_LIVE: %w (nats: timeout: no response from the stream's leader at any of nats://10.0.0.1:4222, nats://10.0.0.2:4222, nats://10.0.0.3:4222 within 2s)", engine.ErrBrokerDown)
-				snap := *d.m.figures.snap
+				snap := *d.M.figures.snap
 				snap.Broker, snap.BrokerErr, snap.BrokerRunning = nil, long, true
-				d.handle(liveSnapshotMsg{seq: d.m.applied, snap: snap, actors: d.m.actors.actors})
+				d.Handle(liveSnapshotMsg{seq: d.M.applied, snap: snap, actors: d.M.actors.actors})
 				want := words.Word("does not answer") + ": " + long.Error()
-				if got := rightPane(d.screen()); !strings.Contains(got, want) {
-					t.Errorf("the broker's error is not whole in the figures:\n%s\nwant %q", d.screen(), want)
+				if got := rightPane(d.Screen()); !strings.Contains(got, want) {
+					t.Errorf("the broker's error is not whole in the figures:\n%s\nwant %q", d.Screen(), want)
 				}
 				// And the header marks it, beside the broker's name.
-				if top := strings.Join(strings.SplitN(d.screen(), "\n", 4)[:3], "\n"); !strings.Contains(top, "("+words.Word("does not answer")+")") {
-					t.Errorf("the header does not mark the broker down:\n%s", d.screen())
+				if top := strings.Join(strings.SplitN(d.Screen(), "\n", 4)[:3], "\n"); !strings.Contains(top, "("+words.Word("does not answer")+")") {
+					t.Errorf("the header does not mark the broker down:\n%s", d.Screen())
 				}
-				fitsWhole(t, "broker error", d.screen(), w, h, keys)
+				fitsWhole(t, "broker error", d.Screen(), w, h, keys)
 			})
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // Making a logical slot waits for every transaction open at that moment to
@@ -98,19 +100,13 @@ func TestCDCRelayIdleEndLetsGoOfTheSlot(t *testing.T) {
 			} else if err := r1.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
-			var active bool
-			for range 100 {
+			testrun.Eventually(t, 2*time.Second, "the slot inactive after the relay's "+end, func() bool {
+				var active bool
 				if err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, r1.Slot()).Scan(&active); err != nil {
 					t.Fatal(err)
 				}
-				if !active {
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if active {
-				t.Errorf("2 s after the relay's %s its slot is still active", end)
-			}
+				return !active
+			})
 			resp := must[PaymentResponse](t)(b.writer(t, nil).CreatePayment(ctx, payment("c2")))
 			r2 := b.cdcRelay(t, nil)
 			if res := must[RelayStepResult](t)(r2.Step(ctx)); res.Published != 1 || b.broker.Stats().PublishesByID[resp.EventID] != 1 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 func (b *bundle) cdcRelay(t testing.TB, hook Hook) *Relay {
@@ -156,15 +158,11 @@ func TestCDCSlotRetainsWALWhileTheRelayIsDown(t *testing.T) {
 	// test's database holds the candidate back until it ends, so a few
 	// rounds may be needed.
 	from := restart()
-	for range 30 {
+	testrun.Eventually(t, 10*time.Second, "restart_lsn moved on from "+from+" after the confirmations and checkpoints", func() bool {
 		if _, err := b.pool.Exec(ctx, `CHECKPOINT`); err != nil {
 			t.Fatal(err)
 		}
 		must[RelayStepResult](t)(r.Step(ctx))
-		if moved(from) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("restart_lsn still %s after the confirmations and 30 checkpoints, want it moved on", restart())
+		return moved(from)
+	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // seed writes n payments (and events) in one transaction and returns the event ids.
@@ -472,13 +473,9 @@ func TestRelayPipelineCrashLeavesBothLeases(t *testing.T) {
 		// Batch 2's first message is with the broker. Die once the database
 		// shows what step 1 and this step sent without waiting: batch 1's
 		// marks and batch 3's claim.
-		for deadline := time.Now().Add(10 * time.Second); state(ids[9]) != "marked" || state(ids[29]) != "leased"; {
-			if time.Now().After(deadline) {
-				t.Error("batch 1 not marked or batch 3 not claimed ahead within 10s")
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testrun.Eventually(t, 10*time.Second, "batch 1 marked and batch 3 claimed ahead", func() bool {
+			return state(ids[9]) == "marked" && state(ids[29]) == "leased"
+		})
 		return ErrCrash
 	}
 	connect, opened := b.trackConnect()
@@ -734,20 +731,13 @@ func TestRelayRunWakesOnNotify(t *testing.T) {
 	defer w.Close(context.Background())
 	// Let Run reach its wait: a NOTIFY sent before LISTEN is not received,
 	// which is what the first Step (claiming everything ready) covers.
-	for range 500 {
-		if b.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = $1`, stmtListenOutbox.SQL) > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testrun.Eventually(t, 5*time.Second, "the relay listening", func() bool {
+		return b.count(t, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = $1`, stmtListenOutbox.SQL) > 0
+	})
 	resp := must[PaymentResponse](t)(w.CreatePayment(context.Background(), payment("c1")))
-	deadline := time.Now().Add(10 * time.Second)
-	for b.broker.Stats().PublishesByID[resp.EventID] == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("not published within 10s although the poll interval is a minute: NOTIFY did not wake the relay")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testrun.Eventually(t, 10*time.Second, "published although the poll interval is a minute (NOTIFY woke the relay)", func() bool {
+		return b.broker.Stats().PublishesByID[resp.EventID] > 0
+	})
 }
 
 func TestRetryDelay(t *testing.T) {
@@ -765,13 +755,9 @@ func TestRetryDelay(t *testing.T) {
 // transaction, a dead actor's still being rolled back, holds it.
 func (b *bundle) untilUnlocked(t *testing.T, id uuid.UUID) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for b.count(t, `SELECT count(*) FROM (SELECT 1 FROM outbox_messages WHERE id = $1 FOR UPDATE SKIP LOCKED) free`, id) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("row %s still locked 10s after its holder died", id)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testrun.Eventually(t, 10*time.Second, fmt.Sprintf("row %s unlocked after its holder died", id), func() bool {
+		return b.count(t, `SELECT count(*) FROM (SELECT 1 FROM outbox_messages WHERE id = $1 FOR UPDATE SKIP LOCKED) free`, id) > 0
+	})
 }
 
 // S8, the wrong way kept to be shown: a relay that holds its claim's

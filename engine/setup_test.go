@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine/enginetest"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 type bundle struct {
 	pool     *pgxpool.Pool
 	connect  Connect
-	clock    *enginetest.Clock
+	clock    *vclock.Clock
 	broker   *Broker
 	counters *Counters
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -419,26 +419,6 @@ func TestTraceNaiveWriter(t *testing.T) {
 	}
 }
 
-// tickClock moves a microsecond at every Now, as the simulator's clock
-// does, and can be peeked at without moving.
-type tickClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *tickClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(time.Microsecond)
-	return c.now
-}
-
-func (c *tickClock) Peek() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
 // Tracing reads a peekable clock without moving it: a run traced or not
 // moves the simulator's clock the same, so its timeline is the same.
 func TestTracingLeavesATickingClockAlone(t *testing.T) {
@@ -449,7 +429,7 @@ func TestTracingLeavesATickingClockAlone(t *testing.T) {
 		if traced {
 			tp = b.tp
 		}
-		clock := &tickClock{now: t0}
+		clock := vclock.Ticking(t0, time.Microsecond) // as the simulator's
 		ctx := context.Background()
 		w := NewWriter(WriterConfig{Connect: b.connect, Clock: clock, TracerProvider: tp})
 		r := NewRelay(RelayConfig{Connect: b.connect, Publisher: b.broker, Clock: clock, TracerProvider: tp})

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/enginetest"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 type bundle struct {
 	pool   *pgxpool.Pool
 	dbURL  string
-	clock  *enginetest.Clock
+	clock  *vclock.Clock
 	base   string // http://127.0.0.1:port
 	client *http.Client
 }

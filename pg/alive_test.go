@@ -10,20 +10,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // waitDown asks Alive until it reports the server down: SIGKILL is
 // delivered at once, but the process is gone only when the kernel is done.
 func waitDown(t *testing.T, srv *Server) error {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := srv.Alive(context.Background())
-		if err != nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return testrun.Awaited(t, 10*time.Second, "Alive saying the server is down", func() error {
+		return srv.Alive(context.Background())
+	}, func(err error) bool { return err != nil })
 }
 
 // A postmaster killed behind outboxlab's back (kill -9, the OOM killer) is
@@ -105,10 +101,9 @@ func TestKilledPostmasterIsReportedAndRestarted(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = nil
-	for deadline := time.Now().Add(10 * time.Second); err == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		err = srv.AliveVia(ctx, conn)
-	}
+	err = testrun.Awaited(t, 10*time.Second, "AliveVia saying the server is down", func() error {
+		return srv.AliveVia(ctx, conn)
+	}, func(err error) bool { return err != nil })
 	if !errors.Is(err, ErrDown) || !strings.Contains(err.Error(), fmt.Sprintf("postmaster pid %d is gone", pid)) {
 		t.Fatalf("AliveVia after a second kill -9: %v, want ErrDown saying pid %d is gone", err, pid)
 	}

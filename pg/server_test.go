@@ -123,20 +123,16 @@ var firstRunSeed = func() testdir.Seed {
 
 // sessionsEnded is how many sessions the server has seen end, read on conn
 // (pg_stat_database counts a session when it ends); it waits up to 5 s for
-// at least want.
+// at least want, and fails the test if they are fewer.
 func sessionsEnded(t *testing.T, conn *pgx.Conn, want int64) int64 {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	return testrun.Awaited(t, 5*time.Second, fmt.Sprintf("%d sessions ended", want), func() int64 {
 		var n int64
 		if err := conn.QueryRow(context.Background(), `SELECT sum(sessions) FROM pg_stat_database`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n >= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n
+	}, func(n int64) bool { return n >= want })
 }
 
 func TestColdThenWarmBootKeepsData(t *testing.T) {

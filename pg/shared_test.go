@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // A second outboxlab on a data directory a live one owns uses the owner's
@@ -100,12 +102,7 @@ func TestASecondOutboxlabWaitsForTheOwnersBoot(t *testing.T) {
 		booted <- s
 	}()
 	// Once the owner holds the data directory.
-	for deadline := time.Now().Add(30 * time.Second); !ownerBooting(dir); {
-		if time.Now().After(deadline) {
-			t.Fatal("the owner never took the data directory")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testrun.Eventually(t, 30*time.Second, "the owner took the data directory", func() bool { return ownerBooting(dir) })
 	second, err := Boot(ctx, Options{DataDir: dir})
 	owner := <-booted
 	if owner != nil {

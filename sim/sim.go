@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/engine/vclock"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/scenes"
 	"go.opentelemetry.io/otel/trace"
@@ -92,7 +93,7 @@ type Sim struct {
 	// resetKind is how a reset empties the tables (Config.Reset).
 	resetKind ResetKind
 	dbs       map[string]*database // by pipeline kind, kept across resets
-	clock     *Clock
+	clock     *vclock.Clock
 	rng       *rand.Rand
 	pipes     []*Pipeline
 
@@ -126,7 +127,7 @@ func New(ctx context.Context, cfg Config) (*Sim, error) {
 	s := &Sim{
 		tracing: cfg.Tracing,
 		ctx:     sctx, cancel: cancel, srv: cfg.Server, settings: set, seed: seed, dbPrefix: cfg.DBPrefix, resetKind: cfg.Reset,
-		dbs: map[string]*database{}, clock: newClockAt(cfg.Start), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		dbs: map[string]*database{}, clock: newClock(cfg.Start), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		restarters: map[string]func(){}, poison: map[uuid.UUID]bool{}, changed: make(chan struct{}, 1),
 	}
 	if err := s.build(ctx); err != nil {
@@ -213,7 +214,7 @@ func (s *Sim) reset(ctx context.Context, set scenes.Settings, seed uint64) error
 	cancel()
 	s.settings, s.seed = set, seed
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.clock.reset()
+	s.clock.Reset()
 	s.rng = rand.New(rand.NewPCG(s.seed, s.seed^0x9e3779b97f4a7c15))
 	s.pipes, s.restarters, s.poison = nil, map[string]func(){}, map[uuid.UUID]bool{}
 	s.version, s.pgDown, s.pgDownWhy, s.moves = 0, "", Text{}, nil

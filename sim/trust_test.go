@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 )
@@ -187,18 +188,13 @@ expect outbox payments == 1
 	// A backend exits a moment after its client closed the connection
 	// (the suite once found one still listed): each must be gone within
 	// seconds, where a connection Close left open would stay for good.
-	var n int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testrun.Awaited(t, 10*time.Second, "no backend left on "+db+" after Close", func() int {
+		var n int
 		if err := pool.QueryRow(context.Background(), sqlBackends, db).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	if n != 0 {
-		t.Fatalf("%d backends still on %s 10 s after Close", n, db)
-	}
+		return n
+	}, func(n int) bool { return n == 0 })
 }
 
 // A run in which no expectation applies is no pass.

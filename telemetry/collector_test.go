@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -76,11 +77,7 @@ func setup(t *testing.T, text string) *bundle {
 		Sim:         func() telemetry.Simulation { return simhttp.Figures(se.Sim()) },
 		DatabaseURL: b.url,
 		Wait:        freshRead,
-		OnError: func(err error) {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			b.errors = append(b.errors, err)
-		},
+		OnError:     testrun.BackgroundErrors(t), // a read that fails fails the test
 	})
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", telemetry.Handler(b.col))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
@@ -114,17 +115,8 @@ func (c client) event(id string) event {
 // both consumers, and returns it.
 func (c client) carried(id string, within time.Duration) event {
 	c.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ev := c.event(id)
-		if ev.State == "published" && len(ev.AppliedBy) == 2 {
-			return ev
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("payment %s not published and applied by both consumers within %s: %+v", id, within, ev)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return testrun.Awaited(c.t, within, "payment "+id+" published and applied by both consumers", func() event { return c.event(id) },
+		func(ev event) bool { return ev.State == "published" && len(ev.AppliedBy) == 2 })
 }
 
 // The README's stall-and-watch exercise under plain serve, by curl alone:
@@ -172,6 +164,8 @@ func TestFaultsUnderServe(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		held = append(held, c.pay(i))
 	}
+	// A window for a wrong publish: half a second into a 1.5 s stall,
+	// none of the held payments may be out.
 	time.Sleep(500 * time.Millisecond)
 	for _, p := range held {
 		if ev := c.event(p.PaymentID); ev.State == "published" {
@@ -202,6 +196,8 @@ func TestFaultsUnderServe(t *testing.T) {
 	// The broker: a payment posted while it is down stays in the outbox.
 	c.fault("POST", "/faults/broker/stop", http.StatusAccepted)
 	down := c.pay(20)
+	// A window for a wrong publish: the relay polls and retries within it,
+	// and the payment must stay in the outbox while the broker is down.
 	time.Sleep(500 * time.Millisecond)
 	if ev := c.event(down.PaymentID); ev.State == "published" {
 		t.Errorf("published while the broker is down: %+v", ev)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -12,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/simhttp"
+	"github.com/outboxlab/outboxlab/telemetry/telemetrytest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -77,37 +78,28 @@ func TestLiveSimulationCarriesEveryPayment(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	type status struct {
+		Events []struct {
+			State     string            `json:"state"`
+			AppliedBy []json.RawMessage `json:"applied_by"`
+		} `json:"events"`
+	}
 	for i, id := range ids {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		var decoded error
+		testrun.Awaited(t, 20*time.Second, fmt.Sprintf("payment %d (%s) published and applied by both consumers", i, id), func() status {
 			resp, err := http.Get(base + "/payments/" + id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var st struct {
-				Events []struct {
-					State     string            `json:"state"`
-					AppliedBy []json.RawMessage `json:"applied_by"`
-				} `json:"events"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&st)
+			var st status
+			decoded = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
-			if err == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("payment %d (%s) not published and applied by both consumers: %+v", i, id, st)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return st
+		}, func(st status) bool {
+			return decoded == nil && len(st.Events) == 1 && st.Events[0].State == "published" && len(st.Events[0].AppliedBy) == 2
+		})
 	}
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if m := string(body); err != nil || !strings.Contains(m, `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`) {
+	if m, _ := telemetrytest.Scrape(t, base+"/metrics"); !strings.Contains(m, `outboxlab_outbox_pending_messages{pipeline="outbox"} 0`) {
 		t.Errorf("/metrics: want no pending row:\n%s", m)
 	}
 	cancel()

@@ -3,9 +3,7 @@ package workshop
 import (
 	"context"
 	"runtime"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,7 +19,6 @@ import (
 // goroutine of theirs is left.
 func TestALearnersConnectionBudgetIsEnforced(t *testing.T) {
 	r := startRoom(t, Config{MaxLearners: 2})
-	time.Sleep(time.Second) // the room's own goroutines settle
 	goroutinesBefore := runtime.NumGoroutine()
 	ana := connect(t, r, "ana", 120, 40, nil)
 	bea := connect(t, r, "bea", 120, 40, nil)
@@ -71,11 +68,7 @@ func TestALearnersConnectionBudgetIsEnforced(t *testing.T) {
 		t.Errorf("ana's session ended when her budget was spent: %+v", v)
 	}
 	const said = "every connection allowed is in use (too many connections for role"
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(ana.text(), said); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("ana's screen never said her connections are all in use; it shows:\n%s", tail(ana.text(), 2000))
-		}
-	}
+	ana.waitText(said)
 
 	for _, c := range held {
 		c.Close(context.Background())

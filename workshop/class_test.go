@@ -14,18 +14,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/ui"
 )
 
-// waitSent waits up to 5 s for ana's program to have got n messages.
+// waitSent waits up to 5 s for ana's program to have got n messages, and
+// returns what it got.
 func waitSent(t *testing.T, sent func() []tea.Msg, n int) []tea.Msg {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sent()) < n && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	return sent()
+	return testrun.Awaited(t, 5*time.Second, fmt.Sprintf("ana's program sent %d messages", n), sent, func(got []tea.Msg) bool { return len(got) >= n })
 }
 
 // q asks first, saying how many are connected; y starts a countdown that

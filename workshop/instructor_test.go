@@ -222,11 +222,7 @@ func TestInstructorSendsAndPausesByKeys(t *testing.T) {
 				t.Errorf("p again left the room paused: %q", r.Paused())
 			}
 			want := []tea.Msg{openLessonMsg{second}, openLessonMsg{second}, pauseMsg{text: "break"}, pauseMsg{}}
-			deadline := time.Now().Add(5 * time.Second)
-			for len(sent()) < len(want) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			got := sent()
+			got := waitSent(t, sent, len(want))
 			if len(got) != len(want) {
 				t.Fatalf("ana's program got %v; want %v", got, want)
 			}

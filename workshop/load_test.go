@@ -281,23 +281,38 @@ func clientBackends(tb testing.TB, r *Room) int {
 }
 
 // work presses p and D (a payment sent and drained: the step passes),
-// then c (the actors crash and come back).
+// then crashes the naive actor (c, 1 naive, 1 now: c alone only opens the
+// chooser) and waits for the screen to say it died.
 func (l *loadLearner) work(r *Room) error {
-	for _, k := range []string{"p", "D"} {
-		if _, err := l.in.Write([]byte(k)); err != nil {
-			return fmt.Errorf("%s: key %s: %w", l.id, k, err)
+	press := func(keys ...string) error {
+		for _, k := range keys {
+			if _, err := l.in.Write([]byte(k)); err != nil {
+				return fmt.Errorf("%s: key %s: %w", l.id, k, err)
+			}
+			time.Sleep(300 * time.Millisecond) // pacing: keys at a person's pace, the program's answer to one before the next
 		}
-		time.Sleep(300 * time.Millisecond)
+		return nil
+	}
+	if err := press("p", "D"); err != nil {
+		return err
 	}
 	if err := l.until(r, "past the step", time.Minute, func(v LearnerView) bool { return v.Place == lessons.PlacePassed }); err != nil {
 		return err
 	}
-	if _, err := l.in.Write([]byte("c")); err != nil {
-		return fmt.Errorf("%s: key c: %w", l.id, err)
+	l.screen.await(crashShown)
+	if err := press("c", "1", "1"); err != nil {
+		return err
 	}
-	time.Sleep(time.Second)
-	return nil
+	select {
+	case <-l.screen.seen:
+		return nil
+	case <-time.After(time.Minute):
+		return fmt.Errorf("%s: the screen never said %q", l.id, crashShown)
+	}
 }
+
+// crashShown is what the timeline says once the naive actor is crashed.
+const crashShown = "naive died between units of work"
 
 // hintShown is what the frame after h shows on the first lesson's first
 // step: its hint. h again hides it (that frame is not timed: what it
@@ -329,11 +344,11 @@ func (l *loadLearner) pressKeys(d time.Duration) error {
 				l.screen.await("")
 			}
 		}
-		time.Sleep(time.Until(pressed.Add(500 * time.Millisecond)))
+		time.Sleep(time.Until(pressed.Add(500 * time.Millisecond))) // pacing: h every 500 ms
 	}
 	if !show { // the hint shows: hide it
 		_, _ = l.in.Write([]byte("h"))
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // pacing: the last h, as the others, 500 ms before the next key
 	}
 	return nil
 }
@@ -377,6 +392,9 @@ func (k *keyWatch) Write(p []byte) (int, error) {
 }
 
 // until polls the room's view of the learner until ok.
+//
+// A loop of its own, not testrun.Eventually: it runs on the learner's
+// goroutine and says its failure as an error, for the test to report.
 func (l *loadLearner) until(r *Room, what string, limit time.Duration, ok func(LearnerView) bool) error {
 	deadline := time.Now().Add(limit)
 	for {
@@ -388,7 +406,7 @@ func (l *loadLearner) until(r *Room, what string, limit time.Duration, ok func(L
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s never %s in %s", l.id, what, limit)
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond) // its own loop's pace (see above)
 	}
 }
 

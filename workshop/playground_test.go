@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 
 	"github.com/outboxlab/outboxlab/lessons"
 )
@@ -50,20 +51,17 @@ func TestAPublicPlayground(t *testing.T) {
 		t.Fatalf("learner_1's folder while connected: %v", err)
 	}
 	ana.c.CloseNow()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	type left struct {
+		Listed bool
+		Folder error
+	}
+	testrun.Awaited(t, 30*time.Second, "learner_1 left: no longer listed, its folder gone", func() left {
 		r.mu.Lock()
 		_, listed := r.learners["learner_1"]
 		r.mu.Unlock()
 		_, err := os.Stat(dir)
-		if !listed && errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("learner_1 left: still listed %v, folder %v", listed, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return left{listed, err}
+	}, func(l left) bool { return !l.Listed && errors.Is(l.Folder, os.ErrNotExist) })
 	if _, err := r.WriteReport(filepath.Join(t.TempDir(), "class")); !errors.Is(err, errNoReport) {
 		t.Errorf("a report in a room with --no-report: %v", err)
 	}

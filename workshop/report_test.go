@@ -1,6 +1,7 @@
 package workshop
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 )
 
@@ -105,17 +107,9 @@ func TestTheReportCountsTheQuizRightTheFirstTime(t *testing.T) {
 // its quiz are answered.
 func quizAnswered(t *testing.T, r *Room, id string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testrun.Awaited(t, 30*time.Second, fmt.Sprintf("%s's quiz: %d answered", id, n), func() int {
 		r.mu.Lock()
-		st := r.learners[id].state
-		r.mu.Unlock()
-		if st.QuizAnswered == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s's quiz: %d answered, never %d", id, st.QuizAnswered, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		defer r.mu.Unlock()
+		return r.learners[id].state.QuizAnswered
+	}, func(answered int) bool { return answered == n })
 }

@@ -71,7 +71,6 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 	if err := r.sparesReady(b.Context()); err != nil {
 		b.Fatal(err)
 	}
-	time.Sleep(time.Second) // the room's own goroutines settle
 	// What an earlier iteration's room left on the heap is given back to
 	// the system: the memory measured is this room's.
 	debug.FreeOSMemory()
@@ -93,7 +92,7 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 		measured.Add(1)
 		go func() {
 			defer measured.Done()
-			time.Sleep(*benchKeys - 500*time.Millisecond)
+			time.Sleep(*benchKeys - 500*time.Millisecond) // a measurement window: the host's use taken once the keys have run
 			during[1] = measureHost(b, r)
 		}()
 	})
@@ -176,7 +175,7 @@ func watchDelays(tb testing.TB, r *Room, id string, frames, screens *delays) (pr
 			// when it draws (every 100 ms), and tells no one it changed.
 			defer polling.Done()
 			gone := !strings.Contains(ansi.Strip(r.Frame(id)), hintShown)
-			for limit := at.Add(*keyLimitFlag); time.Now().Before(limit); time.Sleep(2 * time.Millisecond) {
+			for limit := at.Add(*keyLimitFlag); time.Now().Before(limit); time.Sleep(2 * time.Millisecond) { // a measurement: the frame asked every 2 ms, as fine as it is timed
 				shown := strings.Contains(ansi.Strip(r.Frame(id)), hintShown)
 				if shown && gone {
 					frames.add(time.Since(at))

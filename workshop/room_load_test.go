@@ -32,7 +32,6 @@ import (
 func TestRoomOf30(t *testing.T) {
 	n := *roomLearners
 	r := startRoom(t, Config{MaxLearners: n})
-	time.Sleep(time.Second) // the room's own goroutines settle
 	goroutinesBefore := runtime.NumGoroutine()
 	backendsBefore := clientBackends(t, r)
 	budget := maxConnections(n)

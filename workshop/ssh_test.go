@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -68,6 +69,13 @@ func startRoomStop(t testing.TB, cfg Config) (*Room, func()) {
 	if err := cfg.check(); err != nil {
 		t.Fatal(err)
 	}
+	ready, told := make(chan struct{}), cfg.Ready
+	cfg.Ready = func(ssh, http string) {
+		if told != nil {
+			told(ssh, http)
+		}
+		close(ready)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := open(ctx, cfg)
 	if err != nil {
@@ -86,6 +94,16 @@ func startRoomStop(t testing.TB, cfg Config) (*Room, func()) {
 		})
 	}
 	t.Cleanup(stop)
+	// Once the room serves, its own goroutines (the doors' listeners) are
+	// all there: a count of goroutines taken now is the room's level.
+	select {
+	case <-ready:
+	case err := <-done:
+		done <- err // for stop
+		t.Fatalf("the room ended before it served: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the room did not serve within a minute")
+	}
 	return r, stop
 }
 
@@ -156,20 +174,21 @@ func (tm *terminal) keys(ks ...string) {
 		if _, err := tm.in.Write([]byte(k)); err != nil {
 			tm.t.Fatalf("key %q: %v", k, err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // pacing: keys at a person's pace, the program's answer to one before the next
 	}
 }
 
 // waitText waits until the screen shows s.
 func (tm *terminal) waitText(s string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(tm.text(), s) {
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("screen never showed %q; it shows:\n%s", s, tail(tm.text(), 2000))
+	shown := false
+	defer func() {
+		if !shown {
+			tm.t.Logf("the screen shows:\n%s", tail(tm.text(), 2000))
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	}()
+	testrun.Eventually(tm.t, 30*time.Second, fmt.Sprintf("the screen showing %q", s), func() bool { return strings.Contains(tm.text(), s) })
+	shown = true
 }
 
 func tail(s string, n int) string {
@@ -182,6 +201,12 @@ func tail(s string, n int) string {
 // waitLearner waits until the room sees learner id as ok says.
 func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bool) LearnerView {
 	t.Helper()
+	// A loop of its own, asking every 100 ms, not testrun.Eventually's
+	// 20: the room's view of a learner sent to a lesson can say Ready
+	// before the learner's program has the lesson's simulation (keys
+	// pressed then are lost), and the tests that press keys as soon as it
+	// does rely on this pace. Asked every 20 ms, trace's step sent by
+	// SendLesson failed one run in two.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		for _, v := range r.Learners() {
@@ -192,7 +217,7 @@ func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bo
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never %s: %+v", id, what, r.Learners())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // this loop's pace (see above)
 	}
 }
 
@@ -231,7 +256,6 @@ const sqlBackendsOf = `SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 
 // again as ana and is on the second step.
 func TestLearnerResumesTheirStepAndLeavesNothing(t *testing.T) {
 	r := startRoom(t, Config{})
-	time.Sleep(time.Second)
 	before := runtimeGoroutines()
 
 	ana := connect(t, r, "ana", 120, 40, nil)
@@ -288,8 +312,10 @@ func TestTwoLearnersSeeOnlyTheirOwnDatabases(t *testing.T) {
 	peak := samplePeak(t, r, "ws_ana%")
 	ana.keys("p", "D")
 	waitLearner(t, r, "ana", "past the step", func(v LearnerView) bool { return v.Place == lessons.PlacePassed })
-	ana.keys("c") // the step's second task crashes actors: more connections come and go
-	time.Sleep(2 * time.Second)
+	// A crash of the naive actor, now (c opens the chooser, 1 naive, 1 now;
+	// c alone crashed nothing): its connection goes while the peak is taken.
+	ana.keys("c", "1", "1")
+	ana.waitText("naive died between units of work")
 	if n := peak(); n == 0 || n > ConnsPerLearner {
 		t.Errorf("ana's simulator (compare: two pipelines) peaked at %d connections; ConnsPerLearner is %d", n, ConnsPerLearner)
 	} else {
@@ -400,14 +426,17 @@ func runtimeGoroutines() int { return runtime.NumGoroutine() }
 // few of the SSH server's own may take a moment to end).
 func waitGoroutines(t testing.TB, before int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
+	back := false
+	defer func() {
+		if !back {
 			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before the learner came:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+			t.Logf("%d goroutines, %d before the learner came:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	}()
+	testrun.Eventually(t, 20*time.Second, fmt.Sprintf("the goroutines back to the %d before the learner came", before), func() bool {
+		return runtime.NumGoroutine() <= before
+	})
+	back = true
 }
 
 func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }

@@ -2,11 +2,11 @@ package workshop
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 
 	"github.com/outboxlab/outboxlab/lessons"
 )
@@ -97,13 +98,7 @@ func termText(t *testing.T, ctx context.Context) string {
 
 func waitTerm(t *testing.T, ctx context.Context, re *regexp.Regexp) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !re.MatchString(termText(t, ctx)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the page's terminal never showed %s:\n%s", re, termText(t, ctx))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testrun.Awaited(t, 60*time.Second, "the page's terminal showing "+re.String(), func() string { return termText(t, ctx) }, re.MatchString)
 }
 
 // pressKeys types into the page's terminal as a learner does.
@@ -113,7 +108,7 @@ func pressKeys(t *testing.T, ctx context.Context, keys ...string) {
 		for _, r := range k {
 			do(t, ctx, "key "+k, typeKey(r))
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // pacing: keys at a person's pace, the program's answer to one before the next
 	}
 }
 
@@ -166,17 +161,9 @@ func sameScreen(t *testing.T, ctx context.Context, r *Room, id string) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		page, room := lines(termText(t, ctx)), lines(r.Frame(id))
-		if slices.Equal(page, room) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page's terminal:\n%s\nis not the screen the room drew:\n%s", strings.Join(page, "\n"), strings.Join(room, "\n"))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	testrun.Awaited(t, 10*time.Second, "the page's terminal the screen the room drew", func() [2]string {
+		return [2]string{strings.Join(lines(termText(t, ctx)), "\n"), strings.Join(lines(r.Frame(id)), "\n")}
+	}, func(pageRoom [2]string) bool { return pageRoom[0] == pageRoom[1] })
 }
 
 // roomPage is the instructor in another tab: /room without the token is
@@ -208,38 +195,21 @@ func roomPage(t *testing.T, browserCtx context.Context, r *Room) {
 		t.Errorf("ana's line on the room's page: %q", row)
 	}
 	do(t, ctx, "watch ana", chromedp.Click(chromedp.CSS(`#learners tr[data-id="ana"]`)))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	isWatched := func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.learners["ana"].watched
+	}
+	testrun.Awaited(t, 20*time.Second, "the room's page showing ana's screen, ana watched", func() string {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll('#screen .xterm-rows > div')).map(d => d.textContent).join('\n')`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.mu.Lock()
-		watched := r.learners["ana"].watched
-		r.mu.Unlock()
-		if strings.Contains(s, "Step 2/2") && watched {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the room's page never showed ana's screen (watched %v):\n%s", watched, s)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return fmt.Sprintf("watched %v:\n%s", isWatched(), s)
+	}, func(s string) bool { return strings.HasPrefix(s, "watched true:") && strings.Contains(s, "Step 2/2") })
 	shot(t, ctx, "room-laptop")
 	cancel()
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		r.mu.Lock()
-		watched := r.learners["ana"].watched
-		r.mu.Unlock()
-		if !watched {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("ana is still watched after the room's tab closed")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testrun.Eventually(t, 10*time.Second, "ana no longer watched after the room's tab closed", func() bool { return !isWatched() })
 }
 
 // frameSize is the learner's screen as the room last drew it: its widest
@@ -274,20 +244,13 @@ func TestWebLearnerInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#name"), "ana"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "guess"),
 		chromedp.Click(chromedp.CSS("#join button")))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testrun.Awaited(t, 20*time.Second, "a wrong password: the page saying so", func() string {
 		msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('error').textContent`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if msg == "Wrong password." {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a wrong password: the page says %q", msg)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return msg
+	}, func(msg string) bool { return msg == "Wrong password." })
 	if n := len(r.Learners()); n != 0 {
 		t.Errorf("a wrong password let someone in: %+v", r.Learners())
 	}
@@ -329,18 +292,11 @@ func TestWebLearnerInChromium(t *testing.T) {
 		t.Errorf("at 1280×800: the room draws %d×%d; the page has %d rows", wide, high, rows())
 	}
 	do(t, ctx, "a smaller window", chromedp.EmulateViewport(960, 600))
-	deadline = time.Now().Add(20 * time.Second)
-	for {
+	drawn := testrun.Awaited(t, 20*time.Second, fmt.Sprintf("the room drawing smaller than %d×%d, the page's rows", wide, high), func() [3]int {
 		w, h := frameSize(r, "ana")
-		if w < wide && h < high && h == rows() {
-			t.Logf("resized: the room draws %d×%d (was %d×%d)", w, h, wide, high)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the resize the room draws %d×%d (was %d×%d); the page has %d rows", w, h, wide, high, rows())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return [3]int{w, h, rows()}
+	}, func(whr [3]int) bool { return whr[0] < wide && whr[1] < high && whr[1] == whr[2] })
+	t.Logf("resized: the room draws %d×%d (was %d×%d)", drawn[0], drawn[1], wide, high)
 
 	if err := r.SendLesson("trace", "ana"); err != nil {
 		t.Fatal(err)

@@ -22,7 +22,6 @@ func TestWebRoomOf30(t *testing.T) {
 	n := *roomLearners
 	// Every learner comes from 127.0.0.1, as a room behind a NAT does.
 	r := startRoom(t, Config{MaxLearners: n, Web: "127.0.0.1:0", WebPerAddress: n})
-	time.Sleep(time.Second)
 	goroutinesBefore := runtime.NumGoroutine()
 	backendsBefore := clientBackends(t, r)
 	rssBefore, _ := memory(t)

@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 
 	"github.com/outboxlab/outboxlab/lessons"
 )
@@ -152,20 +154,13 @@ func TestWebCopyPasteAndTheWheelInChromium(t *testing.T) {
 		mouse(input.DispatchMouseEventTypeMouseMoved, (x0+x1)/2, y, 8, input.MouseButtonLeft, 1),
 		mouse(input.DispatchMouseEventTypeMouseMoved, x1, y, 8, input.MouseButtonLeft, 1),
 		mouse(input.DispatchMouseEventTypeMouseReleased, x1, y, 8, input.MouseButtonLeft, 0))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testrun.Awaited(t, 10*time.Second, fmt.Sprintf("after selecting %q the clipboard holding it", word), func() string {
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatalf("read the clipboard: %v", err)
 		}
-		if got == word {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after selecting %q the clipboard holds %q", word, got)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return got
+	}, func(got string) bool { return got == word })
 	shot(t, ctx, "selected")
 
 	// The wheel over the timeline scrolls it, as in a terminal: the
@@ -199,24 +194,14 @@ func TestWebCopyPasteAndTheWheelInChromium(t *testing.T) {
 	}
 	scrolled := func(what string, changed func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			now := entries()
-			if changed(now) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the timeline shows\n%s\n(before the wheel:\n%s)", what, now, before)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testrun.Awaited(t, 10*time.Second, what+" (before the wheel:\n"+before+")", entries, changed)
 	}
 	do(t, ctx, "the wheel up over the timeline", wheel(-120), wheel(-120), wheel(-120))
-	scrolled("the wheel up did not scroll the timeline", func(now string) bool { return now != before })
+	scrolled("the wheel up scrolling the timeline", func(now string) bool { return now != before })
 	shot(t, ctx, "wheeled")
 	up := entries()
 	do(t, ctx, "the wheel down over the timeline", wheel(120), wheel(120), wheel(120))
-	scrolled("the wheel down did not scroll the timeline back", func(now string) bool { return now != up })
+	scrolled("the wheel down scrolling the timeline back", func(now string) bool { return now != up })
 }
 
 // TestWebOnAPhoneHeldSideways: on a phone held sideways (844×390, less
@@ -256,32 +241,20 @@ func TestWebOnAPhoneHeldSideways(t *testing.T) {
 	shot(t, ctx, "phone-landscape")
 
 	do(t, ctx, "the phone upright", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testrun.Awaited(t, 20*time.Second, "upright, the page saying to turn the phone", func() string {
 		msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('small').hidden ? "" : document.getElementById('small').textContent`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(msg, "turn your phone sideways") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("upright, the page never said to turn the phone (it says %q)", msg)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return msg
+	}, func(msg string) bool { return strings.Contains(msg, "turn your phone sideways") })
 	shot(t, ctx, "phone-upright")
 	do(t, ctx, "sideways again", chromedp.EmulateViewport(w, h, chromedp.EmulateMobile))
-	deadline = time.Now().Add(20 * time.Second)
-	for {
-		if small, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.getElementById('small').hidden`)); !small {
-			if c, h := frameSize(r, "ana"); c >= 80 && h >= 24 {
-				break
-			}
+	testrun.Eventually(t, 20*time.Second, "sideways again, the page no longer saying too small", func() bool {
+		if small, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.getElementById('small').hidden`)); small {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("sideways again, the page still says too small")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		c, h := frameSize(r, "ana")
+		return c >= 80 && h >= 24
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/outboxlab/outboxlab/badinput"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -117,19 +119,14 @@ func (wc *webClient) keys(ks ...string) {
 		if err := wc.c.Write(wc.t.Context(), websocket.MessageBinary, []byte(k)); err != nil {
 			wc.t.Fatalf("key %q: %v", k, err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // pacing: keys at a person's pace, the program's answer to one before the next
 	}
 }
 
 func (wc *webClient) waitText(s string) {
 	wc.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(wc.text(), s) {
-		if time.Now().After(deadline) {
-			wc.t.Fatalf("the page never showed %q; it shows:\n%s", s, tail(wc.text(), 2000))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testrun.Awaited(wc.t, 30*time.Second, fmt.Sprintf("the page showing %q", s), func() string { return tail(wc.text(), 2000) },
+		func(string) bool { return strings.Contains(wc.text(), s) })
 }
 
 // TestWebLearnerPassesAStepAndResumes: the page is served with its
@@ -198,17 +195,15 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	}
 
 	// The refused socket is counted out once its handler ends.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		r.web.mu.Lock()
-		n := len(r.web.byAddr)
-		r.web.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the refused WebSocket is still counted: %d addresses", n)
-		}
+	countedOut := func(what string) {
+		t.Helper()
+		testrun.Awaited(t, 10*time.Second, what+" counted out (addresses counted)", func() int {
+			r.web.mu.Lock()
+			defer r.web.mu.Unlock()
+			return len(r.web.byAddr)
+		}, func(n int) bool { return n == 0 })
 	}
+	countedOut("the refused WebSocket")
 	var held []*websocket.Conn
 	for range DefaultWebPerAddress {
 		c, _, err := dialWeb(t, r, "")
@@ -226,7 +221,7 @@ func TestWebLearnerPassesAStepAndResumes(t *testing.T) {
 	for _, c := range held {
 		c.CloseNow()
 	}
-	time.Sleep(200 * time.Millisecond) // the room counts them out
+	countedOut("the sockets closed")
 
 	start := time.Now()
 	ana := joinWeb(t, r, "ana", "s3cret", 120, 40)

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/jetstream"
 	"github.com/outboxlab/outboxlab/engine/jetstream/jstest"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -32,7 +34,7 @@ func startOn(t *testing.T, db, url, stream string) (*Deployed, error) {
 		Relays: 1, Workers: 2, AckWait: 2 * time.Second,
 		Relay: engine.RelayConfig{Lease: 2 * time.Second, PollInterval: 100 * time.Millisecond},
 		Who:   "deployed test " + db, database: db,
-		OnError: func(err error) { t.Logf("%s: %v", db, err) }})
+		OnError: testrun.BackgroundErrors(t)})
 }
 
 // Two deployments at once on one NATS cluster, each on a database of its
@@ -102,16 +104,14 @@ func twoDeployments(t *testing.T, prefix, url string) {
 	}
 	for _, d := range []*Deployed{a, b} {
 		want := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
-		deadline := time.Now().Add(30 * time.Second)
-		for pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") < want ||
-			pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") < want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d payments not all applied by both consumers in 30s", d.JS.Stream(), want)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testrun.Eventually(t, 30*time.Second, fmt.Sprintf("%s: %d payments applied by both consumers", d.JS.Stream(), want), func() bool {
+			return pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") >= want &&
+				pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") >= want
+		})
 	}
-	time.Sleep(500 * time.Millisecond) // an effect of the other's payment, if any, would land now
+	// A window for a wrong effect: one of the other deployment's payments,
+	// if either took it, would land now, and the counts below would see it.
+	time.Sleep(500 * time.Millisecond)
 	for _, d := range []*Deployed{a, b} {
 		payments := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
 		for what, sql := range map[string]string{
@@ -148,7 +148,8 @@ func twoDeployments(t *testing.T, prefix, url string) {
 // of its own and leaves OUTBOXLAB_LIVE alone.
 func TestADeploymentOfAnOlderBuildKeepsItsStream(t *testing.T) {
 	t.Parallel()
-	nats := jstest.NewSingle(t)
+	nats := jetstream.ServerOnPort(t.TempDir(), jstest.FreePort(t)) // a broker at a URL
+	t.Cleanup(nats.Stop)
 	if err := nats.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package jetstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -76,8 +77,9 @@ func TestDedupWindowPassesAndTheInboxStopsIt(t *testing.T) {
 	if res := idle(t, c); res.Outcome != engine.OutcomeIdle {
 		t.Fatalf("inside the window JetStream delivered again: %+v", res)
 	}
-	// The server forgets ids on a timer that runs at most every window (and
-	// 50ms at least): twice the window is past it.
+	// A deliberate wait, not a poll (a republish to ask would be stored):
+	// the server forgets ids on a timer that runs at most every window (and
+	// 50ms at least), and twice the window is past it.
 	time.Sleep(time.Until(published.Add(2 * window)))
 	if ack := must[PubAck](t)(b.broker.PublishAck(ctx, msg)); ack.Duplicate {
 		t.Fatalf("republish after the window: %+v, want stored", ack)
@@ -132,13 +134,14 @@ func TestCrashAroundAckRedeliveredAfterAckWait(t *testing.T) {
 			crashing := b.consumer(t, "accounting", faultAt(tc.at, engine.ErrCrash))
 			var err error
 			var pulled time.Time // before the pull that took the delivery: its AckWait runs from later
-			for deadline := time.Now().Add(2 * time.Second); err == nil && time.Now().Before(deadline); {
+			testrun.Eventually(t, 2*time.Second, fmt.Sprintf("the consumer stopped at %s", tc.at), func() bool {
 				var res engine.ConsumeResult
 				pulled = time.Now()
 				if res, err = crashing.Step(ctx); err == nil && res.Outcome != engine.OutcomeIdle {
 					t.Fatalf("handled without reaching %s: %+v", tc.at, res)
 				}
-			}
+				return err != nil
+			})
 			if !errors.Is(err, engine.ErrCrash) {
 				t.Fatalf("consumer: %v, want a crash", err)
 			}
@@ -150,16 +153,10 @@ func TestCrashAroundAckRedeliveredAfterAckWait(t *testing.T) {
 			}
 			restarted := b.consumer(t, "accounting", nil)
 			var res engine.ConsumeResult
-			for {
+			testrun.Eventually(t, 10*ackWait-time.Since(pulled), "a redelivery", func() bool {
 				res = must[engine.ConsumeResult](t)(restarted.Step(ctx))
-				if res.Outcome != engine.OutcomeIdle {
-					break
-				}
-				if time.Since(pulled) > 10*ackWait {
-					t.Fatal("no redelivery")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return res.Outcome != engine.OutcomeIdle
+			})
 			if waited := time.Since(pulled); waited < ackWait {
 				t.Errorf("redelivered %s after the pull, before AckWait %s", waited, ackWait)
 			}
@@ -188,21 +185,19 @@ func TestConcurrentRedeliveriesGiveOneEffect(t *testing.T) {
 	id := b.seed(t, 1)[0]
 	must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
 	var ds []engine.Delivery
-	deadline := time.Now().Add(20 * ackWait * copies)
-	for len(ds) < copies {
-		d, ok, err := b.broker.Receive(ctx, "accounting")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
+	testrun.Eventually(t, 20*ackWait*copies, fmt.Sprintf("%d copies handed out", copies), func() bool {
+		for len(ds) < copies {
+			d, ok, err := b.broker.Receive(ctx, "accounting")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				return false
+			}
 			ds = append(ds, d)
-			continue
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d copies, want %d", len(ds), copies)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true
+	})
 	results := make([]engine.ConsumeResult, copies)
 	errs := make([]error, copies)
 	var wg sync.WaitGroup
@@ -337,20 +332,12 @@ func TestRestartOnTheSameStoreLosesNoPublishedMessage(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for _, name := range []string{"accounting", "notifications"} {
 		c := b.consumer(t, name, nil)
-		for {
-			res := must[engine.ConsumeResult](t)(c.Step(ctx))
-			if res.Outcome != engine.OutcomeIdle {
-				continue
+		testrun.Awaited(t, time.Until(deadline), name+": none waiting or unacked in JetStream", func() [2]int {
+			for must[engine.ConsumeResult](t)(c.Step(ctx)).Outcome != engine.OutcomeIdle { // every delivery there is handled
 			}
 			waiting, unacked := b.pending(t, name)
-			if waiting == 0 && unacked == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d waiting, %d unacked after 10s", name, waiting, unacked)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return [2]int{waiting, unacked}
+		}, func(n [2]int) bool { return n == [2]int{} })
 	}
 	for _, table := range []string{"ledger_entries", "notifications"} {
 		if got := b.count(t, "SELECT count(DISTINCT message_id) FROM "+table+" WHERE message_id = ANY($1)", ids); got != n {
@@ -371,6 +358,7 @@ func TestMaxDeliverStopsRedelivery(t *testing.T) {
 	b.seed(t, 1)
 	must[engine.RelayStepResult](t)(b.relay(t, "relay-1", nil).Step(ctx))
 	var counts []int
+	// A window of six AckWaits, in which a third delivery would come.
 	end := time.Now().Add(6 * ackWait)
 	for time.Now().Before(end) {
 		d, ok, err := b.broker.Receive(ctx, "accounting")
@@ -380,7 +368,7 @@ func TestMaxDeliverStopsRedelivery(t *testing.T) {
 		if ok {
 			counts = append(counts, d.Count)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // pacing: a consumer asking every 10 ms through the window
 	}
 	if len(counts) != 2 || counts[0] != 1 || counts[1] != 2 {
 		t.Errorf("deliveries %v, want [1 2] and no more", counts)
@@ -409,9 +397,10 @@ func TestBatchPublishAndBatchAck(t *testing.T) {
 	c := engine.NewConsumer(engine.ConsumerConfig{Name: "accounting", Connect: b.connect, Subscriber: b.broker, Clock: b.clock, BatchSize: 10})
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	var results []engine.ConsumeResult
-	for deadline := time.Now().Add(2 * time.Second); len(results) < 5 && time.Now().Before(deadline); {
+	testrun.Eventually(t, 2*time.Second, "5 results", func() bool {
 		results = append(results, must[[]engine.ConsumeResult](t)(c.StepBatch(ctx))...)
-	}
+		return len(results) >= 5
+	})
 	if len(results) != 5 {
 		t.Fatalf("%d results, want 5", len(results))
 	}

@@ -2,11 +2,13 @@ package jetstream
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // With PurgeAcked the stream has limits retention, and the broker removes
@@ -103,15 +105,10 @@ func TestPurgeAckedTakesOverAnInterestStreamKeepingWhatIsOwed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testrun.Awaited(t, 5*time.Second, "both acked all: the stream holds none (first 6)", func() string {
 		st := streamInfo(t, b.nc, br.Stream()).State
-		if st.Msgs == 0 && st.FirstSeq == 6 {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("both acked all: 5 s later the stream holds %d (first %d), want none", st.Msgs, st.FirstSeq)
-		}
-	}
+		return fmt.Sprintf("%d messages, first %d", st.Msgs, st.FirstSeq)
+	}, func(s string) bool { return s == "0 messages, first 6" })
 }
 
 // Acks that came before a crash and were not purged yet go at the next

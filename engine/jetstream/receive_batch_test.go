@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 // A batch consumer takes what JetStream holds with one pull of its batch
@@ -85,14 +86,10 @@ func TestBatchFetchLosesAndReordersNothing(t *testing.T) {
 	if more := must[[]engine.ConsumeResult](t)(c.StepBatch(ctx)); len(more) != 0 {
 		t.Errorf("a second step handed out %d more", len(more))
 	}
-	waiting, unacked := b.pending(t, "accounting")
-	for deadline := time.Now().Add(time.Second); (waiting != 0 || unacked != 0) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		waiting, unacked = b.pending(t, "accounting")
-	}
-	if waiting != 0 || unacked != 0 {
-		t.Errorf("after the batch: %d waiting, %d unacked in JetStream", waiting, unacked)
-	}
+	testrun.Awaited(t, time.Second, "after the batch, none waiting or unacked in JetStream", func() [2]int {
+		waiting, unacked := b.pending(t, "accounting")
+		return [2]int{waiting, unacked}
+	}, func(n [2]int) bool { return n == [2]int{} })
 }
 
 // A hand-out that fails (the broker.delivered hook: a crash there) stops a
@@ -124,19 +121,21 @@ func TestReceiveBatchStopsAtAFailedHandOut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	var again engine.Delivery
+	testrun.Eventually(t, 3*time.Second, "the failed hand-out handed out again after AckWait", func() bool {
 		ds, err = b.broker.ReceiveBatch(ctx, "accounting", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range ds {
 			if d.ID == ids[2] {
-				if d.Count != 2 {
-					t.Errorf("the failed hand-out came back as delivery %d, want 2", d.Count)
-				}
-				return
+				again = d
+				return true
 			}
 		}
+		return false
+	})
+	if again.Count != 2 {
+		t.Errorf("the failed hand-out came back as delivery %d, want 2", again.Count)
 	}
-	t.Error("the failed hand-out was not handed out again after AckWait")
 }

@@ -20,7 +20,8 @@ var ErrServerStopped = errors.New("embedded JetStream server is stopped")
 // connection. Its file store lives in a directory the caller owns, so Stop
 // and Start again keep every stream and consumer, and what they hold.
 type Server struct {
-	dir string
+	dir  string
+	port int // a loopback port it also listens on (ServerOnPort); 0 none
 
 	mu sync.Mutex
 	ns *server.Server // nil while stopped
@@ -34,6 +35,21 @@ func StartServer(dir string) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// ServerOnPort is a server that also listens on 127.0.0.1:port, storing
+// under dir, not started (Start starts it): a broker at a URL (URL) that
+// goes away and comes back on the same port and store, as an operator's
+// restart does.
+func ServerOnPort(dir string, port int) *Server { return &Server{dir: dir, port: port} }
+
+// URL is where a ServerOnPort listens, whether it runs or not; "" for an
+// embedded server, which listens nowhere.
+func (s *Server) URL() string {
+	if s.port == 0 {
+		return ""
+	}
+	return fmt.Sprintf("nats://127.0.0.1:%d", s.port)
 }
 
 // Dir is the store directory.
@@ -59,6 +75,9 @@ func (s *Server) Start() error {
 		// cut, not only a restart (the default syncs every two minutes).
 		SyncAlways: true,
 	}
+	if s.port != 0 {
+		opts.DontListen, opts.Host, opts.Port = false, "127.0.0.1", s.port
+	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return fmt.Errorf("embedded JetStream in %s: %w", s.dir, err)
@@ -66,7 +85,7 @@ func (s *Server) Start() error {
 	ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
 		ns.Shutdown()
-		return fmt.Errorf("embedded JetStream in %s: not ready after 10s", s.dir)
+		return fmt.Errorf("embedded JetStream in %s: not ready after 10s (a port taken meanwhile?)", s.dir)
 	}
 	s.ns = ns
 	return nil

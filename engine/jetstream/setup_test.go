@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/engine/enginetest"
+	"github.com/outboxlab/outboxlab/engine/vclock"
+	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 )
 
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 type bundle struct {
 	pool    *pgxpool.Pool
 	connect engine.Connect
-	clock   *enginetest.Clock
+	clock   *vclock.Clock
 	server  *Server
 	nc      *nats.Conn
 	broker  *Broker
@@ -133,13 +135,7 @@ func faultAt(cp engine.Checkpoint, err error) engine.Hook {
 // connected waits until nc is connected again (after a Start).
 func connected(t testing.TB, nc *nats.Conn) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !nc.IsConnected() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not reconnected in 5s: %v", nc.Status())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testrun.Awaited(t, 5*time.Second, "reconnected", nc.Status, func(nats.Status) bool { return nc.IsConnected() })
 }
 
 func must[T any](t testing.TB) func(T, error) T {
@@ -157,17 +153,15 @@ func must[T any](t testing.TB) func(T, error) T {
 // later, so a pull right after the ack may still find nothing.
 func next(t testing.TB, c *engine.Consumer) engine.ConsumeResult {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		res, err := c.Step(context.Background())
-		if err != nil {
+	var res engine.ConsumeResult
+	testrun.Eventually(t, 2*time.Second, "a delivery handled", func() bool {
+		var err error
+		if res, err = c.Step(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if res.Outcome != engine.OutcomeIdle || time.Now().After(deadline) {
-			return res
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return res.Outcome != engine.OutcomeIdle
+	})
+	return res
 }
 
 // idle says that c finds nothing for a while (200 ms): what was dropped
@@ -183,6 +177,6 @@ func idle(t testing.TB, c *engine.Consumer) engine.ConsumeResult {
 		if res.Outcome != engine.OutcomeIdle || time.Now().After(end) {
 			return res
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // pacing: a consumer asking every 10 ms through the window
 	}
 }

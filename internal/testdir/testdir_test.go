@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/outboxlab/outboxlab/internal/testrun"
 )
 
 func TestMakeIsUnderTheRootAndSearchable(t *testing.T) {
@@ -92,13 +94,12 @@ func TestSweepTakesOnlyWhatDeadRunsLeft(t *testing.T) {
 			t.Errorf("%s was swept: %v", keep, err)
 		}
 	}
-	for deadline := time.Now().Add(5 * time.Second); alive(serverPid) && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(serverPid) {
-		t.Errorf("the server %d left in the dead run's directory still runs", serverPid)
-		_ = syscall.Kill(serverPid, syscall.SIGKILL)
-	}
+	defer func() {
+		if alive(serverPid) { // the wait below failed: end it here
+			_ = syscall.Kill(serverPid, syscall.SIGKILL)
+		}
+	}()
+	testrun.Eventually(t, 5*time.Second, fmt.Sprintf("the server %d left in the dead run's directory ended", serverPid), func() bool { return !alive(serverPid) })
 }
 
 const sweepChildEnv = "OUTBOXLAB_TESTDIR_SWEEP_CHILD"
@@ -128,5 +129,5 @@ func TestSweepChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println(dir, server.Process.Pid)
-	time.Sleep(time.Minute)
+	time.Sleep(time.Minute) // deliberate: the dead run waits here to be killed
 }

@@ -4,6 +4,7 @@ package testrun
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -20,13 +21,12 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 func gone(t *testing.T, what string, pids ...int) {
 	t.Helper()
 	for _, pid := range pids {
-		for deadline := time.Now().Add(5 * time.Second); alive(pid) && !zombie(pid) && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(pid) && !zombie(pid) {
-			t.Errorf("%s: process %d still runs", what, pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+		defer func() {
+			if alive(pid) && !zombie(pid) { // the wait below failed: end it here
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}()
+		Eventually(t, 5*time.Second, fmt.Sprintf("%s: process %d gone", what, pid), func() bool { return !alive(pid) || zombie(pid) })
 	}
 }
 
@@ -119,5 +119,5 @@ func TestKilledRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString(strconv.Itoa(cmd.Process.Pid) + "\n")
-	time.Sleep(time.Minute)
+	time.Sleep(time.Minute) // deliberate: the run waits here to be killed
 }

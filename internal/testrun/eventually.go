@@ -20,3 +20,20 @@ func Eventually(tb testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Awaited is Eventually for a value read afresh at each ask: it returns
+// the value that held, and when the wait fails the failure shows the
+// last one read (what a deadline loop's own message printed).
+func Awaited[T any](tb testing.TB, d time.Duration, what string, read func() T, holds func(T) bool) T {
+	tb.Helper()
+	var last T
+	held := false
+	defer func() {
+		if !held {
+			tb.Logf("%s: the last read: %+v", what, last)
+		}
+	}()
+	Eventually(tb, d, what, func() bool { last = read(); return holds(last) })
+	held = true
+	return last
+}

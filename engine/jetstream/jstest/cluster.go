@@ -60,7 +60,7 @@ func startCluster(t testing.TB, n int, options []Option) (*Cluster, error) {
 	c := &Cluster{Name: "outboxlab-test"}
 	routePorts := make([]int, n)
 	for i := range routePorts {
-		routePorts[i] = freePort(t)
+		routePorts[i] = FreePort(t)
 	}
 	var routes []string
 	for _, p := range routePorts {
@@ -167,13 +167,13 @@ func (c *Cluster) Shutdown() {
 	}
 }
 
-// freePort is a port nobody listens on, for a server a test starts on it
+// FreePort is a port nobody listens on, for a server a test starts on it
 // later (a broker away until the test brings it up, a cluster's routes).
 // It is picked below the system's ephemeral ports, where it can be taken
 // meanwhile only by another explicit pick: a port from port 0 is an
 // ephemeral one, and the source port of any of the thousands of
 // connections the tests open could take it before the server does.
-func freePort(t testing.TB) int {
+func FreePort(t testing.TB) int {
 	t.Helper()
 	if lo := ephemeralLow(); lo > lowestPick {
 		for range 100 {
@@ -192,7 +192,7 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// lowestPick is the lowest port freePort picks: above the ports services
+// lowestPick is the lowest port FreePort picks: above the ports services
 // usually take.
 const lowestPick = 10000
 

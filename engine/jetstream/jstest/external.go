@@ -72,11 +72,11 @@ func (c *ExternalCluster) start(t testing.TB, bin string, n int) error {
 	routePorts := make([]int, n)
 	var routes []string
 	for i := range routePorts {
-		routePorts[i] = freePort(t)
+		routePorts[i] = FreePort(t)
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", routePorts[i]))
 	}
 	for i := range n {
-		port := freePort(t)
+		port := FreePort(t)
 		cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", fmt.Sprint(port), "-js", "-sd", t.TempDir(),
 			"--server_name", fmt.Sprintf("x%d", i+1), "--cluster_name", c.Name,
 			"--cluster", routes[i], "--routes", strings.Join(routes, ","))

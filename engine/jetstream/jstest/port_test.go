@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// A port freePort gives is free and, where the system says its ephemeral
+// A port FreePort gives is free and, where the system says its ephemeral
 // range, below it: no connection a test opens meanwhile takes it as its
 // source port.
 func TestFreePortIsBelowTheEphemeralPorts(t *testing.T) {
 	lo := ephemeralLow()
 	for range 20 {
-		p := freePort(t)
+		p := FreePort(t)
 		if lo > lowestPick && (p < lowestPick || p >= lo) {
 			t.Fatalf("port %d: want one in [%d, %d)", p, lowestPick, lo)
 		}

@@ -1,6 +1,6 @@
 //go:build race
 
-package deploy
+package telemetrytest
 
 // raceDetector: the race detector slows the code it instruments from 2 to
 // 20 times (its documentation), so a timed bound is scaled under it; the
