@@ -201,24 +201,17 @@ func tail(s string, n int) string {
 // waitLearner waits until the room sees learner id as ok says.
 func waitLearner(t *testing.T, r *Room, id, what string, ok func(LearnerView) bool) LearnerView {
 	t.Helper()
-	// A loop of its own, asking every 100 ms, not testrun.Eventually's
-	// 20: the room's view of a learner sent to a lesson can say Ready
-	// before the learner's program has the lesson's simulation (keys
-	// pressed then are lost), and the tests that press keys as soon as it
-	// does rely on this pace. Asked every 20 ms, trace's step sent by
-	// SendLesson failed one run in two.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		for _, v := range r.Learners() {
+	var found LearnerView
+	testrun.Awaited(t, 60*time.Second, id+" "+what, r.Learners, func(vs []LearnerView) bool {
+		for _, v := range vs {
 			if v.ID == id && ok(v) {
-				return v
+				found = v
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never %s: %+v", id, what, r.Learners())
-		}
-		time.Sleep(100 * time.Millisecond) // this loop's pace (see above)
-	}
+		return false
+	})
+	return found
 }
 
 // waitGone waits until the learner's session and its cleanup are over.
