@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
@@ -26,23 +25,21 @@ func TestSimulatorBesideAnotherOutboxlab(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.bootDone = make(chan struct{})
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64)}
+	d := newDriverFor(t, m)
 	closed := false
 	t.Cleanup(func() {
 		if !closed {
-			_ = d.m.Close()
+			_ = d.M.Close()
 		}
 	})
-	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
-	d.exec(d.m.Init())
 	d.waitFor("the simulation", func(m Model) bool { return m.sim != nil })
 	d.settle()
 
 	own := fmt.Sprintf("%s%d", DefaultDBPrefix, os.Getpid())
-	if d.m.opts.DBPrefix != own {
-		t.Fatalf("databases named %s_*, want %s_* beside the owner's tui_*", d.m.opts.DBPrefix, own)
+	if d.M.opts.DBPrefix != own {
+		t.Fatalf("databases named %s_*, want %s_* beside the owner's tui_*", d.M.opts.DBPrefix, own)
 	}
-	if psql := strings.Join(d.m.psqlCommands(), "\n"); !strings.Contains(psql, " "+own+"_") {
+	if psql := strings.Join(d.M.psqlCommands(), "\n"); !strings.Contains(psql, " "+own+"_") {
 		t.Errorf("psql commands name other databases than %s_*:\n%s", own, psql)
 	}
 	conn, err := pgx.Connect(ctx, owner.URL())
@@ -58,11 +55,11 @@ func TestSimulatorBesideAnotherOutboxlab(t *testing.T) {
 		}
 		return n
 	}
-	if n := count(); n != len(d.m.settings.Pipelines()) {
-		t.Errorf("%d databases %s_* while the simulator runs, want one a pipeline (%v)", n, own, d.m.settings.Pipelines())
+	if n := count(); n != len(d.M.settings.Pipelines()) {
+		t.Errorf("%d databases %s_* while the simulator runs, want one a pipeline (%v)", n, own, d.M.settings.Pipelines())
 	}
 	closed = true
-	if err := d.m.Close(); err != nil {
+	if err := d.M.Close(); err != nil {
 		t.Fatalf("quit: %v", err)
 	}
 	if n := count(); n != 0 {

@@ -20,12 +20,12 @@ func TestTheFullHelpSaysWhichBrokerRuns(t *testing.T) {
 	} {
 		t.Run(lang, func(t *testing.T) {
 			d := newDriver(t, Options{Lang: lang})
-			d.handle(tea.WindowSizeMsg{Width: 80, Height: 30})
-			if strings.Contains(panetest.Plain(d.m.render()), want[0]) {
+			d.Handle(tea.WindowSizeMsg{Width: 80, Height: 30})
+			if strings.Contains(panetest.Plain(d.M.render()), want[0]) {
 				t.Fatalf("the broker is said before ? is pressed")
 			}
 			d.press("?")
-			screen := panetest.Plain(d.m.render())
+			screen := panetest.Plain(d.M.render())
 			for _, w := range want {
 				if !strings.Contains(screen, w) {
 					t.Errorf("the full help does not say %q:\n%s", w, screen)

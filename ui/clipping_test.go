@@ -45,16 +45,16 @@ func clippedOnScreen(d *driver, where string) []string {
 	d.t.Helper()
 	var out []string
 	for _, size := range clipSizes {
-		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		d.Handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
 		at := fmt.Sprintf("%s at %d×%d", where, size[0], size[1])
-		screen := strings.Split(panetest.Plain(d.m.render()), "\n")
-		lay := d.m.layout()
-		l := d.m.lesson
+		screen := strings.Split(panetest.Plain(d.M.render()), "\n")
+		lay := d.M.layout()
+		l := d.M.lesson
 		if l.Lesson() != nil && l.OnStep() {
 			var named []string // as the header says them, in the screen's language
 			for _, c := range l.Named() {
-				named = append(named, d.m.st.Words.Column(c))
+				named = append(named, d.M.st.Words.Column(c))
 			}
 			out = append(out, clippedColumns(screen, lay, named, at)...)
 		}
@@ -88,7 +88,7 @@ func clippedOnScreen(d *driver, where string) []string {
 			}
 		}
 	}
-	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.Handle(tea.WindowSizeMsg{Width: 120, Height: 40})
 	d.settle()
 	return out
 }

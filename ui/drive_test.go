@@ -10,25 +10,30 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/jackc/pgx/v5"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// driver plays the part of the Bubble Tea runtime for a test: it runs each
-// command on its own goroutine, as the runtime does, and feeds the messages
-// back to Update one at a time.
+// driver is the Bubble Tea runtime for a test (teadrive's) with what the
+// simulator's tests add: a pipeline's database for what psql shows, and
+// waits for the model to settle.
 type driver struct {
-	t    *testing.T
-	m    Model
-	msgs chan tea.Msg
-	quit bool
+	*teadrive.Driver[Model]
+	t *testing.T
 	// url is a pipeline's database ("outbox", "naive"), for what psql shows.
 	url func(pipeline string) string
-	// started counts the commands run: a key that started none has
-	// nothing of its own to wait for (press).
-	started int
+}
+
+// newDriverFor drives m, opened at 120×40. A whole frame is drawn for
+// each of the thousands of messages a test handles: the screens are not
+// kept.
+func newDriverFor(t *testing.T, m Model) *driver {
+	d := &driver{Driver: teadrive.New(t, m, 120, 40), t: t}
+	d.Forget()
+	return d
 }
 
 var prefixes atomic.Int64
@@ -48,44 +53,15 @@ func newDriverOn(t *testing.T, srv *pg.Server, opts Options) *driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64),
-		url: func(pipeline string) string { return srv.DatabaseURL(ns.Database(pipeline)) }}
+	d := newDriverFor(t, m)
+	d.url = func(pipeline string) string { return srv.DatabaseURL(ns.Database(pipeline)) }
 	t.Cleanup(func() {
-		_ = d.m.Close()
+		_ = d.M.Close()
 		_ = ns.DropAll(context.Background(), srv)
 	})
-	d.handle(tea.WindowSizeMsg{Width: 120, Height: 40})
-	d.exec(m.Init())
 	d.waitFor("the simulation", func(m Model) bool { return m.sim != nil })
 	d.settle()
 	return d
-}
-
-func (d *driver) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	d.started++
-	go func() {
-		if msg := cmd(); msg != nil {
-			d.msgs <- msg
-		}
-	}()
-}
-
-func (d *driver) handle(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			d.exec(c)
-		}
-	case tea.QuitMsg:
-		d.quit = true
-	default:
-		next, cmd := d.m.Update(msg)
-		d.m = next.(Model)
-		d.exec(cmd)
-	}
 }
 
 // waitFor handles messages until cond holds.
@@ -98,15 +74,7 @@ func (d *driver) waitFor(what string, cond func(Model) bool) {
 // 200 schedules for longer than a step takes.
 func (d *driver) waitWithin(limit time.Duration, what string, cond func(Model) bool) {
 	d.t.Helper()
-	deadline := time.After(limit)
-	for !cond(d.m) {
-		select {
-		case msg := <-d.msgs:
-			d.handle(msg)
-		case <-deadline:
-			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, panetest.Plain(d.m.render()))
-		}
-	}
+	d.Until(limit, what, cond)
 }
 
 // quiet says the model has nothing under way: no operation, none queued, no
@@ -121,10 +89,7 @@ func (d *driver) settle() {
 	d.t.Helper()
 	for {
 		d.waitFor("idle", quiet)
-		select {
-		case msg := <-d.msgs:
-			d.handle(msg)
-		case <-time.After(80 * time.Millisecond):
+		if !d.HandleNext(80 * time.Millisecond) {
 			return
 		}
 	}
@@ -138,9 +103,9 @@ func (d *driver) settle() {
 func (d *driver) press(keys ...string) {
 	d.t.Helper()
 	for _, k := range keys {
-		before := d.started
-		d.handle(panetest.KeyPress(k))
-		if d.started == before && quiet(d.m) && len(d.msgs) == 0 {
+		before := d.Started()
+		d.Handle(teadrive.KeyPress(k))
+		if d.Started() == before && quiet(d.M) && d.Pending() == 0 {
 			continue
 		}
 		d.settle()
@@ -148,7 +113,7 @@ func (d *driver) press(keys ...string) {
 }
 
 func (d *driver) oracle(kind string) sim.Oracle {
-	for _, o := range d.m.guarantees.Oracles() {
+	for _, o := range d.M.guarantees.Oracles() {
 		if o.Pipeline == kind {
 			return o
 		}
@@ -157,7 +122,7 @@ func (d *driver) oracle(kind string) sim.Oracle {
 	return sim.Oracle{}
 }
 
-func (d *driver) screen() string { return panetest.Plain(d.m.render()) }
+func (d *driver) screen() string { return panetest.Plain(d.M.render()) }
 
 // TestDriveCrashAfterPublish plays the crash-after-publish scene with n, as
 // a learner would, and checks what the screen shows against the scene's
@@ -168,13 +133,13 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 	if !strings.Contains(d.screen(), "crash-after-publish") {
 		t.Fatalf("status bar lacks the scene:\n%s", d.screen())
 	}
-	for i := 0; d.m.pos.Script < len(d.m.scene.Steps) || d.m.pos.Run != ""; i++ {
+	for i := 0; d.M.pos.Script < len(d.M.scene.Steps) || d.M.pos.Run != ""; i++ {
 		if i > 500 {
 			t.Fatalf("script not done after 500 steps:\n%s", d.screen())
 		}
 		d.press("n")
-		if d.m.err != nil {
-			t.Fatalf("step %d: %v", i, d.m.err)
+		if d.M.err != nil {
+			t.Fatalf("step %d: %v", i, d.M.err)
 		}
 	}
 	o := d.oracle("outbox")
@@ -199,7 +164,7 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 		t.Errorf("screen lacks %q:\n%s", want, scr)
 	}
 	crashed := false
-	for _, e := range d.m.timeline.Entries() {
+	for _, e := range d.M.timeline.Entries() {
 		crashed = crashed || e.Kind == "crash" && e.Checkpoint == "relay.published"
 	}
 	if !crashed {
@@ -210,8 +175,8 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
-	if d.m.timeline.Total() == 0 || len(d.m.tables.Table().Rows) == 0 {
-		t.Errorf("timeline %d entries, table %d rows", d.m.timeline.Total(), len(d.m.tables.Table().Rows))
+	if d.M.timeline.Total() == 0 || len(d.M.tables.Table().Rows) == 0 {
+		t.Errorf("timeline %d entries, table %d rows", d.M.timeline.Total(), len(d.M.tables.Table().Rows))
 	}
 
 	// Again by hand: a payment, relay-1 armed to crash at relay.published,
@@ -236,22 +201,22 @@ func TestDriveCrashAfterPublish(t *testing.T) {
 
 	// Tables: the outbox, scrolled by key and by wheel, rows changed by the
 	// last step highlighted.
-	if d.m.tables.Table().Name != "outbox_messages" || d.m.tables.Table().Total != 2 {
-		t.Errorf("tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
+	if d.M.tables.Table().Name != "outbox_messages" || d.M.tables.Table().Total != 2 {
+		t.Errorf("tables pane shows %s with %d rows", d.M.tables.Table().Name, d.M.tables.Table().Total)
 	}
 	d.press("right")
-	if d.m.tables.Table().Name != "inbox_messages" || d.m.tables.Table().Total != 4 {
-		t.Errorf("after →, tables pane shows %s with %d rows", d.m.tables.Table().Name, d.m.tables.Table().Total)
+	if d.M.tables.Table().Name != "inbox_messages" || d.M.tables.Table().Total != 4 {
+		t.Errorf("after →, tables pane shows %s with %d rows", d.M.tables.Table().Name, d.M.tables.Table().Total)
 	}
-	d.handle(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
+	d.Handle(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
 	d.settle()
 
 	// Reset: a fresh simulation, empty tables.
 	d.press("r")
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
 	d.settle()
-	if o := d.oracle("outbox"); o.Payments != 0 || d.m.pos.Script != 0 {
-		t.Errorf("after reset: payments %d, script at %d", o.Payments, d.m.pos.Script)
+	if o := d.oracle("outbox"); o.Payments != 0 || d.M.pos.Script != 0 {
+		t.Errorf("after reset: payments %d, script at %d", o.Payments, d.M.pos.Script)
 	}
 }
 
@@ -262,11 +227,11 @@ func stepUntilQuiet(d *driver) {
 			d.t.Fatalf("still moving after 300 steps:\n%s", d.screen())
 		}
 		d.press("n")
-		if d.m.run.saysStuck() { // nothing moved: the notice says what would
+		if d.M.run.saysStuck() { // nothing moved: the notice says what would
 			return
 		}
-		if d.m.err != nil {
-			d.t.Fatalf("step: %v", d.m.err)
+		if d.M.err != nil {
+			d.t.Fatalf("step: %v", d.M.err)
 		}
 	}
 }
@@ -277,15 +242,15 @@ func TestDriveComparePlay(t *testing.T) {
 	t.Parallel()
 	d := newDriver(t, Options{Scene: "dual-write-crash"})
 	for range len(speeds) {
-		d.handle(panetest.KeyPress("+"))
+		d.Handle(teadrive.KeyPress("+"))
 	}
-	d.handle(panetest.KeyPress("space"))
+	d.Handle(teadrive.KeyPress("space"))
 	d.waitFor("the scene to play out", func(m Model) bool {
 		return !m.run.playing && !m.run.busy && m.pos.Script >= len(m.scene.Steps) && m.pos.Run == ""
 	})
 	d.settle()
-	if d.m.err != nil {
-		t.Fatal(d.m.err)
+	if d.M.err != nil {
+		t.Fatal(d.M.err)
 	}
 	if n := d.oracle("naive"); n.LostEvents != 1 {
 		t.Errorf("naive lost events %d, want 1", n.LostEvents)

@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/outboxlab/outboxlab/catalog"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -538,7 +539,7 @@ func (f *frameScan) scanTour(m Model, lang, where string, all bool) {
 	for _, keys := range tourKeys(m, all) {
 		mm := m
 		for _, k := range keys {
-			next, _ := mm.Update(panetest.KeyPress(k))
+			next, _ := mm.Update(teadrive.KeyPress(k))
 			mm = next.(Model)
 		}
 		at := where + " [" + strings.Join(keys, " ") + "]"
@@ -559,7 +560,7 @@ func TestFrameScanFreeSimulator(t *testing.T) {
 		m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
 		m.updateKeys()
 		scan.scanTour(m, lang, lang+"/free", true)
-		mm := send(t, m, panetest.KeyPress("/"))
+		mm := send(t, m, teadrive.KeyPress("/"))
 		scan.scanModel(mm, lang, lang+"/free [/]")
 		// Compare mode, and its view (v).
 		c := fixtureModelIn(t, 120, 40, "compare", 3, lang)

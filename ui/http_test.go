@@ -34,9 +34,9 @@ func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.m.http = e
-	e.Simulating(d.m.sim, d.m.srv, d.m.opts.DBPrefix)
-	e.Serve(func(r simhttp.Request) { d.msgs <- httpRequestMsg(r) }, nil)
+	d.M.http = e
+	e.Simulating(d.M.sim, d.M.srv, d.M.opts.DBPrefix)
+	e.Serve(func(r simhttp.Request) { d.Send(httpRequestMsg(r)) }, nil)
 	t.Cleanup(e.Close)
 	base := "http://" + e.Addr
 
@@ -71,7 +71,7 @@ func TestHTTPRequestsAreTheAPIActorsWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path, err := keyPath(sc.Steps[0], d.m.actors, d.m.settings)
+		path, err := keyPath(sc.Steps[0], d.M.actors, d.M.settings)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -144,102 +144,102 @@ func playLessonByKeys(t *testing.T, srv *pg.Server, lang string, l *lessons.Less
 			d.press(keys...)
 		}
 		press("+", "+", "+") // the fastest autoplay: 16 steps a second
-		for i, step := range d.m.lesson.Lesson().Steps {
-			if d.m.lesson.Step() != i {
-				t.Fatalf("on step %d, want %d", d.m.lesson.Step()+1, i+1)
+		for i, step := range d.M.lesson.Lesson().Steps {
+			if d.M.lesson.Step() != i {
+				t.Fatalf("on step %d, want %d", d.M.lesson.Step()+1, i+1)
 			}
 			press("h")
 			where := fmt.Sprintf("%s/%s step %d", lang, l.Name, i+1)
 			clips.add(clippedOnScreen(d, where+" (hint)")...)
-			clips.scan.scanTour(d.m, lang, where+" (hint)", i == 0)
+			clips.scan.scanTour(d.M, lang, where+" (hint)", i == 0)
 			if step.Chaos > 0 {
 				// The task is a chaos run: X, the hint says so; the
 				// table is read in the learner's language.
-				if !strings.Contains(d.m.lesson.KeyHint(), "X") {
-					t.Errorf("step %d: the hint does not show X: %s", i+1, d.m.lesson.KeyHint())
+				if !strings.Contains(d.M.lesson.KeyHint(), "X") {
+					t.Errorf("step %d: the hint does not show X: %s", i+1, d.M.lesson.KeyHint())
 				}
-				if foot := panetest.Plain(d.m.helpView()); !strings.HasPrefix(foot, "X ") {
+				if foot := panetest.Plain(d.M.helpView()); !strings.HasPrefix(foot, "X ") {
 					t.Errorf("step %d: the key line does not begin with X: %s", i+1, foot)
 				}
 				press("p") // an action first: the hint keeps its X
 				d.settle()
-				if !strings.Contains(d.m.lesson.KeyHint(), "X") {
-					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.m.lesson.KeyHint())
+				if !strings.Contains(d.M.lesson.KeyHint(), "X") {
+					t.Errorf("step %d: after an action the hint lost its X: %q", i+1, d.M.lesson.KeyHint())
 				}
 				press("X")
 				d.waitWithin(10*time.Minute, "the chaos run", func(m Model) bool { return !m.chaos.Running() })
-				if err := d.m.chaos.Err(); err != nil {
+				if err := d.M.chaos.Err(); err != nil {
 					t.Fatalf("step %d: chaos run: %v", i+1, err)
 				}
 				d.settle()
-				table := panetest.Plain(d.m.render())
+				table := panetest.Plain(d.M.render())
 				want := map[string]string{"en": "naive write: lost events in", "es": "escritura ingenua: perdió eventos en"}[lang]
 				if !strings.Contains(table, want) || !strings.Contains(table, "200/200") {
 					t.Errorf("step %d: the chaos table does not show %q and 200/200:\n%s", i+1, want, table)
 				}
-				clips.scan.scanModel(d.m, lang, where+" (chaos result)")
+				clips.scan.scanModel(d.M, lang, where+" (chaos result)")
 				press("esc")
 			}
 			for _, st := range step.Solution {
-				keys, err := keyPath(st, d.m.actors, d.m.settings)
+				keys, err := keyPath(st, d.M.actors, d.M.settings)
 				if err != nil {
 					t.Fatalf("step %d: %v", i+1, err)
 				}
-				if shown := "`" + strings.Join(keyNames(d.m.st.Words, keys), " ") + "` " + sayStep(d.m.st.Words, st); !strings.Contains(strings.ReplaceAll(d.m.lesson.KeyHint(), "\u00a0", " "), shown) {
-					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.m.lesson.KeyHint())
+				if shown := "`" + strings.Join(keyNames(d.M.st.Words, keys), " ") + "` " + sayStep(d.M.st.Words, st); !strings.Contains(strings.ReplaceAll(d.M.lesson.KeyHint(), "\u00a0", " "), shown) {
+					t.Errorf("step %d: the hint does not show %q: %s", i+1, shown, d.M.lesson.KeyHint())
 				}
 				press(keys...)
 				if keys[0] == "space" {
 					d.waitFor("the run to end", func(m Model) bool { return !m.run.playing && m.run.idle() })
 					d.settle()
 				}
-				if d.m.err != nil {
-					t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.m.err)
+				if d.M.err != nil {
+					t.Fatalf("step %d, %s (%s): %v", i+1, st, strings.Join(keys, " "), d.M.err)
 				}
-				if d.m.lesson.Dead() != nil {
+				if d.M.lesson.Dead() != nil {
 					// The solution passes the step: nothing on its way may
 					// be called out of reach.
-					t.Errorf("step %d, after %s: said unpassable by %q", i+1, st, d.m.lesson.Dead().Source)
+					t.Errorf("step %d, after %s: said unpassable by %q", i+1, st, d.M.lesson.Dead().Source)
 				}
 			}
 			d.waitFor("the step to pass", func(m Model) bool {
 				return m.lesson.Place() == lessons.PlacePassed || m.lesson.Place() == lessons.PlaceStep && m.lesson.Checked() && !m.run.busy
 			})
 			d.settle()
-			if d.m.lesson.Place() != lessons.PlacePassed {
+			if d.M.lesson.Place() != lessons.PlacePassed {
 				t.Fatalf("step %d did not pass by keys:\n%s", i+1, d.screen())
 			}
 			clips.add(clippedOnScreen(d, where+" (passed)")...)
-			clips.scan.scanAt(d.m, lang, where+" (passed)", scanEnds(i == 0))
+			clips.scan.scanAt(d.M, lang, where+" (passed)", scanEnds(i == 0))
 			press("enter")
-			if step := d.m.lesson.Current(); step != nil && step.Fresh {
+			if step := d.M.lesson.Current(); step != nil && step.Fresh {
 				d.waitFor("the fresh simulation", func(m Model) bool { return m.sim != nil })
 				d.settle()
 			}
 		}
-		for _, q := range d.m.lesson.Lesson().Quiz {
+		for _, q := range d.M.lesson.Lesson().Quiz {
 			press(string(rune('1'+q.Answer())), "enter", "enter")
 		}
-		if d.m.lesson.Place() != lessons.PlaceDone {
+		if d.M.lesson.Place() != lessons.PlaceDone {
 			t.Fatalf("the quiz did not end the lesson:\n%s", d.screen())
 		}
 		clips.add(clippedOnScreen(d, lang+"/"+l.Name+" (done)")...)
-		clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (done)")
-		if d.m.timeline.Total() > 0 {
+		clips.scan.scanModel(d.M, lang, lang+"/"+l.Name+" (done)")
+		if d.M.timeline.Total() > 0 {
 			// One message's story, from the timeline, once the lesson is
 			// done (the story stops a run: opened earlier it would change
 			// the step).
-			d.m.focus = focusTimeline
-			d.m.setFocus()
+			d.M.focus = focusTimeline
+			d.M.setFocus()
 			// An entry about a message: the newest may be about none.
-			for try := 0; try < 8 && !d.m.overlays.has(overlayStory); try++ {
+			for try := 0; try < 8 && !d.M.overlays.has(overlayStory); try++ {
 				press("o")
-				if !d.m.overlays.has(overlayStory) {
+				if !d.M.overlays.has(overlayStory) {
 					press("up")
 				}
 			}
-			if d.m.overlays.has(overlayStory) {
-				clips.scan.scanModel(d.m, lang, lang+"/"+l.Name+" (story)")
+			if d.M.overlays.has(overlayStory) {
+				clips.scan.scanModel(d.M, lang, lang+"/"+l.Name+" (story)")
 				press("esc")
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
@@ -53,7 +54,7 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 					}
 					m.setFocus()
 					m.updateKeys()
-					m = send(t, m, panetest.KeyPress("?"))
+					m = send(t, m, teadrive.KeyPress("?"))
 					if !m.help.ShowAll {
 						t.Fatal("? did not open the full help")
 					}

@@ -25,14 +25,14 @@ func stylesIn(lang string) *Styles {
 func TestHintKeyLineInTheLearnersLanguage(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "race", Lang: "es"})
 	d.press("h")
-	hint := strings.ReplaceAll(d.m.lesson.KeyHint(), "\u00a0", " ")
+	hint := strings.ReplaceAll(d.M.lesson.KeyHint(), "\u00a0", " ")
 	if !strings.Contains(hint, "`m 3 4` mover accounting hasta consumer.inbox_inserted") || !strings.Contains(hint, "`p` enviar un pago") {
 		t.Errorf("the Spanish hint does not say its keys in Spanish: %s", hint)
 	}
 	steps := []scenes.Step{{Cmd: "request"}, {Cmd: "run"}, {Cmd: "step", Args: []string{"relay-1"}}, {Cmd: "advance", Args: []string{"31s"}},
 		{Cmd: "drain"}, {Cmd: "crash", Args: []string{"relay-1", "at", "relay.published"}}, {Cmd: "restart", Args: []string{"relay-1"}},
 		{Cmd: "duplicate"}, {Cmd: "broker", Args: []string{"down"}}}
-	hint = strings.ReplaceAll(keyHint(catalog.For("es"), steps, d.m.actors, d.m.settings), "\u00a0", " ")
+	hint = strings.ReplaceAll(keyHint(catalog.For("es"), steps, d.M.actors, d.M.settings), "\u00a0", " ")
 	english := regexp.MustCompile(`\b(request|run|step|advance|drain|crash|restart|duplicate|broker down|space)\b`)
 	if bad := english.FindAllString(hint, -1); len(bad) > 0 {
 		t.Errorf("English %q in the Spanish hint: %s", bad, hint)
@@ -40,7 +40,7 @@ func TestHintKeyLineInTheLearnersLanguage(t *testing.T) {
 	if !strings.Contains(hint, "`espacio` ejecutar") || !strings.Contains(hint, "adelantar el reloj 31s") {
 		t.Errorf("the Spanish hint: %s", hint)
 	}
-	en := keyHint(catalog.For("en"), steps, d.m.actors, d.m.settings)
+	en := keyHint(catalog.For("en"), steps, d.M.actors, d.M.settings)
 	if !strings.Contains(en, "`space` run") || !strings.Contains(en, "advance 31s") {
 		t.Errorf("the English hint keeps the scene commands: %s", en)
 	}

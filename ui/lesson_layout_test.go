@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/lesson"
@@ -47,7 +48,7 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 			if !strings.Contains(panetest.Plain(m.render()), m.st.Words.Word("enter begins step 1")) {
 				t.Errorf("%s/%s: the introduction does not say how to begin:\n%s", lang, l.Name, panetest.Plain(m.render()))
 			}
-			m = send(t, m, panetest.KeyPress("enter"))
+			m = send(t, m, teadrive.KeyPress("enter"))
 			if m.lesson.OnIntro() || m.lesson.Step() != 0 {
 				t.Fatalf("%s/%s: enter did not turn the introduction's page", lang, l.Name)
 			}
@@ -78,7 +79,7 @@ func TestLessonLayoutAt80x24(t *testing.T) {
 					}
 				}
 				// tab: the next data pane, in lessons.Panes' order.
-				mm := send(t, m, panetest.KeyPress("tab"))
+				mm := send(t, m, teadrive.KeyPress("tab"))
 				if got := mm.lesson.Watch(); got == want {
 					t.Errorf("%s: tab left the data pane at %s", at, got)
 				} else if !strings.Contains(panetest.Plain(mm.render()), mm.st.Words.Word(paneTitles[got])) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/lessons"
-	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
@@ -45,7 +45,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en", ProgressPath: progress})
 	// The lesson opens on its introduction's page; enter turns it.
 	scr := d.screen()
-	for _, want := range []string{"Lesson 5/20 duplicate · introduction", d.m.lesson.Lesson().Title, "enter begins step 1"} {
+	for _, want := range []string{"Lesson 5/20 duplicate · introduction", d.M.lesson.Lesson().Title, "enter begins step 1"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the introduction's page lacks %q:\n%s", want, scr)
 		}
@@ -67,10 +67,10 @@ func TestDriveLessonStep(t *testing.T) {
 	// Wrong: a payment run through without the crash armed.
 	d.press("p")
 	stepUntilQuiet(d)
-	if mark := checkMark(t, d.screen()); mark != "✗" || d.m.lesson.Place() != lessons.PlaceStep {
+	if mark := checkMark(t, d.screen()); mark != "✗" || d.M.lesson.Place() != lessons.PlaceStep {
 		t.Fatalf("a run without the crash passed the step (%s):\n%s", mark, d.screen())
 	}
-	if d.m.keys.Next.Enabled() {
+	if d.M.keys.Next.Enabled() {
 		t.Error("enter (next step) is enabled before the step passed")
 	}
 	d.press("h")
@@ -91,7 +91,7 @@ func TestDriveLessonStep(t *testing.T) {
 	d.press("p")
 	stepUntilQuiet(d)
 	scr = d.screen()
-	if d.m.lesson.Place() != lessons.PlacePassed {
+	if d.M.lesson.Place() != lessons.PlacePassed {
 		t.Fatalf("the task done, the step has not passed:\n%s", scr)
 	}
 	// Passed, the checks fold into one line under the why.
@@ -110,19 +110,19 @@ func TestDriveLessonStep(t *testing.T) {
 
 	// Step 2 continues on the same simulator: its checks count from here.
 	d.press("enter")
-	if since := d.m.lessonPage().course.since; d.m.lesson.Step() != 1 || since == 0 {
-		t.Fatalf("after enter: step %d, since %d", d.m.lesson.Step(), since)
+	if since := d.M.lessonPage().course.since; d.M.lesson.Step() != 1 || since == 0 {
+		t.Fatalf("after enter: step %d, since %d", d.M.lesson.Step(), since)
 	}
 	d.press("t")
 	d.press("c", "down", "enter", "enter") // relay-1 → restart
 	stepUntilQuiet(d)
-	if d.m.lesson.Place() != lessons.PlacePassed {
+	if d.M.lesson.Place() != lessons.PlacePassed {
 		t.Fatalf("step 2 not passed:\n%s", d.screen())
 	}
 	// The quiz, by number: the first question answered wrong, the others
 	// right; the instructor's view of the learner counts them.
 	d.press("enter")
-	quiz := d.m.lesson.Lesson().Quiz
+	quiz := d.M.lesson.Lesson().Quiz
 	for q, question := range quiz {
 		if !strings.Contains(d.screen(), "Question "+string(rune('1'+q))) {
 			t.Errorf("question %d not on screen:\n%s", q+1, d.screen())
@@ -135,15 +135,15 @@ func TestDriveLessonStep(t *testing.T) {
 		if !strings.Contains(d.screen(), "✓ "+string(rune('1'+question.Answer()))+".") {
 			t.Errorf("the answer is not marked right:\n%s", d.screen())
 		}
-		if got := d.m.LearnerState(); got.QuizAnswered != q+1 || got.QuizRight != q || got.QuizTotal != len(quiz) {
+		if got := d.M.LearnerState(); got.QuizAnswered != q+1 || got.QuizRight != q || got.QuizTotal != len(quiz) {
 			t.Errorf("after question %d the learner's state says %d of %d answered, %d right", q+1, got.QuizAnswered, got.QuizTotal, got.QuizRight)
 		}
 		d.press("enter")
 	}
-	if d.m.lesson.Place() != lessons.PlaceDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
+	if d.M.lesson.Place() != lessons.PlaceDone || !strings.Contains(d.screen(), "1 of 2 answered right") {
 		t.Errorf("not done:\n%s", d.screen())
 	}
-	if got := d.m.LearnerState(); got.QuizAnswered != 2 || got.QuizRight != 1 {
+	if got := d.M.LearnerState(); got.QuizAnswered != 2 || got.QuizRight != 1 {
 		t.Errorf("done, the learner's state says %d answered, %d right", got.QuizAnswered, got.QuizRight)
 	}
 	d.settle()
@@ -171,7 +171,7 @@ func TestTheWheelScrollsTheLesson(t *testing.T) {
 	}
 	m.openLesson(l)
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	m = send(t, m, panetest.KeyPress("enter"))
+	m = send(t, m, teadrive.KeyPress("enter"))
 	m.lesson.SetKeyHint("`p` send a payment")
 	m.lesson.ToggleHint()
 	m.lesson.ScrollTo(0)

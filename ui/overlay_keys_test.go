@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -24,15 +25,15 @@ func TestNoKeyPassesUnderTheHelp(t *testing.T) {
 	m.openLesson(course[0])
 	m.lesson.SetOutcomes(nil, true) // the step passed: enter would go on
 	m.updateKeys()
-	m = send(t, m, panetest.KeyPress("?"))
+	m = send(t, m, teadrive.KeyPress("?"))
 	if !m.help.ShowAll {
 		t.Fatal("? did not open the help")
 	}
-	m = send(t, m, panetest.KeyPress("enter"))
+	m = send(t, m, teadrive.KeyPress("enter"))
 	if m.lesson.Step() != 0 || m.lesson.Place() != lessons.PlacePassed || !m.help.ShowAll {
 		t.Fatalf("enter under the help: step %d, place %s, help open %v", m.lesson.Step()+1, m.lesson.Place(), m.help.ShowAll)
 	}
-	m = send(t, m, panetest.KeyPress("esc"))
+	m = send(t, m, teadrive.KeyPress("esc"))
 	if m.help.ShowAll {
 		t.Fatal("esc did not close the help")
 	}
@@ -51,7 +52,7 @@ func TestKeyPathDrivesTheChooser(t *testing.T) {
 	c := chooser.New(panetest.Styles(), "crash", panetest.CompareActors(), scenes.Settings{})
 	var cmd tea.Cmd
 	for _, k := range keys[1:] {
-		c, cmd = c.Update(panetest.KeyPress(k))
+		c, cmd = c.Update(teadrive.KeyPress(k))
 	}
 	if got := cmd().(chooser.FaultChosenMsg).Steps; len(got) != 1 || got[0].String() != "crash outbox/accounting" {
 		t.Errorf("%v chose %v, want crash outbox/accounting", keys, got)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
@@ -92,7 +93,7 @@ func TestScreenGolden(t *testing.T) {
 			m.sim = &sim.Sim{} // keys that need a simulation are enabled; nothing calls it here
 			m.updateKeys()
 			for _, k := range tc.keys {
-				m = send(t, m, panetest.KeyPress(k))
+				m = send(t, m, teadrive.KeyPress(k))
 			}
 			view := m.render()
 			lines := strings.Split(view, "\n")

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
-	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
 // entriesJSON is the timeline as `run --json` writes it.
@@ -36,16 +36,16 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	for range 8 {
 		d.press("n")
 	}
-	if d.m.err != nil {
-		t.Fatal(d.m.err)
+	if d.M.err != nil {
+		t.Fatal(d.M.err)
 	}
-	straight := d.m.sim.Timeline(0)
-	p := d.m.pos
+	straight := d.M.sim.Timeline(0)
+	p := d.M.pos
 	if p.Len < 8 || p.At != p.Len {
 		t.Fatalf("after 8 presses the session stands at %+v", p)
 	}
 	tables := func() string {
-		tb, err := d.m.sim.Table(context.Background(), "outbox", "outbox_messages", 0, 100)
+		tb, err := d.M.sim.Table(context.Background(), "outbox", "outbox_messages", 0, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,10 +56,10 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	// Back three: the timeline on screen is the replay's, shorter; the
 	// status line says where the session stands and what acting does.
 	d.press("[", "[", "[")
-	if d.m.pos.At != p.Len-3 {
-		t.Fatalf("after three [ the session is at %d, want %d", d.m.pos.At, p.Len-3)
+	if d.M.pos.At != p.Len-3 {
+		t.Fatalf("after three [ the session is at %d, want %d", d.M.pos.At, p.Len-3)
 	}
-	if got, want := d.m.timeline.Total(), p.Entries[p.Len-4]; got != want {
+	if got, want := d.M.timeline.Total(), p.Entries[p.Len-4]; got != want {
 		t.Fatalf("the timeline shows %d entries after the rewind, want %d", got, want)
 	}
 	if !strings.Contains(d.screen(), "rewound: ") {
@@ -70,20 +70,20 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if got := tables(); got != before {
 		t.Fatalf("forward again: outbox_messages differ\n got %s\nwant %s", got, before)
 	}
-	if a, b := entriesJSON(t, d.m.sim.Timeline(0)), entriesJSON(t, straight); a != b {
+	if a, b := entriesJSON(t, d.M.sim.Timeline(0)), entriesJSON(t, straight); a != b {
 		t.Fatal("forward again: the timeline differs from the straight run")
 	}
-	if d.m.timeline.Total() != len(straight) {
-		t.Fatalf("the timeline pane shows %d entries, want %d", d.m.timeline.Total(), len(straight))
+	if d.M.timeline.Total() != len(straight) {
+		t.Fatalf("the timeline pane shows %d entries, want %d", d.M.timeline.Total(), len(straight))
 	}
 
 	// Back two, then a duplicate delivery (d): a fork.
 	d.press("[", "[", "d")
-	q := d.m.pos
+	q := d.M.pos
 	if q.Forked != p.Len-2 || q.Len != p.Len-1 {
 		t.Fatalf("after the fork the session is %+v, want forked at %d", q, p.Len-2)
 	}
-	if !strings.Contains(d.m.run.notice, "forked") || !strings.Contains(d.screen(), "before the fork") {
+	if !strings.Contains(d.M.run.notice, "forked") || !strings.Contains(d.screen(), "before the fork") {
 		t.Fatalf("the fork is not said or not marked:\n%s", d.screen())
 	}
 	for range 6 {
@@ -93,8 +93,8 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	// Save: the file is in the scenes folder and replays byte-identically.
 	d.press("w")
 	files, _ := filepath.Glob(filepath.Join(dir, "crash-after-publish-session-*.scene"))
-	if len(files) != 1 || !strings.Contains(d.m.run.notice, files[0]) {
-		t.Fatalf("saved files %v; notice %q", files, d.m.run.notice)
+	if len(files) != 1 || !strings.Contains(d.M.run.notice, files[0]) {
+		t.Fatalf("saved files %v; notice %q", files, d.M.run.notice)
 	}
 	raw, err := os.ReadFile(files[0])
 	if err != nil {
@@ -104,11 +104,11 @@ func TestRewindForkAndSaveByKeys(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
-	res, err := sim.RunScene(context.Background(), pgtest.Server(t), sc, sim.RunOptions{DBPrefix: d.m.opts.DBPrefix + "_saved"})
+	res, err := sim.RunScene(context.Background(), pgtest.Server(t), sc, sim.RunOptions{DBPrefix: d.M.opts.DBPrefix + "_saved"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := entriesJSON(t, res.Timeline), entriesJSON(t, d.m.sim.Timeline(0)); a != b {
+	if a, b := entriesJSON(t, res.Timeline), entriesJSON(t, d.M.sim.Timeline(0)); a != b {
 		t.Fatalf("the saved session replays to another timeline\n%s", raw)
 	}
 	if !res.Held {
@@ -138,30 +138,30 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 	for range 10 {
 		d.press("n")
 	}
-	for d.m.focus != focusTimeline {
+	for d.M.focus != focusTimeline {
 		d.press("tab")
 	}
-	p := d.m.pos
-	straight := entriesJSON(t, d.m.sim.Timeline(0))
+	p := d.M.pos
+	straight := entriesJSON(t, d.M.sim.Timeline(0))
 	d.press("up", "up", "up", "up", "up")
-	entry, want, _ := d.m.timeline.Selected()
+	entry, want, _ := d.M.timeline.Selected()
 	d.press("g")
-	q := d.m.pos
+	q := d.M.pos
 	if q.At >= p.At || q.Len != p.Len {
 		t.Fatalf("g went to %+v from %+v", q, p)
 	}
 	if n := q.Entries[q.At-1]; n <= entry || q.At > 1 && q.Entries[q.At-2] > entry {
 		t.Fatalf("point %d ends at entry %d; the chosen entry was %d", q.At, n, entry)
 	}
-	tl := d.m.sim.Timeline(0)
-	if d.m.timeline.Total() != len(tl) || tl[entry].Explain != want.Explain {
+	tl := d.M.sim.Timeline(0)
+	if d.M.timeline.Total() != len(tl) || tl[entry].Explain != want.Explain {
 		t.Fatalf("after g the pane shows %d entries (the simulation has %d); entry %d is %q, want %q",
-			d.m.timeline.Total(), len(tl), entry, tl[entry].Explain, want.Explain)
+			d.M.timeline.Total(), len(tl), entry, tl[entry].Explain, want.Explain)
 	}
-	for d.m.pos.At < p.Len {
+	for d.M.pos.At < p.Len {
 		d.press("]")
 	}
-	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight {
+	if got := entriesJSON(t, d.M.sim.Timeline(0)); got != straight {
 		t.Fatal("walking forward to the end does not give the straight run's timeline")
 	}
 }
@@ -171,17 +171,17 @@ func TestScrubTheTimelineByKeys(t *testing.T) {
 // every screen while paging down the story to its end.
 func storyByKeys(t *testing.T, d *driver) string {
 	t.Helper()
-	for i := 0; d.m.pos.Script < d.m.pos.ScriptLen || d.m.pos.Run != ""; i++ {
+	for i := 0; d.M.pos.Script < d.M.pos.ScriptLen || d.M.pos.Run != ""; i++ {
 		if i > 400 {
 			t.Fatal("the script does not end")
 		}
 		d.press("n")
 	}
-	for d.m.focus != focusTimeline {
+	for d.M.focus != focusTimeline {
 		d.press("tab")
 	}
 	for i := 0; ; i++ {
-		_, e, _ := d.m.timeline.Selected()
+		_, e, _ := d.M.timeline.Selected()
 		if len(e.MessageIDs) == 1 && e.Pipeline == "outbox" {
 			break
 		}
@@ -200,7 +200,7 @@ func storyByKeys(t *testing.T, d *driver) string {
 		d.press("pgdown")
 		screen += d.screen()
 	}
-	if top, last, lines := d.m.story.Scrolled(); top != last || top == 0 {
+	if top, last, lines := d.M.story.Scrolled(); top != last || top == 0 {
 		t.Fatalf("paging stopped at line %d of %d", top, lines)
 	}
 	return screen
@@ -218,7 +218,7 @@ func TestMessageStoryByKeys(t *testing.T) {
 		}
 	}
 	d.press("esc")
-	if d.m.overlays.has(overlayStory) {
+	if d.M.overlays.has(overlayStory) {
 		t.Fatal("esc did not close the story")
 	}
 }
@@ -232,30 +232,30 @@ func TestRewindKeysPressedFast(t *testing.T) {
 	for range 8 {
 		d.press("n")
 	}
-	p := d.m.pos
+	p := d.M.pos
 	for range 4 {
-		d.handle(panetest.KeyPress("["))
+		d.Handle(teadrive.KeyPress("["))
 	}
 	d.settle()
-	if d.m.pos.At != p.Len-4 {
-		t.Fatalf("four fast [ went to %d of %d, want %d", d.m.pos.At, p.Len, p.Len-4)
+	if d.M.pos.At != p.Len-4 {
+		t.Fatalf("four fast [ went to %d of %d, want %d", d.M.pos.At, p.Len, p.Len-4)
 	}
-	for d.m.pos.At > 0 {
+	for d.M.pos.At > 0 {
 		d.press("[")
 	}
-	if d.m.requests != 0 {
-		t.Fatalf("before the learner's payment the screen counts %d payments", d.m.requests)
+	if d.M.requests != 0 {
+		t.Fatalf("before the learner's payment the screen counts %d payments", d.M.requests)
 	}
 	// i is in the help before any payment: there it says there is none.
 	d.press("i")
-	if !strings.Contains(d.m.run.notice, "no payment to send again yet") {
-		t.Fatalf("i before any payment says %q", d.m.run.notice)
+	if !strings.Contains(d.M.run.notice, "no payment to send again yet") {
+		t.Fatalf("i before any payment says %q", d.M.run.notice)
 	}
 	d.press("]") // the learner's payment again: k-1
 	d.press("p") // a fork: the next payment is k-2, as it would have been
-	tl := d.m.sim.Timeline(0)
-	if !strings.Contains(entriesJSON(t, tl), "k-2") || d.m.pos.Forked != 1 {
-		t.Fatalf("the payment after the rewind is not k-2 (forked at %d):\n%s", d.m.pos.Forked, entriesJSON(t, tl[len(tl)-2:]))
+	tl := d.M.sim.Timeline(0)
+	if !strings.Contains(entriesJSON(t, tl), "k-2") || d.M.pos.Forked != 1 {
+		t.Fatalf("the payment after the rewind is not k-2 (forked at %d):\n%s", d.M.pos.Forked, entriesJSON(t, tl[len(tl)-2:]))
 	}
 }
 
@@ -267,21 +267,21 @@ func TestOtherFutureByKeys(t *testing.T) {
 	for range 8 {
 		d.press("n")
 	}
-	straight := entriesJSON(t, d.m.sim.Timeline(0))
+	straight := entriesJSON(t, d.M.sim.Timeline(0))
 	d.press("[", "[", "[", "d", "n")
-	fork := entriesJSON(t, d.m.sim.Timeline(0))
-	if !d.m.keys.Other.Enabled() || fork == straight {
-		t.Fatalf("after a fork: u enabled %v, diverged %v", d.m.keys.Other.Enabled(), fork != straight)
+	fork := entriesJSON(t, d.M.sim.Timeline(0))
+	if !d.M.keys.Other.Enabled() || fork == straight {
+		t.Fatalf("after a fork: u enabled %v, diverged %v", d.M.keys.Other.Enabled(), fork != straight)
 	}
 	d.press("u")
-	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != straight || !strings.Contains(d.m.run.notice, "the other future") {
-		t.Fatalf("u did not go to the original (notice %q)", d.m.run.notice)
+	if got := entriesJSON(t, d.M.sim.Timeline(0)); got != straight || !strings.Contains(d.M.run.notice, "the other future") {
+		t.Fatalf("u did not go to the original (notice %q)", d.M.run.notice)
 	}
 	if !strings.Contains(d.screen(), "before the fork · ▼ the original future") {
 		t.Fatalf("the fork marker does not name the original future now on screen:\n%s", d.screen())
 	}
 	d.press("u")
-	if got := entriesJSON(t, d.m.sim.Timeline(0)); got != fork {
+	if got := entriesJSON(t, d.M.sim.Timeline(0)); got != fork {
 		t.Fatal("u again did not come back to the fork")
 	}
 	if !strings.Contains(d.screen(), "▼ the new future") {

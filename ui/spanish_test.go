@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/pg"
 	"github.com/outboxlab/outboxlab/pg/pgtest"
 	"github.com/outboxlab/outboxlab/sim"
@@ -39,9 +40,9 @@ func TestTheScreenSpeaksSpanish(t *testing.T) {
 		c := chooser.New(m.st, fault, panetest.CompareActors(), m.settings)
 		views = append(views, c.View())
 		if fault != "advance" && fault != "fail" {
-			c, _ = c.Update(panetest.KeyPress("2")) // accounting: which pipeline's?
+			c, _ = c.Update(teadrive.KeyPress("2")) // accounting: which pipeline's?
 			views = append(views, c.View())
-			c, _ = c.Update(panetest.KeyPress("3"))
+			c, _ = c.Update(teadrive.KeyPress("3"))
 			views = append(views, c.View())
 		}
 	}

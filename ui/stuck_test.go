@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/screen"
@@ -79,7 +80,7 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.press("n") // the script's first line: a request of its own
 	d.press("i")
 	var mine string
-	for _, e := range d.m.timeline.Entries() {
+	for _, e := range d.M.timeline.Entries() {
 		if e.Actor == "client" && strings.Contains(e.Explain, "retries") {
 			mine = e.Explain
 		}
@@ -90,22 +91,22 @@ func TestCompareKeyAndResendByKeys(t *testing.T) {
 	d.press("v")
 	d.waitFor("compare mode", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
 	d.settle()
-	if !d.m.compareView || len(d.m.sim.Pipelines()) != 2 {
-		t.Fatalf("v did not open compare mode: view %v, %d pipelines", d.m.compareView, len(d.m.sim.Pipelines()))
+	if !d.M.compareView || len(d.M.sim.Pipelines()) != 2 {
+		t.Fatalf("v did not open compare mode: view %v, %d pipelines", d.M.compareView, len(d.M.sim.Pipelines()))
 	}
 	// v again: the main view of compare mode; once more: back to the
 	// scene's own mode. Another scene always opens in its own mode.
 	d.press("v")
-	if d.m.compareView || d.m.settings.Mode != "compare" {
-		t.Fatalf("second v: view %v, mode %s", d.m.compareView, d.m.settings.Mode)
+	if d.M.compareView || d.M.settings.Mode != "compare" {
+		t.Fatalf("second v: view %v, mode %s", d.M.compareView, d.M.settings.Mode)
 	}
 	d.press("v")
 	d.waitFor("the scene's own mode", func(m Model) bool { return m.sim != nil && m.settings.Mode == "outbox" })
 	d.press("v")
 	d.waitFor("compare mode again", func(m Model) bool { return m.sim != nil && m.settings.Mode == "compare" })
 	d.settle()
-	d.m.scene, _ = scenes.Find(d.m.all, "poison-message")
-	if set := d.m.page.(*simulatorPage).settings(d.m.pageCtx()); set.Mode != "outbox" {
+	d.M.scene, _ = scenes.Find(d.M.all, "poison-message")
+	if set := d.M.page.(*simulatorPage).settings(d.M.pageCtx()); set.Mode != "outbox" {
 		t.Errorf("another scene opens in mode %s after v, want its own (outbox)", set.Mode)
 	}
 }
@@ -137,13 +138,13 @@ func TestLessonPaneGrowsWithTheTerminal(t *testing.T) {
 // simulation.
 func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: "en"})
-	d.m.lesson.SetOutcomes(nil, true) // the step passed
-	d.exec(d.m.buildSim())
+	d.M.lesson.SetOutcomes(nil, true) // the step passed
+	d.Run(d.M.buildSim())
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil })
-	if d.m.lesson.Place() != lessons.PlaceStep {
-		t.Fatalf("after a rebuild the lesson is at place %s, want the step itself", d.m.lesson.Place())
+	if d.M.lesson.Place() != lessons.PlaceStep {
+		t.Fatalf("after a rebuild the lesson is at place %s, want the step itself", d.M.lesson.Place())
 	}
-	if len(d.m.lesson.PSQL()) == 0 {
+	if len(d.M.lesson.PSQL()) == 0 {
 		t.Error("no psql command for the databases on screen")
 	}
 }
@@ -153,15 +154,15 @@ func TestRebuildStartsTheLessonStepOver(t *testing.T) {
 // note goes once its actor is restarted is the lesson pane's own test.)
 func TestHintKeysFollowTheActors(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "race", Lang: "en"})
-	actors := d.m.actors
-	d.m.setActors(nil)
+	actors := d.M.actors
+	d.M.setActors(nil)
 	d.press("h")
-	if strings.Contains(d.m.lesson.KeyHint(), "`m\u00a0") {
-		t.Fatalf("keys for actors not on screen yet: %s", d.m.lesson.KeyHint())
+	if strings.Contains(d.M.lesson.KeyHint(), "`m\u00a0") {
+		t.Fatalf("keys for actors not on screen yet: %s", d.M.lesson.KeyHint())
 	}
-	d.m.setActors(actors)
-	if !strings.Contains(d.m.lesson.KeyHint(), "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
-		t.Fatalf("the hint was not drawn again with the actors: %s", d.m.lesson.KeyHint())
+	d.M.setActors(actors)
+	if !strings.Contains(d.M.lesson.KeyHint(), "`m\u00a03\u00a04` until accounting consumer.inbox_inserted") {
+		t.Fatalf("the hint was not drawn again with the actors: %s", d.M.lesson.KeyHint())
 	}
 }
 
@@ -173,7 +174,7 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 	for _, keys := range [][]string{{"m", "4"}, {"c", "4"}} {
 		mm := m
 		for _, k := range keys {
-			mm = send(t, mm, panetest.KeyPress(k))
+			mm = send(t, mm, teadrive.KeyPress(k))
 		}
 		for i, l := range strings.Split(panetest.Plain(mm.render()), "\n") {
 			if w := len([]rune(l)); w > 80 {
@@ -192,12 +193,12 @@ func TestDialogFitsAt80Columns(t *testing.T) {
 func TestStuckNoticeGoesWithTheNextAction(t *testing.T) {
 	d := newDriver(t, Options{Lesson: "relay", Lang: "en", ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("n")
-	if !strings.Contains(d.m.run.notice, "p sends a payment") {
-		t.Fatalf("a step with nothing to do: notice %q", d.m.run.notice)
+	if !strings.Contains(d.M.run.notice, "p sends a payment") {
+		t.Fatalf("a step with nothing to do: notice %q", d.M.run.notice)
 	}
 	d.press("p")
-	if strings.Contains(d.m.run.notice, "nothing moves") {
-		t.Errorf("after a payment the status line still says %q", d.m.run.notice)
+	if strings.Contains(d.M.run.notice, "nothing moves") {
+		t.Errorf("after a payment the status line still says %q", d.M.run.notice)
 	}
 }
 
@@ -242,7 +243,7 @@ func TestAStepThatCannotPassSaysSo(t *testing.T) {
 func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d := newDriver(t, Options{Lesson: "duplicate", Lang: lang, ProgressPath: filepath.Join(t.TempDir(), "progress.json")})
 	d.press("h")
-	if h := strings.Join(d.m.lesson.Content(), "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
+	if h := strings.Join(d.M.lesson.Content(), "\n"); !strings.Contains(panetest.Plain(h), strings.Trim(want[1], "`")[2:]) {
 		t.Errorf("%s: the hint does not show r:\n%s", lang, panetest.Plain(h))
 	}
 	// The fastest autoplay (16 steps a second), as the lessons by keys
@@ -250,20 +251,20 @@ func stepCannotPass(t *testing.T, lang string, want [2]string) {
 	d.press("+", "+", "+", "p", "space")
 	d.waitFor("the run to end", func(m Model) bool { return !m.run.playing && m.run.idle() })
 	d.settle()
-	if got := screen.OneLine(panetest.Plain(strings.Join(d.m.lesson.DeadLines(), " "))); !strings.Contains(got, want[0]) {
+	if got := screen.OneLine(panetest.Plain(strings.Join(d.M.lesson.DeadLines(), " "))); !strings.Contains(got, want[0]) {
 		t.Errorf("%s: the footer does not say the step cannot pass:\n%s", lang, got)
 	}
 	for _, size := range clipSizes {
-		d.handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		d.Handle(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		d.settle()
-		if shown := screen.OneLine(panetest.Plain(d.m.lesson.View())); !strings.Contains(shown, want[0][:30]) {
-			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], panetest.Plain(d.m.lesson.View()))
+		if shown := screen.OneLine(panetest.Plain(d.M.lesson.View())); !strings.Contains(shown, want[0][:30]) {
+			t.Errorf("%s at %d×%d: the lesson pane does not show that the step cannot pass:\n%s", lang, size[0], size[1], panetest.Plain(d.M.lesson.View()))
 		}
 	}
 	d.press("r")
 	d.waitFor("the new simulation", func(m Model) bool { return m.sim != nil && !m.run.busy })
 	d.settle()
-	if d.m.lesson.Dead() != nil {
+	if d.M.lesson.Dead() != nil {
 		t.Errorf("%s: after r the step is still said unpassable", lang)
 	}
 }

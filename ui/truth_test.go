@@ -20,24 +20,24 @@ func TestTheFreeSimulatorLeadsToTheCourse(t *testing.T) {
 		t.Errorf("the first screen does not lead to the lessons:\n%s", s)
 	}
 	d.press("/")
-	if !d.m.overlays.has(overlayPicker) {
+	if !d.M.overlays.has(overlayPicker) {
 		t.Fatal("/ did not open the picker")
 	}
 	d.press("esc")
-	if d.m.overlays.has(overlayPicker) {
+	if d.M.overlays.has(overlayPicker) {
 		t.Fatal("one esc did not leave the picker")
 	}
 	d.press("/")
-	first, pos, ok := d.m.picker.Item(0)
-	if l, err := lessons.Find(d.m.course(), first); !ok || err != nil || l.Name != "outbox" && l.Order != 1 {
+	first, pos, ok := d.M.picker.Item(0)
+	if l, err := lessons.Find(d.M.course(), first); !ok || err != nil || l.Name != "outbox" && l.Order != 1 {
 		t.Fatalf("the picker's first item is %v, want the course's first lesson", first)
 	}
-	d.m.picker.Select(0) // the cursor on the course's first lesson
+	d.M.picker.Select(0) // the cursor on the course's first lesson
 	d.press("enter")
 	d.waitFor("the lesson", func(m Model) bool { return m.lesson.Lesson() != nil && m.sim != nil && !m.run.busy })
 	d.settle()
-	if d.m.lesson.Lesson().Name != first || d.m.lessonPage() == nil {
-		t.Errorf("choosing %s opened %v", first, d.m.lesson.Lesson())
+	if d.M.lesson.Lesson().Name != first || d.M.lessonPage() == nil {
+		t.Errorf("choosing %s opened %v", first, d.M.lesson.Lesson())
 	}
 	// Opened from /, the lesson shows its number, and esc goes back.
 	if want := "Lesson " + pos + " " + first; !strings.Contains(d.screen(), want) {

@@ -16,22 +16,50 @@ type Driver[M tea.Model] struct {
 	t    testing.TB
 	msgs chan tea.Msg // what the commands returned, not yet handled
 	seen []string     // every screen drawn, for what showed only for a moment
+	// keep says every screen drawn is kept (for Shown); a screen that
+	// costs a whole frame to draw, handling thousands of messages, can do
+	// without (Forget).
+	keep bool
+	// started counts the commands run, quit says a tea.QuitMsg came.
+	started int
+	quit    bool
 }
 
 // New opens m at a w×h terminal, as the runtime does: the window's size,
 // then Init's command.
 func New[M tea.Model](t testing.TB, m M, w, h int) *Driver[M] {
-	d := &Driver[M]{M: m, t: t, msgs: make(chan tea.Msg, 64)}
+	d := &Driver[M]{M: m, t: t, msgs: make(chan tea.Msg, 64), keep: true}
 	d.Handle(tea.WindowSizeMsg{Width: w, Height: h})
 	d.exec(d.M.Init())
 	return d
 }
+
+// Forget keeps no more screens: Shown then sees none drawn after it.
+func (d *Driver[M]) Forget() { d.keep, d.seen = false, nil }
+
+// Started is how many commands have run so far.
+func (d *Driver[M]) Started() int { return d.started }
+
+// Quit says a tea.QuitMsg came, where the runtime would have ended.
+func (d *Driver[M]) Quit() bool { return d.quit }
+
+// Pending is how many messages wait to be handled.
+func (d *Driver[M]) Pending() int { return len(d.msgs) }
+
+// Run runs cmd on its own goroutine and queues what it returns, as the
+// runtime runs a command.
+func (d *Driver[M]) Run(cmd tea.Cmd) { d.exec(cmd) }
+
+// Send queues msg as if a command had returned it (Program.Send). It may
+// be called from any goroutine.
+func (d *Driver[M]) Send(msg tea.Msg) { d.msgs <- msg }
 
 // exec runs cmd on its own goroutine and queues what it returns.
 func (d *Driver[M]) exec(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
+	d.started++
 	go func() {
 		if msg := cmd(); msg != nil {
 			d.msgs <- msg
@@ -42,16 +70,50 @@ func (d *Driver[M]) exec(cmd tea.Cmd) {
 // Handle gives msg to Update (a batch's commands each run), keeps the
 // screen drawn, and runs the command Update returned.
 func (d *Driver[M]) Handle(msg tea.Msg) {
-	if batch, ok := msg.(tea.BatchMsg); ok {
-		for _, c := range batch {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
 			d.exec(c)
 		}
+		return
+	case tea.QuitMsg:
+		// Not Update's: the runtime ends here.
+		d.quit = true
 		return
 	}
 	next, cmd := d.M.Update(msg)
 	d.M = next.(M)
-	d.seen = append(d.seen, d.Screen())
+	if d.keep {
+		d.seen = append(d.seen, d.Screen())
+	}
 	d.exec(cmd)
+}
+
+// Until handles messages until cond holds of the model, or fails the test
+// after within, saying what it waited for and the screen.
+func (d *Driver[M]) Until(within time.Duration, what string, cond func(M) bool) {
+	d.t.Helper()
+	deadline := time.After(within)
+	for !cond(d.M) {
+		select {
+		case msg := <-d.msgs:
+			d.Handle(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, d.Screen())
+		}
+	}
+}
+
+// HandleNext handles the next message if one comes within d; it says
+// whether one came.
+func (d *Driver[M]) HandleNext(within time.Duration) bool {
+	select {
+	case msg := <-d.msgs:
+		d.Handle(msg)
+		return true
+	case <-time.After(within):
+		return false
+	}
 }
 
 // Press handles each key as a terminal sends it (KeyPress).
@@ -85,12 +147,9 @@ func (d *Driver[M]) WaitFor(re string) {
 func (d *Driver[M]) WaitQuit(within time.Duration) {
 	d.t.Helper()
 	deadline := time.After(within)
-	for {
+	for !d.quit {
 		select {
 		case msg := <-d.msgs:
-			if _, quit := msg.(tea.QuitMsg); quit {
-				return
-			}
 			d.Handle(msg)
 		case <-deadline:
 			d.t.Fatalf("no quit within %s", within)
@@ -131,6 +190,10 @@ func KeyPress(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
@@ -31,9 +32,9 @@ func TestTimelinePaneGolden(t *testing.T) {
 	// Select the claim and open its SQL.
 	p.SetSize(120, 16)
 	for range 3 {
-		p, _ = p.Update(panetest.KeyPress("up"))
+		p, _ = p.Update(teadrive.KeyPress("up"))
 	}
-	p, _ = p.Update(panetest.KeyPress("enter"))
+	p, _ = p.Update(teadrive.KeyPress("enter"))
 	panetest.Golden(t, "timeline_sql_120", p.View())
 
 	// A stale read (from the wrong index) is dropped.
@@ -131,7 +132,7 @@ func TestTimelineScrollKeepsTheSelectionOverWrappedEntries(t *testing.T) {
 	p, _ = p.Update(EntriesMsg{From: 0, Entries: entries})
 	p.SetSize(80, 8)
 	for i := range 30 {
-		p, _ = p.Update(panetest.KeyPress("up"))
+		p, _ = p.Update(teadrive.KeyPress("up"))
 		want := fmt.Sprintf("entry %02d:", max(0, 28-i))
 		if v := panetest.Plain(p.View()); !strings.Contains(v, want) {
 			t.Fatalf("after %d presses of up the selected %q is not on screen:\n%s", i+1, want, v)

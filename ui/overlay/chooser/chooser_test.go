@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/outboxlab/outboxlab/internal/teadrive"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
@@ -23,12 +24,12 @@ func TestMain(m *testing.M) {
 func TestChooserGolden(t *testing.T) {
 	c := New(panetest.Styles(), "crash", panetest.Actors(), scenes.Settings{})
 	panetest.Golden(t, "chooser_actor", c.View())
-	c, _ = c.Update(panetest.KeyPress("down"))
-	c, _ = c.Update(panetest.KeyPress("enter"))
+	c, _ = c.Update(teadrive.KeyPress("down"))
+	c, _ = c.Update(teadrive.KeyPress("enter"))
 	panetest.Golden(t, "chooser_checkpoint", c.View())
-	c, _ = c.Update(panetest.KeyPress("down"))
-	c, _ = c.Update(panetest.KeyPress("down"))
-	_, cmd := c.Update(panetest.KeyPress("enter"))
+	c, _ = c.Update(teadrive.KeyPress("down"))
+	c, _ = c.Update(teadrive.KeyPress("down"))
+	_, cmd := c.Update(teadrive.KeyPress("enter"))
 	got := cmd().(FaultChosenMsg).Steps
 	if len(got) != 1 || got[0].String() != "crash relay-1 at relay.published" {
 		t.Errorf("chosen %v, want crash relay-1 at relay.published", got)
@@ -61,19 +62,19 @@ func TestChooserGolden(t *testing.T) {
 	// a lesson's hint writes (ui's keyPath).
 	keys := []string{fmt.Sprint(slices.IndexFunc(Actors(panetest.CompareActors()), func(a Actor) bool { return a.Name == "accounting" }) + 1),
 		fmt.Sprint(slices.Index(PipelineChoices(), "outbox/") + 1), "1"}
-	c, _ = c.Update(panetest.KeyPress(keys[0]))
+	c, _ = c.Update(teadrive.KeyPress(keys[0]))
 	panetest.Golden(t, "chooser_compare_pipeline", c.View())
-	c, _ = c.Update(panetest.KeyPress(keys[1]))
-	_, cmd = c.Update(panetest.KeyPress(keys[2]))
+	c, _ = c.Update(teadrive.KeyPress(keys[1]))
+	_, cmd = c.Update(teadrive.KeyPress(keys[2]))
 	if got := cmd().(FaultChosenMsg).Steps; len(got) != 1 || got[0].String() != "crash outbox/accounting" {
 		t.Errorf("%v chose %v, want crash outbox/accounting", keys, got)
 	}
 	f := New(panetest.Styles(), "fail", panetest.CompareActors(), scenes.Settings{Naive: "publish-then-commit"})
-	_, cmd = f.Update(panetest.KeyPress("1"))
+	_, cmd = f.Update(teadrive.KeyPress("1"))
 	if got := cmd().(FaultChosenMsg).Steps; len(got) != 1 || got[0].String() != "fail-commit naive at naive.published" {
 		t.Errorf("f then 1 chose %v, want only the naive writer's commit", got)
 	}
-	_, cmd = f.Update(panetest.KeyPress("3"))
+	_, cmd = f.Update(teadrive.KeyPress("3"))
 	if got := cmd().(FaultChosenMsg).Steps; len(got) != 2 {
 		t.Errorf("f then 3 (both) chose %v", got)
 	}
@@ -84,7 +85,7 @@ func TestChooserGolden(t *testing.T) {
 func TestTheTenthChoiceIsZero(t *testing.T) {
 	c := New(panetest.StylesIn("en"), "move", panetest.Actors(), scenes.Settings{})
 	c.SetSize(80, 22)
-	c, _ = c.Update(panetest.KeyPress("2")) // relay-1: how far?
+	c, _ = c.Update(teadrive.KeyPress("2")) // relay-1: how far?
 	// As many checkpoints as a relay with retries and dead letters has.
 	for i := 0; len(c.items) < 10; i++ {
 		cp := fmt.Sprintf("relay.cp%d", i)
@@ -98,7 +99,7 @@ func TestTheTenthChoiceIsZero(t *testing.T) {
 	if !strings.Contains(view, "0 "+c.items[9].label) {
 		t.Errorf("the tenth choice is not numbered 0:\n%s", view)
 	}
-	_, cmd := c.Update(panetest.KeyPress("0"))
+	_, cmd := c.Update(teadrive.KeyPress("0"))
 	if cmd == nil {
 		t.Fatalf("0 chose nothing among %d choices", n)
 	}
@@ -110,7 +111,7 @@ func TestTheTenthChoiceIsZero(t *testing.T) {
 // A digit beyond a dialog's list says so instead of doing nothing.
 func TestDialogDigitBeyondTheList(t *testing.T) {
 	c := New(panetest.Styles(), "fail", panetest.CompareActors(), scenes.Settings{})
-	c, cmd := c.Update(panetest.KeyPress("7"))
+	c, cmd := c.Update(teadrive.KeyPress("7"))
 	if cmd != nil || !strings.Contains(panetest.Plain(c.View()), "no choice 7 here: 1 to 3") {
 		t.Fatalf("f 7 said nothing:\n%s", panetest.Plain(c.View()))
 	}
