@@ -30,12 +30,12 @@ func TestFullHelpFitsTheTerminal(t *testing.T) {
 				{"compare", nil},
 				{"timeline", func(t *testing.T, m *Model) { m.focus = focusTimeline }},
 				{"lesson", func(t *testing.T, m *Model) {
-					l, _ := loadLesson(t, lang, "race")
+					l, _ := panetest.Lesson(t, lang, "race")
 					m.openLesson(l)
 					m.focus = focusLesson
 				}},
 				{"quiz", func(t *testing.T, m *Model) {
-					l, _ := loadLesson(t, lang, "race")
+					l, _ := panetest.Lesson(t, lang, "race")
 					m.openLesson(l)
 					m.lesson.StartQuiz()
 				}},

@@ -12,19 +12,6 @@ import (
 	"github.com/outboxlab/outboxlab/lessons"
 )
 
-func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
-	t.Helper()
-	all, err := lessons.Load(lang)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lessons.Find(all, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, all
-}
-
 var checkLine = regexp.MustCompile(`([✓✗·]) timeline: relay-1 crashed at relay\.published`)
 
 func checkMark(t *testing.T, screen string) string {

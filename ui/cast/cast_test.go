@@ -16,17 +16,7 @@ func TestMain(m *testing.M) { testrun.Exit(m.Run()) }
 // whole UTF-8 characters (a character cut between writes is kept for the
 // next), and each new size as an "r" event.
 func TestRecorderWritesAsciicastV2(t *testing.T) {
-	dir := t.TempDir()
-	term, err := os.Create(filepath.Join(dir, "terminal"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.Close()
-	path := filepath.Join(dir, "rec.cast")
-	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, term, path := startRecorder(t, Options{W: 100, H: 30})
 	r.coalesce = -1 // every write its own event
 	check := []byte("✓ ok")
 	for _, p := range [][]byte{[]byte("\x1b[?1049hhello "), check[:1], check[1:]} {
@@ -70,17 +60,7 @@ func TestRecorderWritesAsciicastV2(t *testing.T) {
 // between writes; a line feed is recorded as the driver sends it when the
 // program's renderer counts on onlcr; the rest is kept byte for byte.
 func TestRecorderRecordsTheScreenNotTheQueries(t *testing.T) {
-	dir := t.TempDir()
-	term, err := os.Create(filepath.Join(dir, "terminal"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.Close()
-	path := filepath.Join(dir, "rec.cast")
-	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30, Term: "xterm-256color", MapNewlines: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, term, path := startRecorder(t, Options{W: 100, H: 30, Term: "xterm-256color", MapNewlines: true})
 	r.coalesce = -1 // every write its own event
 	writes := []string{
 		"\x1b[?2026$p\x1b[?2027$p\x1b]11;?\x07",                   // DECRQM, the background colour
@@ -125,17 +105,7 @@ func TestRecorderRecordsTheScreenNotTheQueries(t *testing.T) {
 // and its summary, written 0.2 ms apart, for 0.6 s. A write a frame later
 // is an event of its own.
 func TestRecorderJoinsWritesCloseTogether(t *testing.T) {
-	dir := t.TempDir()
-	term, err := os.Create(filepath.Join(dir, "terminal"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.Close()
-	path := filepath.Join(dir, "rec.cast")
-	r, err := Start(path, term, time.Now(), Options{W: 100, H: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, path := startRecorder(t, Options{W: 100, H: 30})
 	for _, w := range []string{"frame", "\x1b[?1049l", "summary"} {
 		if _, err := r.Write([]byte(w)); err != nil {
 			t.Fatal(err)
@@ -168,4 +138,22 @@ func TestRecorderJoinsWritesCloseTogether(t *testing.T) {
 	if times[1]-times[0] < 0.035 {
 		t.Errorf("the later write recorded %.3f s after the first, want the 40 ms slept", times[1]-times[0])
 	}
+}
+
+// startRecorder records, with opts, what a program writes to a terminal
+// (a file): the recorder, the terminal and the recording's path.
+func startRecorder(t *testing.T, opts Options) (*Recorder, *os.File, string) {
+	t.Helper()
+	dir := t.TempDir()
+	term, err := os.Create(filepath.Join(dir, "terminal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { term.Close() })
+	path := filepath.Join(dir, "rec.cast")
+	r, err := Start(path, term, time.Now(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, term, path
 }

@@ -1,20 +1,13 @@
 package guarantees
 
 import (
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 func TestGuaranteesPaneGolden(t *testing.T) {
 	g := New(panetest.Styles())

@@ -1,42 +1,22 @@
 package lesson
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
-
-func loadLesson(t *testing.T, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
-	t.Helper()
-	all, err := lessons.Load(lang)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := lessons.Find(all, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, all
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 // A step in progress: the first check passed, the others not yet.
 func lessonInProgress(t *testing.T, lang string, w, h int) Pane {
-	l, all := loadLesson(t, lang, "duplicate")
+	l, all := panetest.Lesson(t, lang, "duplicate")
 	p := New(panetest.Styles(), nil, nil)
 	p.SetSize(w, h)
 	p.SetLesson(l, "5/12", all[5])
@@ -173,7 +153,7 @@ func TestLessonCodeKeepsItsIndentation(t *testing.T) {
 // naive effects == 2" and "✗ timeline: api crashed at …" were English in
 // the middle of a Spanish lesson.
 func TestCheckLinesInTheLearnersLanguage(t *testing.T) {
-	l, all := loadLesson(t, "es", "duplicate")
+	l, all := panetest.Lesson(t, "es", "duplicate")
 	// One check of each kind, from the Spanish lessons as written.
 	es, err := lessons.Load("es")
 	if err != nil {

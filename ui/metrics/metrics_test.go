@@ -1,23 +1,16 @@
 package metrics
 
 import (
-	"os"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/outboxlab/outboxlab/engine"
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 func TestMetricsPaneGolden(t *testing.T) {
 	m := New(panetest.Styles())

@@ -1,6 +1,7 @@
 package panetest
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/outboxlab/outboxlab/catalog"
 	"github.com/outboxlab/outboxlab/engine"
 	goldenfile "github.com/outboxlab/outboxlab/internal/golden"
+	"github.com/outboxlab/outboxlab/internal/testrun"
+	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 )
@@ -141,4 +144,26 @@ func Table() sim.Table {
 		Total:  2,
 		Offset: 0,
 	}
+}
+
+// Main runs a pane package's tests in colour whatever the shell says (the
+// goldens are drawn as a colour terminal draws them), and ends as every
+// TestMain does (testrun.Exit).
+func Main(m *testing.M) {
+	os.Unsetenv("NO_COLOR")
+	testrun.Exit(m.Run())
+}
+
+// Lesson is the lesson named in the course of lang, and the whole course.
+func Lesson(t testing.TB, lang, name string) (*lessons.Lesson, []*lessons.Lesson) {
+	t.Helper()
+	all, err := lessons.Load(lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lessons.Find(all, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, all
 }

@@ -2,24 +2,17 @@ package timeline
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/outboxlab/outboxlab/internal/teadrive"
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/screen"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 func TestTimelinePaneGolden(t *testing.T) {
 	p := New(panetest.Styles())

@@ -2,24 +2,17 @@ package chooser
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/outboxlab/outboxlab/internal/teadrive"
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/sim"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 func TestChooserGolden(t *testing.T) {
 	c := New(panetest.Styles(), "crash", panetest.Actors(), scenes.Settings{})

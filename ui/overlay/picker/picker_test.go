@@ -2,23 +2,16 @@ package picker
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/lessons"
 	"github.com/outboxlab/outboxlab/scenes"
 	"github.com/outboxlab/outboxlab/ui/panetest"
 )
 
-// TestMain draws in colour whatever the shell says: the goldens are drawn
-// as a colour terminal draws them.
-func TestMain(m *testing.M) {
-	os.Unsetenv("NO_COLOR")
-	testrun.Exit(m.Run())
-}
+func TestMain(m *testing.M) { panetest.Main(m) }
 
 // The picker's golden draws five of the built-in scenes, by name: a scene
 // added to the project changes no golden. That it lists every scene, and
