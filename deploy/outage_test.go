@@ -80,7 +80,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); d.Wait() })
 	pending := func() int64 {
-		return pgtest.QueryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
+		return pgtest.Query[int64](t, url, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
 	}
 	for range 5 {
 		if _, err := d.PostPayment(ctx, 100); err != nil {
@@ -115,12 +115,12 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("the outbox took %s to empty after the broker's return, want 2s at most", took.Round(time.Millisecond))
 	}
-	if n := pgtest.QueryInt(t, url, "SELECT count(*) FROM outbox_messages WHERE attempts > 1 OR last_error IS NOT NULL"); n != 0 {
+	if n := pgtest.Query[int64](t, url, "SELECT count(*) FROM outbox_messages WHERE attempts > 1 OR last_error IS NOT NULL"); n != 0 {
 		t.Errorf("%d rows kept an attempt or an error from the outage", n)
 	}
 	total := int64(5 + waiting)
 	testrun.Eventually(t, 30*time.Second, "every payment applied by both consumers", func() bool {
-		return pgtest.QueryInt(t, url, "SELECT count(*) FROM inbox_messages") == 2*total
+		return pgtest.Query[int64](t, url, "SELECT count(*) FROM inbox_messages") == 2*total
 	})
 	for what, sql := range map[string]string{
 		"ledger entries":    "SELECT count(*) FROM ledger_entries",
@@ -130,7 +130,7 @@ func TestBrokerBackPublishesThePendingRowsAtOnce(t *testing.T) {
 		"payments":          "SELECT count(*) FROM payments",
 		"outbox rows":       "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL",
 	} {
-		if n := pgtest.QueryInt(t, url, sql); n != total {
+		if n := pgtest.Query[int64](t, url, sql); n != total {
 			t.Errorf("%s: %d, want %d", what, n, total)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/outboxlab/outboxlab/engine"
 	"github.com/outboxlab/outboxlab/internal/testrun"
 	"github.com/outboxlab/outboxlab/pg"
@@ -196,23 +195,6 @@ func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels 
 	return 0
 }
 
-// count runs a query that returns one number, on a connection of the
-// test's own: what psql would show.
-func count(t *testing.T, url, query string, args ...any) float64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n float64
-	if err := conn.QueryRow(ctx, query, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // Everything the scenario gives the outbox: a relay crashes after
 // publishing (its lease expires and the row is claimed and published again,
 // so each consumer's inbox ignores a duplicate), a poison message is
@@ -316,7 +298,7 @@ func checkAgainstDatabase(t *testing.T, b *bundle, fams map[string]*dto.MetricFa
 	now := b.se.Sim().Now()
 	for _, pipe := range []string{"outbox", "naive"} {
 		url := b.url(pipe)
-		db := func(q string, args ...any) float64 { return count(t, url, q, args...) }
+		db := func(q string, args ...any) float64 { return pgtest.Query[float64](t, url, q, args...) }
 		got := func(name string, labels ...string) float64 {
 			return value(t, fams, name, append([]string{"pipeline", pipe}, labels...)...)
 		}

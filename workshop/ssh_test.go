@@ -225,19 +225,10 @@ func waitGone(t testing.TB, r *Room, id string) {
 	})
 }
 
-// query runs one count on the room's server.
+// count reads one count from the room's server, database db.
 func count(t testing.TB, r *Room, db, sql string, args ...any) int {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), r.srv.DatabaseURL(db))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var n int
-	if err := conn.QueryRow(t.Context(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return pgtest.Query[int](t, r.srv.DatabaseURL(db), sql, args...)
 }
 
 const sqlBackendsOf = `SELECT count(*) FROM pg_stat_activity WHERE datname LIKE $1`

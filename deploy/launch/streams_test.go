@@ -103,17 +103,17 @@ func twoDeployments(t *testing.T, prefix, url string) {
 		}
 	}
 	for _, d := range []*Deployed{a, b} {
-		want := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
+		want := pgtest.Query[int64](t, d.DBURL, "SELECT count(*) FROM payments")
 		testrun.Eventually(t, 30*time.Second, fmt.Sprintf("%s: %d payments applied by both consumers", d.JS.Stream(), want), func() bool {
-			return pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") >= want &&
-				pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") >= want
+			return pgtest.Query[int64](t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting'") >= want &&
+				pgtest.Query[int64](t, d.DBURL, "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications'") >= want
 		})
 	}
 	// A window for a wrong effect: one of the other deployment's payments,
 	// if either took it, would land now, and the counts below would see it.
 	time.Sleep(500 * time.Millisecond)
 	for _, d := range []*Deployed{a, b} {
-		payments := pgtest.QueryInt(t, d.DBURL, "SELECT count(*) FROM payments")
+		payments := pgtest.Query[int64](t, d.DBURL, "SELECT count(*) FROM payments")
 		for what, sql := range map[string]string{
 			"ledger entries":             "SELECT count(*) FROM ledger_entries",
 			"distinct ledger payments":   "SELECT count(DISTINCT payment_id) FROM ledger_entries WHERE payment_id IN (SELECT id FROM payments)",
@@ -122,7 +122,7 @@ func twoDeployments(t *testing.T, prefix, url string) {
 			"accounting inbox":           "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'accounting' AND message_id IN (SELECT id FROM outbox_messages)",
 			"notifications inbox":        "SELECT count(*) FROM inbox_messages WHERE consumer_name = 'notifications' AND message_id IN (SELECT id FROM outbox_messages)",
 		} {
-			if got := pgtest.QueryInt(t, d.DBURL, sql); got != payments {
+			if got := pgtest.Query[int64](t, d.DBURL, sql); got != payments {
 				t.Errorf("%s: %s %d, want %d (its payments)", d.JS.Stream(), what, got, payments)
 			}
 		}

@@ -262,10 +262,10 @@ func Owner(t testing.TB) (string, *pg.Server) {
 	return dir, owner
 }
 
-// QueryInt runs a query of one integer (a count, mostly) on the database at
-// url, on a connection of its own, as psql would: a test reads a figure
-// from what the database holds.
-func QueryInt(t testing.TB, url, sql string, args ...any) int64 {
+// Query runs a query of one value (a count, mostly, or a figure such as
+// an age in seconds) on the database at url, on a connection of its own,
+// as psql would: a test reads a figure from what the database holds.
+func Query[T any](t testing.TB, url, sql string, args ...any) T {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
@@ -273,9 +273,9 @@ func QueryInt(t testing.TB, url, sql string, args ...any) int64 {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+	var v T
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
-	return n
+	return v
 }
