@@ -760,7 +760,7 @@ func (r *Room) logLines(ctx context.Context, httpAddr string) {
 			}
 			if last[v.ID] != line {
 				last[v.ID] = line
-				fmt.Fprintf(out, "%s %s\n", time.Now().Format("15:04:05"), line)
+				r.logf("%s", line)
 			}
 		}
 		select {

@@ -351,8 +351,8 @@ func (r *Room) play(d door, l *learner, lang string, w words) {
 			}
 		}
 	}()
-	if _, err := p.Run(); err != nil && !r.cfg.Screen && !errors.Is(err, tea.ErrProgramKilled) {
-		fmt.Fprintf(r.cfg.Out, "%s %s: %v\n", time.Now().Format("15:04:05"), l.id, err)
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		r.logf("%s: %v", l.id, err)
 	}
 	p.Kill()
 	cancel()

@@ -284,6 +284,14 @@ func (r *Room) close() error {
 	return errors.Join(err, reportErr, r.srv.Stop())
 }
 
+// logf writes a line of the room's log (none under the instructor's
+// screen, which would be drawn over).
+func (r *Room) logf(format string, args ...any) {
+	if !r.cfg.Screen {
+		fmt.Fprintf(r.cfg.Out, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+}
+
 // poke tells the instructor's screen something changed.
 func (r *Room) poke() {
 	select {

@@ -68,9 +68,7 @@ func benchRoom(b *testing.B, dial loadDoor, cfg Config) {
 	cfg.SpareSeats = n
 	r, stop := startRoomStop(b, cfg)
 	defer stop()
-	if err := r.sparesReady(b.Context()); err != nil {
-		b.Fatal(err)
-	}
+	waitSpares(b, r)
 	// What an earlier iteration's room left on the heap is given back to
 	// the system: the memory measured is this room's.
 	debug.FreeOSMemory()

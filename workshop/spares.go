@@ -197,29 +197,3 @@ func (r *Room) takeSpares(ctx context.Context, conn *pgx.Conn, ns pg.Namespace, 
 	}
 	return nil
 }
-
-// logf writes a line of the room's log (none under the instructor's
-// screen, which would be drawn over).
-func (r *Room) logf(format string, args ...any) {
-	if !r.cfg.Screen {
-		fmt.Fprintf(r.cfg.Out, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-	}
-}
-
-// sparesReady waits until the room has all the spares it wants (a
-// benchmark's class arrives once the room is ready for it).
-func (r *Room) sparesReady(ctx context.Context) error {
-	for {
-		r.spares.mu.Lock()
-		have := len(r.spares.names)
-		r.spares.mu.Unlock()
-		if have >= r.spareWant() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
